@@ -1,0 +1,3 @@
+module github.com/riptide-http/riptide
+
+go 1.26

@@ -1,0 +1,132 @@
+package h1
+
+// Character classes from RFC 9110 §5.6.2 (tchar) and §5.5 (field-vchar),
+// as 256-entry tables so the hot loops do one load per byte.
+var (
+	tokenTable [256]bool
+	// valueTable allows field-vchar, obs-text, SP and HTAB.
+	valueTable [256]bool
+	// targetTable allows the visible ASCII characters a request-target may
+	// contain (RFC 3986 is stricter; percent-encoding is checked elsewhere).
+	targetTable [256]bool
+)
+
+func init() {
+	for c := 'a'; c <= 'z'; c++ {
+		tokenTable[c] = true
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		tokenTable[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		tokenTable[c] = true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		tokenTable[c] = true
+	}
+	for c := 0x21; c <= 0xff; c++ {
+		valueTable[c] = c != 0x7f
+	}
+	valueTable[' '] = true
+	valueTable['\t'] = true
+	for c := 0x21; c < 0x7f; c++ {
+		targetTable[c] = true
+	}
+	// RFC 3986 §2: these are never valid in a URI, even though some lenient
+	// parsers pass them through.
+	for _, c := range "\"<>\\^`{|}" {
+		targetTable[c] = false
+	}
+}
+
+// IsToken reports whether b is a non-empty RFC 9110 token (method, field name).
+func IsToken(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !tokenTable[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidHeaderValue reports whether v may be sent as a field value: no CR, LF,
+// NUL or other control bytes except HTAB. Writers use it to refuse header
+// injection.
+func ValidHeaderValue[T ~string | ~[]byte](v T) bool {
+	for i := 0; i < len(v); i++ {
+		if !valueTable[v[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidHeaderName reports whether n is a token and so may be sent as a field
+// name.
+func ValidHeaderName[T ~string | ~[]byte](n T) bool {
+	if len(n) == 0 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if !tokenTable[n[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// lower folds an ASCII letter to lower case.
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// EqualFold reports whether b equals s under ASCII case folding, without
+// allocating. s is expected to be lower case for the fast path, but any case
+// works.
+func EqualFold[T ~string | ~[]byte](b []byte, s T) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] != s[i] && lower(b[i]) != lower(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// trimOWS removes optional whitespace (SP, HTAB) from both ends.
+func trimOWS(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// parseDigits parses a non-empty run of ASCII digits. ok is false for an
+// empty input, any non-digit, or a value above 1<<62 (which no real body
+// reaches and which keeps later additions from overflowing).
+func parseDigits(b []byte) (n int64, ok bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+		if n > 1<<62 {
+			return 0, false
+		}
+	}
+	return n, true
+}

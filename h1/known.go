@@ -1,0 +1,105 @@
+package h1
+
+// Known identifies a header field that the codec or its users look up often.
+// Parsers tag each Header with its Known value so lookups compare one byte
+// instead of folding strings.
+type Known uint8
+
+// Known header fields. Unknown is the zero value.
+const (
+	Unknown Known = iota
+	HeaderHost
+	HeaderContentLength
+	HeaderTransferEncoding
+	HeaderConnection
+	HeaderExpect
+	HeaderUpgrade
+	HeaderContentType
+	HeaderCookie
+	HeaderUserAgent
+	HeaderAccept
+	HeaderAcceptEncoding
+	HeaderAcceptLanguage
+	HeaderAuthorization
+	HeaderTE
+	HeaderTrailer
+	HeaderDate
+	HeaderServer
+	HeaderSetCookie
+	HeaderContentEncoding
+	HeaderCacheControl
+	HeaderKeepAlive
+	HeaderIfModifiedSince
+	HeaderIfNoneMatch
+	HeaderRange
+	HeaderReferer
+	HeaderOrigin
+	HeaderXForwardedFor
+	HeaderLocation
+	HeaderLastModified
+	HeaderETag
+	HeaderVary
+	numKnown
+)
+
+// knownNames holds each Known header's canonical (net/http) spelling.
+var knownNames = [numKnown]string{
+	Unknown:                "",
+	HeaderHost:             "Host",
+	HeaderContentLength:    "Content-Length",
+	HeaderTransferEncoding: "Transfer-Encoding",
+	HeaderConnection:       "Connection",
+	HeaderExpect:           "Expect",
+	HeaderUpgrade:          "Upgrade",
+	HeaderContentType:      "Content-Type",
+	HeaderCookie:           "Cookie",
+	HeaderUserAgent:        "User-Agent",
+	HeaderAccept:           "Accept",
+	HeaderAcceptEncoding:   "Accept-Encoding",
+	HeaderAcceptLanguage:   "Accept-Language",
+	HeaderAuthorization:    "Authorization",
+	HeaderTE:               "Te",
+	HeaderTrailer:          "Trailer",
+	HeaderDate:             "Date",
+	HeaderServer:           "Server",
+	HeaderSetCookie:        "Set-Cookie",
+	HeaderContentEncoding:  "Content-Encoding",
+	HeaderCacheControl:     "Cache-Control",
+	HeaderKeepAlive:        "Keep-Alive",
+	HeaderIfModifiedSince:  "If-Modified-Since",
+	HeaderIfNoneMatch:      "If-None-Match",
+	HeaderRange:            "Range",
+	HeaderReferer:          "Referer",
+	HeaderOrigin:           "Origin",
+	HeaderXForwardedFor:    "X-Forwarded-For",
+	HeaderLocation:         "Location",
+	HeaderLastModified:     "Last-Modified",
+	HeaderETag:             "Etag",
+	HeaderVary:             "Vary",
+}
+
+// byLen indexes the Known headers by name length for Lookup.
+var byLen [32][]Known
+
+func init() {
+	for k := Known(1); k < numKnown; k++ {
+		n := len(knownNames[k])
+		byLen[n] = append(byLen[n], k)
+	}
+}
+
+// String returns the canonical spelling of k ("" for Unknown).
+func (k Known) String() string { return knownNames[k] }
+
+// Lookup classifies a field name case-insensitively without allocating.
+func Lookup(name []byte) Known {
+	if len(name) >= len(byLen) {
+		return Unknown
+	}
+	for _, k := range byLen[len(name)] {
+		if EqualFold(name, knownNames[k]) {
+			return k
+		}
+	}
+	return Unknown
+}

@@ -1,0 +1,504 @@
+package h1
+
+import "bytes"
+
+// Header is one header field line. Name and Value are slices into the buffer
+// that was parsed; Value has surrounding whitespace removed. Key classifies
+// Name for cheap lookups.
+type Header struct {
+	Name  []byte
+	Value []byte
+	Key   Known
+}
+
+// InlineHeaders is the number of header fields a Request or Response holds
+// without allocating.
+const InlineHeaders = 64
+
+// Limits bound what a parser accepts. A zero field takes its default.
+type Limits struct {
+	// MaxRequestLine bounds the request line (or status line) in bytes,
+	// without CRLF. Default 8 KiB; exceeding it on a request is a 414.
+	MaxRequestLine int
+	// MaxHeaderLine bounds a single header field line. Default 8 KiB.
+	MaxHeaderLine int
+	// MaxHeadBytes bounds the whole head, request line included. Default 64 KiB.
+	MaxHeadBytes int
+	// MaxHeaders bounds the number of header fields. Default 100. Fields
+	// beyond InlineHeaders are held in a slice that is kept across Resets.
+	MaxHeaders int
+}
+
+// DefaultLimits are the limits used when a nil *Limits is passed.
+var DefaultLimits = Limits{MaxRequestLine: 8 << 10, MaxHeaderLine: 8 << 10, MaxHeadBytes: 64 << 10, MaxHeaders: 100}
+
+func (l *Limits) norm() Limits {
+	d := DefaultLimits
+	if l == nil {
+		return d
+	}
+	out := *l
+	if out.MaxRequestLine <= 0 {
+		out.MaxRequestLine = d.MaxRequestLine
+	}
+	if out.MaxHeaderLine <= 0 {
+		out.MaxHeaderLine = d.MaxHeaderLine
+	}
+	if out.MaxHeadBytes <= 0 {
+		out.MaxHeadBytes = d.MaxHeadBytes
+	}
+	if out.MaxHeaders <= 0 {
+		out.MaxHeaders = d.MaxHeaders
+	}
+	return out
+}
+
+// TargetForm is the form of a request-target (RFC 9112 §3.2).
+type TargetForm uint8
+
+// Request-target forms.
+const (
+	OriginForm    TargetForm = iota // /path?query
+	AbsoluteForm                    // http://host/path?query
+	AuthorityForm                   // host:port, CONNECT only
+	AsteriskForm                    // *, OPTIONS only
+)
+
+// Request is a parsed request head. All byte slices point into the buffer
+// passed to Parse and are valid only while that buffer is. A Request is meant
+// to be reused: Parse resets it.
+type Request struct {
+	Method []byte
+	Target []byte
+	Form   TargetForm
+	// Path is the path component of the target (the whole target up to '?'
+	// for origin-form; for absolute-form, the part after the authority, which
+	// may be empty).
+	Path []byte
+	// Query is the part after the first '?', without the '?'. Nil when there
+	// is no '?'.
+	Query []byte
+	// Major and Minor are the HTTP version: always 1.0 or 1.1.
+	Major, Minor int
+	// Headers are the header fields in order received.
+	Headers []Header
+	// Host is the Host header value (possibly empty on HTTP/1.0).
+	Host []byte
+	// ContentLength is the body length, 0 when there is no body and -1 when
+	// the body is chunked.
+	ContentLength int64
+	// Chunked reports Transfer-Encoding: chunked.
+	Chunked bool
+	// Close reports that the connection must close after this exchange:
+	// "Connection: close" on HTTP/1.1, or HTTP/1.0 without "keep-alive".
+	Close bool
+	// Expect100 reports "Expect: 100-continue".
+	Expect100 bool
+	// ExpectOther reports an Expect header with any other expectation; a
+	// server should answer 417.
+	ExpectOther bool
+	// Upgrade reports that Connection lists "upgrade" and an Upgrade header is
+	// present.
+	Upgrade bool
+
+	inline [InlineHeaders]Header
+	// scanned is how far a previous call scanned without finding the end of
+	// the head, so that a head trickling in is not rescanned from the start.
+	scanned int
+	// known holds 1+index of the first header of each Known kind.
+	known [numKnown]uint8
+}
+
+// Reset clears r for a new message, keeping any header storage it has grown.
+func (r *Request) Reset() {
+	hs := r.Headers
+	if cap(hs) == 0 {
+		hs = r.inline[:0]
+	}
+	// Field by field: copying a zero Request would also copy the inline array.
+	r.Method, r.Target, r.Form, r.Path, r.Query = nil, nil, OriginForm, nil, nil
+	r.Major, r.Minor = 0, 0
+	r.Headers = hs[:0]
+	r.Host = nil
+	r.ContentLength, r.Chunked, r.Close = 0, false, false
+	r.Expect100, r.ExpectOther, r.Upgrade = false, false, false
+	r.known = [numKnown]uint8{}
+}
+
+// Get returns the value of the first header named name (case-insensitive),
+// or nil. It does not allocate.
+func (r *Request) Get(name string) []byte {
+	for i := range r.Headers {
+		if EqualFold(r.Headers[i].Name, name) {
+			return r.Headers[i].Value
+		}
+	}
+	return nil
+}
+
+// Known returns the value of the first header of kind k, or nil.
+func (r *Request) Known(k Known) []byte {
+	if i := r.known[k]; i != 0 {
+		return r.Headers[i-1].Value
+	}
+	if k != Unknown && len(r.Headers) >= 255 {
+		// Index past what known can hold: fall back to a scan.
+		for i := range r.Headers {
+			if r.Headers[i].Key == k {
+				return r.Headers[i].Value
+			}
+		}
+	}
+	return nil
+}
+
+// Parse parses a request head at the start of buf. It returns the length of
+// the head (request line, header fields and the empty line) when it is
+// complete; ErrNeedMore when buf holds a valid but incomplete head (call again
+// with the same bytes plus more); or an *Error. Leading empty lines before the
+// request line are skipped (RFC 9112 §2.2) and counted in n.
+//
+// Between calls that return ErrNeedMore the caller must not change the bytes
+// already passed, but may move them to a larger buffer. Call Reset (or let a
+// successful Parse) start the next request.
+func (r *Request) Parse(buf []byte, lim *Limits) (n int, err error) {
+	l := lim.norm()
+	end, err := scanHead(buf, &r.scanned, l.MaxHeadBytes, l.MaxRequestLine, ErrURITooLong)
+	if err != nil {
+		return 0, err
+	}
+	r.Reset()
+	if err := r.parse(buf[:end], &l); err != nil {
+		return 0, err
+	}
+	return end, nil
+}
+
+// scanHead finds the end of a head (just past CRLF CRLF), tolerating leading
+// CRLFs. It rejects bare LF as soon as it is seen and enforces the first-line
+// and total-size limits on incomplete input, so a trickled oversized head is
+// refused without waiting for its end. *scanned carries progress across calls.
+func scanHead(buf []byte, scanned *int, maxHead, maxFirst int, firstErr *Error) (int, error) {
+	i := *scanned
+	// Skip leading empty lines.
+	start := 0
+	for start+1 < len(buf) && buf[start] == '\r' && buf[start+1] == '\n' {
+		start += 2
+	}
+	if i < start {
+		i = start
+	}
+	for {
+		j := bytes.IndexByte(buf[i:], '\n')
+		if j < 0 {
+			break
+		}
+		p := i + j
+		if p == 0 || buf[p-1] != '\r' {
+			return 0, ErrBadLineEnding
+		}
+		if p == start+1 {
+			// A lone CRLF after the skipped ones cannot happen (skipped above);
+			// "\r\n" right at start means an empty request line.
+			return 0, ErrBadRequestLine
+		}
+		if p >= 3 && buf[p-2] == '\n' && buf[p-3] == '\r' && p-3 >= start {
+			end := p + 1
+			if end-start > maxHead {
+				return 0, ErrHeaderTooLarge
+			}
+			*scanned = 0
+			return end, nil
+		}
+		i = p + 1
+	}
+	*scanned = i
+	if len(buf)-start > maxHead {
+		if bytes.IndexByte(buf[start:], '\n') < 0 {
+			return 0, firstErr
+		}
+		return 0, ErrHeaderTooLarge
+	}
+	if bytes.IndexByte(buf[start:], '\n') < 0 && len(buf)-start > maxFirst+1 {
+		return 0, firstErr
+	}
+	return 0, ErrNeedMore
+}
+
+// parse parses a complete head (buf ends in CRLF CRLF, leading CRLFs allowed).
+func (r *Request) parse(buf []byte, l *Limits) error {
+	for len(buf) >= 2 && buf[0] == '\r' && buf[1] == '\n' {
+		buf = buf[2:]
+	}
+	eol := bytes.IndexByte(buf, '\n') // present and preceded by CR: scanHead checked.
+	line := buf[:eol-1]
+	rest := buf[eol+1:]
+	if len(line) > l.MaxRequestLine {
+		return ErrURITooLong
+	}
+	if err := r.parseRequestLine(line); err != nil {
+		return err
+	}
+	if err := parseHeaders(rest, &r.Headers, &r.known, l); err != nil {
+		return err
+	}
+	return r.applyFraming()
+}
+
+func (r *Request) parseRequestLine(line []byte) error {
+	sp := bytes.IndexByte(line, ' ')
+	if sp <= 0 {
+		if sp == 0 || bytes.IndexByte(line, '\t') >= 0 {
+			return ErrBadRequestLine
+		}
+		return ErrBadRequestLine
+	}
+	r.Method = line[:sp]
+	if !IsToken(r.Method) {
+		return ErrBadMethod
+	}
+	rest := line[sp+1:]
+	sp = bytes.IndexByte(rest, ' ')
+	if sp <= 0 {
+		return ErrBadRequestLine
+	}
+	r.Target = rest[:sp]
+	ver := rest[sp+1:]
+	if err := r.parseVersion(ver); err != nil {
+		return err
+	}
+	return r.parseTarget()
+}
+
+// parseVersion accepts exactly "HTTP/" DIGIT "." DIGIT (RFC 9112 §2.3), and
+// of those only 1.0 and 1.1.
+func (r *Request) parseVersion(v []byte) error {
+	maj, min, ok := parseVersion(v)
+	if !ok {
+		return ErrBadVersion
+	}
+	if maj != 1 || min > 1 {
+		return ErrVersionNotSupp
+	}
+	r.Major, r.Minor = maj, min
+	return nil
+}
+
+func parseVersion(v []byte) (maj, min int, ok bool) {
+	if len(v) != 8 || string(v[:5]) != "HTTP/" || v[6] != '.' ||
+		v[5] < '0' || v[5] > '9' || v[7] < '0' || v[7] > '9' {
+		return 0, 0, false
+	}
+	return int(v[5] - '0'), int(v[7] - '0'), true
+}
+
+func (r *Request) parseTarget() error {
+	t := r.Target
+	for _, c := range t {
+		if !targetTable[c] {
+			return ErrBadTarget
+		}
+	}
+	if !validPercent(t) {
+		return ErrBadTarget
+	}
+	isConnect := string(r.Method) == "CONNECT"
+	switch {
+	case isConnect:
+		// RFC 9112 §3.2.3: authority-form only, host ":" port.
+		if !validAuthority(t, true) {
+			return ErrBadTarget
+		}
+		r.Form = AuthorityForm
+		return nil
+	case t[0] == '/':
+		r.Form = OriginForm
+		r.Path, r.Query = splitQuery(t)
+		return nil
+	case len(t) == 1 && t[0] == '*':
+		if string(r.Method) != "OPTIONS" {
+			return ErrBadTarget
+		}
+		r.Form = AsteriskForm
+		return nil
+	}
+	// absolute-form: scheme "://" authority path-abempty [ "?" query ]
+	colon := bytes.IndexByte(t, ':')
+	if colon <= 0 || !validScheme(t[:colon]) || len(t) < colon+3 || t[colon+1] != '/' || t[colon+2] != '/' {
+		return ErrBadTarget
+	}
+	auth := t[colon+3:]
+	slash := bytes.IndexAny(auth, "/?")
+	path := []byte(nil)
+	if slash >= 0 {
+		path = auth[slash:]
+		auth = auth[:slash]
+	}
+	if len(auth) == 0 || !validAuthority(auth, false) {
+		return ErrBadTarget
+	}
+	r.Form = AbsoluteForm
+	r.Path, r.Query = splitQuery(path)
+	return nil
+}
+
+func splitQuery(t []byte) (path, query []byte) {
+	if q := bytes.IndexByte(t, '?'); q >= 0 {
+		return t[:q], t[q+1:]
+	}
+	return t, nil
+}
+
+func validScheme(s []byte) bool {
+	if len(s) == 0 || !isAlpha(s[0]) {
+		return false
+	}
+	for _, c := range s[1:] {
+		if !isAlpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlpha(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || ((c|0x20) >= 'a' && (c|0x20) <= 'f')
+}
+
+// validPercent checks that every '%' starts a two-hex-digit escape.
+func validPercent(t []byte) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i] == '%' {
+			if i+2 >= len(t) || !isHex(t[i+1]) || !isHex(t[i+2]) {
+				return false
+			}
+			i += 2
+		}
+	}
+	return true
+}
+
+// validAuthority checks host[:port] as used in Host and in absolute- and
+// authority-form targets: no userinfo ('@'), no path, a non-empty host that
+// is a reg-name or an IP-literal, and a numeric port. needPort requires the
+// port (CONNECT).
+func validAuthority(a []byte, needPort bool) bool {
+	if len(a) == 0 {
+		return false
+	}
+	var host, port []byte
+	if a[0] == '[' {
+		end := bytes.IndexByte(a, ']')
+		if end < 2 {
+			return false
+		}
+		for _, c := range a[1:end] {
+			if !isHex(c) && c != ':' && c != '.' {
+				return false
+			}
+		}
+		rest := a[end+1:]
+		if len(rest) > 0 {
+			if rest[0] != ':' {
+				return false
+			}
+			port = rest[1:]
+		}
+	} else {
+		host = a
+		if c := bytes.LastIndexByte(a, ':'); c >= 0 {
+			host, port = a[:c], a[c+1:]
+		}
+		if len(host) == 0 {
+			return false
+		}
+		for _, c := range host {
+			if !isRegNameChar(c) {
+				return false
+			}
+		}
+	}
+	// RFC 3986 allows an empty port after ':'; CONNECT needs a real one.
+	if needPort && len(port) == 0 {
+		return false
+	}
+	for _, c := range port {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(port) <= 5
+}
+
+// isRegNameChar reports the characters of RFC 3986 reg-name (unreserved,
+// pct-encoded and sub-delims).
+func isRegNameChar(c byte) bool {
+	if isAlpha(c) || (c >= '0' && c <= '9') {
+		return true
+	}
+	switch c {
+	case '-', '.', '_', '~', '%', '!', '$', '&', '\'', '(', ')', '*', '+', ',', ';', '=':
+		return true
+	}
+	return false
+}
+
+// parseHeaders parses header field lines up to and including the final empty
+// line. buf must end in CRLF CRLF (or be just CRLF).
+func parseHeaders(buf []byte, hs *[]Header, known *[numKnown]uint8, l *Limits) error {
+	for {
+		eol := bytes.IndexByte(buf, '\n')
+		line := buf[:eol-1]
+		buf = buf[eol+1:]
+		if len(line) == 0 {
+			return nil
+		}
+		if len(line) > l.MaxHeaderLine {
+			return ErrHeaderLineLarge
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			return ErrObsFold
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 {
+			return ErrBadHeaderName
+		}
+		name := line[:colon]
+		for i, c := range name {
+			if !tokenTable[c] {
+				if (c == ' ' || c == '\t') && i > 0 && onlyWS(name[i:]) {
+					return ErrSpaceBeforeColon
+				}
+				return ErrBadHeaderName
+			}
+		}
+		if colon == 0 {
+			return ErrBadHeaderName
+		}
+		value := line[colon+1:]
+		for _, c := range value {
+			if !valueTable[c] {
+				return ErrBadHeaderValue
+			}
+		}
+		if len(*hs) >= l.MaxHeaders {
+			return ErrTooManyHeaders
+		}
+		k := Lookup(name)
+		*hs = append(*hs, Header{Name: name, Value: trimOWS(value), Key: k})
+		if k != Unknown && known[k] == 0 && len(*hs) < 256 {
+			known[k] = uint8(len(*hs))
+		}
+	}
+}
+
+func onlyWS(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}

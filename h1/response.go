@@ -1,0 +1,153 @@
+package h1
+
+import "bytes"
+
+// BodyMode says how a response body is delimited (RFC 9112 §6.3).
+type BodyMode uint8
+
+// Body modes.
+const (
+	BodyNone       BodyMode = iota // no body: HEAD, 1xx, 204, 304, or Content-Length: 0
+	BodyLength                     // exactly ContentLength bytes
+	BodyChunked                    // chunked transfer coding
+	BodyUntilClose                 // everything until the server closes
+)
+
+// Response is a parsed response head. All byte slices point into the buffer
+// passed to Parse and are valid only while that buffer is. A Response is
+// meant to be reused: Parse resets it.
+type Response struct {
+	Major, Minor int
+	Status       int
+	Reason       []byte
+	Headers      []Header
+	// ContentLength is the Content-Length value, or -1 when absent or
+	// overridden by Transfer-Encoding.
+	ContentLength int64
+	// Chunked reports that chunked is the final transfer coding.
+	Chunked bool
+	// TransferEncoding reports that a Transfer-Encoding field was present.
+	TransferEncoding bool
+	// Close reports that the server will close the connection after this
+	// response.
+	Close bool
+
+	inline  [InlineHeaders]Header
+	scanned int
+	known   [numKnown]uint8
+}
+
+// Reset clears r for a new message, keeping any header storage it has grown.
+func (r *Response) Reset() {
+	hs := r.Headers
+	if cap(hs) == 0 {
+		hs = r.inline[:0]
+	}
+	r.Major, r.Minor, r.Status, r.Reason = 0, 0, 0, nil
+	r.Headers = hs[:0]
+	r.ContentLength, r.Chunked, r.TransferEncoding, r.Close = -1, false, false, false
+	r.known = [numKnown]uint8{}
+}
+
+// Get returns the value of the first header named name (case-insensitive),
+// or nil. It does not allocate.
+func (r *Response) Get(name string) []byte {
+	for i := range r.Headers {
+		if EqualFold(r.Headers[i].Name, name) {
+			return r.Headers[i].Value
+		}
+	}
+	return nil
+}
+
+// Known returns the value of the first header of kind k, or nil.
+func (r *Response) Known(k Known) []byte {
+	if i := r.known[k]; i != 0 {
+		return r.Headers[i-1].Value
+	}
+	return nil
+}
+
+// Parse parses a response head at the start of buf, with the same contract
+// as Request.Parse. A 1xx response is returned like any other; the caller
+// reads the final response after it.
+func (r *Response) Parse(buf []byte, lim *Limits) (n int, err error) {
+	l := lim.norm()
+	end, err := scanHead(buf, &r.scanned, l.MaxHeadBytes, l.MaxRequestLine, ErrHeaderTooLarge)
+	if err != nil {
+		return 0, err
+	}
+	r.Reset()
+	head := buf[:end]
+	for len(head) >= 2 && head[0] == '\r' && head[1] == '\n' {
+		head = head[2:]
+	}
+	eol := bytes.IndexByte(head, '\n')
+	if err := r.parseStatusLine(head[:eol-1]); err != nil {
+		return 0, err
+	}
+	if err := parseHeaders(head[eol+1:], &r.Headers, &r.known, &l); err != nil {
+		return 0, err
+	}
+	f, err := scanFraming(r.Headers)
+	if err != nil {
+		return 0, err
+	}
+	r.TransferEncoding = f.te
+	r.Chunked = f.chunked
+	if !f.te {
+		r.ContentLength = f.contentLength
+	}
+	r.Close = f.close || (r.Minor == 0 && !f.keepAlive)
+	return end, nil
+}
+
+// parseStatusLine parses HTTP-version SP 3DIGIT SP reason-phrase; a missing
+// reason (with or without its SP) is tolerated, as most clients do.
+func (r *Response) parseStatusLine(line []byte) error {
+	if len(line) < 12 {
+		return ErrBadStatusLine
+	}
+	maj, min, ok := parseVersion(line[:8])
+	if !ok || maj != 1 || line[8] != ' ' {
+		return ErrBadStatusLine
+	}
+	r.Major, r.Minor = maj, min
+	s := line[9:12]
+	if s[0] < '1' || s[0] > '9' || s[1] < '0' || s[1] > '9' || s[2] < '0' || s[2] > '9' {
+		return ErrBadStatusLine
+	}
+	r.Status = int(s[0]-'0')*100 + int(s[1]-'0')*10 + int(s[2]-'0')
+	rest := line[12:]
+	if len(rest) > 0 {
+		if rest[0] != ' ' {
+			return ErrBadStatusLine
+		}
+		rest = rest[1:]
+		for _, c := range rest {
+			if !valueTable[c] {
+				return ErrBadStatusLine
+			}
+		}
+	}
+	r.Reason = rest
+	return nil
+}
+
+// BodyMode reports how this response's body is delimited, given whether it
+// answers a HEAD request (RFC 9112 §6.3).
+func (r *Response) BodyMode(head bool) BodyMode {
+	switch {
+	case head, r.Status < 200, r.Status == 204, r.Status == 304:
+		return BodyNone
+	case r.TransferEncoding && r.Chunked:
+		return BodyChunked
+	case r.TransferEncoding:
+		return BodyUntilClose
+	case r.ContentLength == 0:
+		return BodyNone
+	case r.ContentLength > 0:
+		return BodyLength
+	}
+	return BodyUntilClose
+}

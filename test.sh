@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# test.sh runs riptide's whole test suite from a clean clone: formatting,
+# go vet and staticcheck on every module, then go test -race in every module.
+# Long benchmarks and long fuzzing are not part of it; see README.md.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+STATICCHECK_VERSION=v0.8.2
+export PATH="$(go env GOPATH)/bin:$PATH"
+
+# Every Go module in the repository (the core module and the test/bench modules).
+mapfile -t modules < <(find . -name go.mod -not -path './.git/*' -printf '%h\n' | sort)
+
+echo "== gofmt"
+unformatted=$(gofmt -l . | grep -v '/testdata/' || true)
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+if ! command -v staticcheck >/dev/null || ! staticcheck -version | grep -q "${STATICCHECK_VERSION#v}"; then
+	echo "== installing staticcheck $STATICCHECK_VERSION"
+	go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
+
+for m in "${modules[@]}"; do
+	echo "== $m: go vet, staticcheck"
+	(cd "$m" && go vet ./... && staticcheck ./...)
+done
+
+for m in "${modules[@]}"; do
+	echo "== $m: go test -race"
+	(cd "$m" && go test -race -count=1 -timeout 20m ./...)
+done
