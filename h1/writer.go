@@ -214,3 +214,12 @@ func StatusText(code int) string {
 	}
 	return ""
 }
+
+// AppendRequestLine appends "METHOD target HTTP/1.1\r\n". The caller
+// validates method (IsToken) and target (no SP, CR, LF or NUL).
+func AppendRequestLine[M, T ~string | ~[]byte](dst []byte, method M, target T) []byte {
+	dst = append(dst, method...)
+	dst = append(dst, ' ')
+	dst = append(dst, target...)
+	return append(dst, " HTTP/1.1\r\n"...)
+}
