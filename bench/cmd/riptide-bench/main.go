@@ -1,0 +1,126 @@
+// Command riptide-bench runs the cross-library HTTP load benchmark: riptide
+// (native and compat), net/http, chi, fasthttp, a C ceiling and, when
+// installed, nginx, driven by wrk on 127.0.0.1 in interleaved rounds.
+//
+// From the repository root:
+//
+//	go -C bench run ./cmd/riptide-bench            # full run, ≈30 minutes
+//	go -C bench run ./cmd/riptide-bench -quick     # 2 rounds × 2 s smoke run
+//	go -C bench run ./cmd/riptide-bench -servers riptide,fasthttp,nethttp -workloads plaintext,json
+//
+// Results go to bench/results/<date>/ (results.md, results.json, PNG charts,
+// raw wrk output). See bench/README.md for the protocol and caveats.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/riptide-http/riptide/bench/internal/harness"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	var (
+		servers     = flag.String("servers", "", "comma-separated servers (default: all; see -list)")
+		workloads   = flag.String("workloads", "", "comma-separated workloads (default: all; see -list)")
+		rounds      = flag.Int("rounds", 6, "rounds per workload; each round runs every server once, order rotated")
+		duration    = flag.Duration("duration", 5*time.Second, "length of each measured wrk run (whole seconds: wrk's unit)")
+		warmup      = flag.Duration("warmup", time.Second, "unmeasured wrk run per server before each workload's rounds, whole seconds (0 disables)")
+		connections = flag.Int("connections", 50, "wrk connections for workloads that do not fix their own (c1000 uses 1000)")
+		serverCPUs  = flag.String("server-cpus", "", "pin servers with taskset -c LIST (e.g. 0); empty: no pinning")
+		wrkCPUs     = flag.String("wrk-cpus", "", "pin wrk with taskset -c LIST (e.g. 1); empty: no pinning")
+		quick       = flag.Bool("quick", false, "smoke run: 2 rounds × 2 s, no warm-up (explicit -rounds/-duration/-warmup win)")
+		out         = flag.String("out", "", "results directory (default: bench/results/<date>[-quick])")
+		list        = flag.Bool("list", false, "list servers and workloads, then exit")
+	)
+	flag.Parse()
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	if *list {
+		fmt.Println("servers:")
+		for _, s := range harness.Registry() {
+			fmt.Printf("  %-12s %s\n", s.Name, s.Desc)
+		}
+		fmt.Println("workloads:")
+		for _, w := range harness.Workloads() {
+			fmt.Printf("  %-12s %s\n", w.Name, w.Desc)
+		}
+		return 0
+	}
+	if *quick {
+		if !set["rounds"] {
+			*rounds = 2
+		}
+		if !set["duration"] {
+			*duration = 2 * time.Second
+		}
+		if !set["warmup"] {
+			*warmup = 0
+		}
+	}
+	wd, _ := os.Getwd()
+	root, err := harness.FindRoot(wd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "riptide-bench:", err)
+		return 2
+	}
+	ss, err := harness.SelectServers(*servers)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "riptide-bench: -servers:", err)
+		return 2
+	}
+	ws, err := harness.SelectWorkloads(*workloads)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "riptide-bench: -workloads:", err)
+		return 2
+	}
+	dir := *out
+	if dir == "" {
+		name := time.Now().UTC().Format("2006-01-02T150405Z")
+		if *quick {
+			name += "-quick"
+		}
+		dir = filepath.Join(root, "results", name)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	defer harness.Cleanup()
+
+	tty := false
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		tty = true
+	}
+	cfg := harness.Config{
+		Root: root, Servers: ss, Workloads: ws,
+		Rounds: *rounds, Duration: *duration, Warmup: *warmup, Connections: *connections,
+		ServerCPUs: *serverCPUs, WrkCPUs: *wrkCPUs, OutDir: dir,
+		Command:  "go -C bench run ./cmd/riptide-bench " + strings.Join(os.Args[1:], " "),
+		Progress: os.Stderr, ProgressTTY: tty, Log: os.Stderr,
+	}
+	res, err := harness.Run(ctx, cfg)
+	if res != nil && len(res.Runs) > 0 {
+		if werr := harness.WriteReport(res, dir); werr != nil {
+			fmt.Fprintln(os.Stderr, "riptide-bench: writing report:", werr)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "results: %s\n", filepath.Join(dir, "results.md"))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "riptide-bench:", err)
+		return 1
+	}
+	return 0
+}

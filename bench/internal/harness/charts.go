@@ -1,0 +1,176 @@
+package harness
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// whiskers draws min–max lines with caps at bar positions; unlike
+// plotter.YErrorBars it can be shifted by a canvas offset, like grouped bars.
+type whiskers struct {
+	x, lo, hi []float64
+	offset    vg.Length
+}
+
+func (w *whiskers) add(x float64, s Spread) {
+	w.x = append(w.x, x)
+	w.lo = append(w.lo, s.Min)
+	w.hi = append(w.hi, s.Max)
+}
+
+// Plot implements plot.Plotter.
+func (w *whiskers) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	ls := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+	capw := vg.Points(3)
+	for i := range w.x {
+		x := trX(w.x[i]) + w.offset
+		lo, hi := trY(w.lo[i]), trY(w.hi[i])
+		c.StrokeLine2(ls, x, lo, x, hi)
+		c.StrokeLine2(ls, x-capw, lo, x+capw, lo)
+		c.StrokeLine2(ls, x-capw, hi, x+capw, hi)
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (w *whiskers) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, ymin = math.Inf(1), math.Inf(1)
+	xmax, ymax = math.Inf(-1), math.Inf(-1)
+	for i := range w.x {
+		xmin, xmax = math.Min(xmin, w.x[i]), math.Max(xmax, w.x[i])
+		ymin, ymax = math.Min(ymin, w.lo[i]), math.Max(ymax, w.hi[i])
+	}
+	return
+}
+
+// WriteCharts renders one RPS chart per workload (median bars with min–max
+// whiskers) and one chart of throughput relative to net/http, as PNG files
+// in dir. It returns the file names by chart key ("rps-<workload>",
+// "ratio").
+func WriteCharts(res *Results, dir string) (map[string]string, error) {
+	files := map[string]string{}
+	for _, ws := range res.Summary {
+		name := "rps-" + ws.Workload + ".png"
+		if err := rpsChart(ws, filepath.Join(dir, name)); err != nil {
+			return files, err
+		}
+		files["rps-"+ws.Workload] = name
+	}
+	ok, err := ratioChart(res, filepath.Join(dir, "ratio-nethttp.png"))
+	if err != nil {
+		return files, err
+	}
+	if ok {
+		files["ratio"] = "ratio-nethttp.png"
+	}
+	return files, nil
+}
+
+func rpsChart(ws WorkloadSummary, path string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: requests/s (median of rounds, whiskers min–max)", ws.Workload)
+	p.Y.Label.Text = "requests per second"
+	p.Y.Min = 0
+	var vals plotter.Values
+	var names []string
+	w := &whiskers{}
+	for i, ss := range ws.Servers {
+		vals = append(vals, ss.RPS.Median)
+		names = append(names, ss.Server)
+		w.add(float64(i), ss.RPS)
+	}
+	bars, err := plotter.NewBarChart(vals, vg.Points(28))
+	if err != nil {
+		return err
+	}
+	bars.Color = plotutil.Color(0)
+	bars.LineStyle.Width = 0
+	p.Add(plotter.NewGrid(), bars, w)
+	p.Y.Max = 1.1 * maxRPS(ws)
+	p.NominalX(names...)
+	return p.Save(vg.Length(6+2*len(names))*vg.Centimeter, 9*vg.Centimeter, path)
+}
+
+func ratioChart(res *Results, path string) (bool, error) {
+	p := plot.New()
+	p.Add(plotter.NewGrid())
+	p.Title.Text = "throughput relative to net/http (median of per-round ratios, whiskers min–max)"
+	p.Y.Label.Text = "× net/http"
+	p.Y.Min = 0
+	var workloads []string
+	for _, ws := range res.Summary {
+		workloads = append(workloads, ws.Workload)
+	}
+	if len(workloads) == 0 {
+		return false, nil
+	}
+	var servers []string
+	for _, sn := range res.Servers {
+		if sn != Baseline {
+			servers = append(servers, sn)
+		}
+	}
+	width := vg.Points(float64(64) / float64(max(len(servers), 1)))
+	plotted := false
+	for i, sn := range servers {
+		var vals plotter.Values
+		w := &whiskers{}
+		for j, ws := range res.Summary {
+			ss := findServer(ws, sn)
+			var r Spread
+			if ss != nil {
+				r = ss.VsBaseline
+			}
+			vals = append(vals, r.Median)
+			if r.N > 0 {
+				plotted = true
+				w.add(float64(j), r)
+			}
+		}
+		bars, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return false, err
+		}
+		bars.Color = plotutil.Color(i)
+		bars.LineStyle.Width = 0
+		bars.Offset = vg.Length(float64(i)-float64(len(servers)-1)/2) * width
+		w.offset = bars.Offset
+		p.Add(bars)
+		p.Legend.Add(sn, bars)
+		if len(w.x) > 0 {
+			p.Add(w)
+		}
+	}
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Color = color.Gray{Y: 80}
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(one)
+	p.Legend.Top = true
+	p.Legend.Left = true
+	// Headroom above the tallest whisker for the legend.
+	ymax := 1.0
+	for _, ws := range res.Summary {
+		for _, ss := range ws.Servers {
+			ymax = math.Max(ymax, ss.VsBaseline.Max)
+		}
+	}
+	p.Y.Max = ymax * 1.25
+	p.NominalX(workloads...)
+	return plotted, p.Save(vg.Length(12+3*len(workloads))*vg.Centimeter, 11*vg.Centimeter, path)
+}
+
+func maxRPS(ws WorkloadSummary) float64 {
+	m := 1.0
+	for _, ss := range ws.Servers {
+		m = math.Max(m, ss.RPS.Max)
+	}
+	return m
+}

@@ -1,0 +1,166 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestParseWrk(t *testing.T) {
+	out := []byte("Running 5s test @ http://127.0.0.1:1/\n  1 threads and 50 connections\n" +
+		summaryMarker + `{"requests":500000,"duration_us":5000000,"bytes":7000000,"connect":1,"read":2,"write":3,"status":4,"timeout":5,"p50_us":321,"p90_us":523,"p99_us":2848,"max_us":12859}` + "\n")
+	s, err := parseWrk(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RPS != 100000 {
+		t.Errorf("RPS = %v, want requests/duration = 100000", s.RPS)
+	}
+	if s.SocketErrors() != 1+2+3+5 || s.Status != 4 {
+		t.Errorf("errors = %d socket, %d status; want 11 and 4", s.SocketErrors(), s.Status)
+	}
+	if s.P50US != 321 || s.P99US != 2848 {
+		t.Errorf("p50 %v p99 %v", s.P50US, s.P99US)
+	}
+	if _, err := parseWrk([]byte("unable to connect to 127.0.0.1:1 Connection refused\n")); err == nil {
+		t.Error("output without a summary line parsed without error")
+	}
+}
+
+func TestParseProc(t *testing.T) {
+	// Field 2 may hold spaces and parentheses; utime=1234, stime=766 ticks.
+	stat := "4242 (my (odd) srv) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 766 0 0 20 0 3 0 100 1000 200"
+	cpu, err := parseStatCPU(stat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpu != 20 {
+		t.Errorf("cpu = %v s, want (1234+766)/100 = 20", cpu)
+	}
+	kb, err := parseVmHWM("Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    5120 kB\nVmRSS:\t 4000 kB\n")
+	if err != nil || kb != 5120 {
+		t.Errorf("VmHWM = %d, %v; want 5120", kb, err)
+	}
+}
+
+func TestSpread(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []float64
+		want Spread
+	}{
+		{"odd count takes the middle", []float64{3, 1, 2}, Spread{Median: 2, Min: 1, Max: 3, N: 3}},
+		{"even count averages the middle two", []float64{4, 1, 3, 2}, Spread{Median: 2.5, Min: 1, Max: 4, N: 4}},
+		{"empty is zero", nil, Spread{}},
+	}
+	for _, tc := range tests {
+		if got := spreadOf(tc.in); got != tc.want {
+			t.Errorf("%s: spreadOf(%v) = %+v, want %+v", tc.name, tc.in, got, tc.want)
+		}
+	}
+	if !math.IsNaN((Spread{}).SpreadPct()) {
+		t.Error("SpreadPct of an empty sample is not NaN")
+	}
+}
+
+func TestRoundRatiosSkipFlaggedRuns(t *testing.T) {
+	runs := []RunRecord{
+		{Workload: "w", Server: "nethttp", Round: 1, WrkStats: WrkStats{RPS: 100}},
+		{Workload: "w", Server: "x", Round: 1, WrkStats: WrkStats{RPS: 200}},
+		{Workload: "w", Server: "nethttp", Round: 2, WrkStats: WrkStats{RPS: 100}, Flagged: true},
+		{Workload: "w", Server: "x", Round: 2, WrkStats: WrkStats{RPS: 900}},
+		{Workload: "w", Server: "nethttp", Round: 3, WrkStats: WrkStats{RPS: 50}},
+		{Workload: "w", Server: "x", Round: 3, WrkStats: WrkStats{RPS: 150}, Flagged: true},
+		{Workload: "v", Server: "x", Round: 1, WrkStats: WrkStats{RPS: 1}},
+	}
+	got := roundRatios(runs, "w", "x", "nethttp")
+	if len(got) != 1 || got[0] != 2 {
+		t.Errorf("ratios = %v, want [2]: only round 1 has clean runs of both", got)
+	}
+}
+
+func TestSummarizeExcludesFlaggedRuns(t *testing.T) {
+	res := &Results{
+		Config:    Config{Connections: 50},
+		Servers:   []string{"nethttp", "fasthttp"},
+		Workloads: []string{"plaintext"},
+		PeakRSS:   map[string]int64{"plaintext/nethttp": 1 << 20},
+		Runs: []RunRecord{
+			{Workload: "plaintext", Server: "nethttp", Round: 1, WrkStats: WrkStats{RPS: 100}},
+			{Workload: "plaintext", Server: "fasthttp", Round: 1, WrkStats: WrkStats{RPS: 150}},
+			{Workload: "plaintext", Server: "nethttp", Round: 2, WrkStats: WrkStats{RPS: 120}},
+			{Workload: "plaintext", Server: "fasthttp", Round: 2, WrkStats: WrkStats{RPS: 5}, Flagged: true, Flag: "socket errors"},
+		},
+	}
+	sum := Summarize(res)
+	if len(sum) != 1 || len(sum[0].Servers) != 2 {
+		t.Fatalf("summary = %+v", sum)
+	}
+	f := sum[0].Servers[1]
+	if f.Server != "fasthttp" || f.Runs != 2 || f.Flagged != 1 || f.RPS.N != 1 || f.RPS.Median != 150 {
+		t.Errorf("fasthttp summary = %+v, want 1 clean run of 150 and 1 flagged", f)
+	}
+	if f.VsBaseline.N != 1 || f.VsBaseline.Median != 1.5 {
+		t.Errorf("fasthttp vs nethttp = %+v, want 1.5 from round 1 only", f.VsBaseline)
+	}
+	var md bytes.Buffer
+	res.Summary = sum
+	writeMarkdown(&md, res, nil)
+	if !strings.Contains(md.String(), "Flagged runs") || !strings.Contains(md.String(), "socket errors") {
+		t.Error("results.md does not list the flagged run")
+	}
+}
+
+// TestWorkloadRequestsParse checks that the bytes the conformance test sends
+// for each workload are well-formed requests matching the wrk script.
+func TestWorkloadRequestsParse(t *testing.T) {
+	for _, w := range Workloads() {
+		br := bufio.NewReader(bytes.NewReader(w.RawRequests("127.0.0.1:1")))
+		for i := 0; i < max(w.Pipeline, 1); i++ {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				t.Fatalf("%s: request %d: %v", w.Name, i, err)
+			}
+			body, err := io.ReadAll(req.Body)
+			if err != nil || !bytes.Equal(body, w.Body) {
+				t.Errorf("%s: body %.20q, %v; want %.20q", w.Name, body, err, w.Body)
+			}
+			if req.URL.Path != w.Path || req.Method != w.method() || req.ContentLength != int64(len(w.Body)) {
+				t.Errorf("%s: got %s %s (%d-byte body)", w.Name, req.Method, req.URL.Path, req.ContentLength)
+			}
+			for k, v := range w.Headers {
+				if k == "Connection" {
+					if !req.Close {
+						t.Errorf("%s: Connection: %s not honoured", w.Name, v)
+					}
+				} else if req.Header.Get(k) != v {
+					t.Errorf("%s: header %s = %q, want %q", w.Name, k, req.Header.Get(k), v)
+				}
+			}
+		}
+		if br.Buffered() != 0 {
+			t.Errorf("%s: %d trailing bytes", w.Name, br.Buffered())
+		}
+		script := w.Script()
+		if !strings.Contains(script, `wrk.method = "`+w.method()+`"`) {
+			t.Errorf("%s: script does not set the method:\n%s", w.Name, script)
+		}
+		if (w.Pipeline > 1) != strings.Contains(script, "request = function") {
+			t.Errorf("%s: pipelined=%v but script is:\n%s", w.Name, w.Pipeline > 1, script)
+		}
+	}
+}
+
+func TestSelect(t *testing.T) {
+	ws, err := SelectWorkloads("json,plaintext")
+	if err != nil || len(ws) != 2 || ws[0].Name != "plaintext" {
+		t.Errorf("SelectWorkloads = %v, %v; want plaintext, json in report order", ws, err)
+	}
+	if _, err := SelectServers("nethttp,bogus"); err == nil {
+		t.Error("unknown server name accepted")
+	}
+}

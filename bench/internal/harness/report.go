@@ -1,0 +1,324 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ServerSummary is one server's statistics over the clean runs of one
+// workload.
+type ServerSummary struct {
+	Server      string  `json:"server"`
+	Runs        int     `json:"runs"`
+	Flagged     int     `json:"flagged_runs"`
+	RPS         Spread  `json:"rps"`
+	P50US       float64 `json:"p50_us_median"`
+	P99US       float64 `json:"p99_us_median"`
+	CPUPerReqUS float64 `json:"cpu_us_per_request_median"`
+	PeakRSS     int64   `json:"peak_rss_bytes"`
+	// VsBaseline and VsReference are the per-round RPS ratios against
+	// net/http and fasthttp (median, min, max over rounds).
+	VsBaseline  Spread `json:"vs_nethttp"`
+	VsReference Spread `json:"vs_fasthttp"`
+}
+
+// WorkloadSummary holds every server's summary for one workload.
+type WorkloadSummary struct {
+	Workload string          `json:"workload"`
+	Desc     string          `json:"desc"`
+	Conns    int             `json:"connections"`
+	Servers  []ServerSummary `json:"servers"`
+}
+
+// Summarize computes the per-workload summaries from res.Runs.
+func Summarize(res *Results) []WorkloadSummary {
+	var out []WorkloadSummary
+	for _, wn := range res.Workloads {
+		w, _ := LookupWorkload(wn)
+		ws := WorkloadSummary{Workload: wn, Desc: w.Desc, Conns: res.Config.Connections}
+		if w.Conns > 0 {
+			ws.Conns = w.Conns
+		}
+		for _, sn := range res.Servers {
+			ss := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[wn+"/"+sn]}
+			var rps, p50, p99, cpu []float64
+			for _, r := range res.Runs {
+				if r.Workload != wn || r.Server != sn {
+					continue
+				}
+				ss.Runs++
+				if r.Flagged {
+					ss.Flagged++
+					continue
+				}
+				rps = append(rps, r.RPS)
+				p50 = append(p50, r.P50US)
+				p99 = append(p99, r.P99US)
+				cpu = append(cpu, r.CPUPerReqUS)
+			}
+			if ss.Runs == 0 {
+				continue
+			}
+			ss.RPS = spreadOf(rps)
+			ss.P50US = spreadOf(p50).Median
+			ss.P99US = spreadOf(p99).Median
+			ss.CPUPerReqUS = spreadOf(cpu).Median
+			ss.VsBaseline = spreadOf(roundRatios(res.Runs, wn, sn, Baseline))
+			ss.VsReference = spreadOf(roundRatios(res.Runs, wn, sn, Reference))
+			ws.Servers = append(ws.Servers, ss)
+		}
+		if len(ws.Servers) > 0 {
+			out = append(out, ws)
+		}
+	}
+	return out
+}
+
+// WriteReport writes results.json, results.md and the PNG charts into dir.
+func WriteReport(res *Results, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	charts, err := WriteCharts(res, dir)
+	if err != nil {
+		return fmt.Errorf("charts: %w", err)
+	}
+	f, err := os.Create(filepath.Join(dir, "results.md"))
+	if err != nil {
+		return err
+	}
+	writeMarkdown(f, res, charts)
+	return f.Close()
+}
+
+func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
+	m, c := res.Meta, res.Config
+	fmt.Fprintf(w, "# riptide benchmark, %s\n\n", m.Date.Format("2006-01-02 15:04 MST"))
+	if res.Interrupted {
+		fmt.Fprintf(w, "**Interrupted run: partial results.**\n\n")
+	}
+	fmt.Fprintf(w, "| | |\n|---|---|\n")
+	row := func(k, v string) { fmt.Fprintf(w, "| %s | %s |\n", k, v) }
+	row("command", "`"+c.Command+"`")
+	row("machine", m.Machine+" ("+m.Hostname+")")
+	row("CPU", fmt.Sprintf("%s, nproc %d", m.CPUModel, m.NProc))
+	row("kernel", m.Kernel)
+	row("Go", m.GoVersion)
+	row("commit", m.Commit)
+	row("load generator", m.Wrk+", `-t1`, one wrk process at a time")
+	if len(m.Modules) > 0 {
+		row("peers", strings.Join(m.Modules, ", "))
+	}
+	if m.Nginx != "" {
+		row("nginx", m.Nginx)
+	}
+	row("C compiler", m.CC)
+	pin := "none"
+	if c.ServerCPUs != "" || c.WrkCPUs != "" {
+		pin = fmt.Sprintf("servers on CPUs %q, wrk on CPUs %q", c.ServerCPUs, c.WrkCPUs)
+	}
+	row("protocol", fmt.Sprintf("%d rounds × %s per server and workload, server order rotated each round, "+
+		"%s warm-up per server, pinning: %s", c.Rounds, c.Duration, c.Warmup, pin))
+	row("elapsed", res.Elapsed.Round(time.Second).String())
+	fmt.Fprintln(w)
+
+	// Overview: ratio to net/http.
+	if len(res.Summary) > 0 {
+		fmt.Fprintf(w, "## Throughput relative to net/http\n\n")
+		fmt.Fprintf(w, "Median over rounds of rps(server) / rps(nethttp) in the same round; "+
+			"min–max in parentheses.\n\n")
+		fmt.Fprintf(w, "| server |")
+		for _, ws := range res.Summary {
+			fmt.Fprintf(w, " %s |", ws.Workload)
+		}
+		fmt.Fprintf(w, "\n|---|")
+		for range res.Summary {
+			fmt.Fprintf(w, "---|")
+		}
+		fmt.Fprintln(w)
+		for _, sn := range res.Servers {
+			fmt.Fprintf(w, "| %s |", sn)
+			for _, ws := range res.Summary {
+				fmt.Fprintf(w, " %s |", ratioCell(findServer(ws, sn), true))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+		if f, ok := charts["ratio"]; ok {
+			fmt.Fprintf(w, "![throughput relative to net/http](%s)\n\n", f)
+		}
+	}
+
+	for _, ws := range res.Summary {
+		fmt.Fprintf(w, "## %s: %s, wrk -t1 -c%d\n\n", ws.Workload, ws.Desc, ws.Conns)
+		fmt.Fprintf(w, "| server | RPS median | min | max | spread | ×nethttp | ×fasthttp | p50 | p99 | CPU µs/req | peak RSS | flagged runs |\n")
+		fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, ss := range ws.Servers {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				ss.Server, num(ss.RPS.Median, ss.RPS.N), num(ss.RPS.Min, ss.RPS.N), num(ss.RPS.Max, ss.RPS.N),
+				pct(ss.RPS.SpreadPct()), ratioCell(&ss, true), ratioCell(&ss, false),
+				dur(ss.P50US, ss.RPS.N), dur(ss.P99US, ss.RPS.N), cpuCell(ss),
+				mib(ss.PeakRSS), flaggedCell(ss))
+		}
+		fmt.Fprintln(w)
+		if f, ok := charts["rps-"+ws.Workload]; ok {
+			fmt.Fprintf(w, "![%s RPS](%s)\n\n", ws.Workload, f)
+		}
+	}
+
+	var flagged []RunRecord
+	for _, r := range res.Runs {
+		if r.Flagged {
+			flagged = append(flagged, r)
+		}
+	}
+	if len(flagged) > 0 {
+		fmt.Fprintf(w, "## Flagged runs (excluded from medians and ratios)\n\n| workload | server | round | RPS | reason | raw |\n|---|---|--:|--:|---|---|\n")
+		for _, r := range flagged {
+			fmt.Fprintf(w, "| %s | %s | %d | %.0f | %s | [%s](%s) |\n", r.Workload, r.Server, r.Round, r.RPS, r.Flag, filepath.Base(r.Raw), r.Raw)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(w, "## Skipped\n\n")
+		for _, s := range res.Skipped {
+			if s.Workload != "" {
+				fmt.Fprintf(w, "- %s on %s: %s\n", s.Server, s.Workload, s.Reason)
+			} else {
+				fmt.Fprintf(w, "- %s: %s\n", s.Server, s.Reason)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "## Servers\n\n")
+	for _, sn := range res.Servers {
+		s, _ := Lookup(sn)
+		fmt.Fprintf(w, "- **%s**: %s\n", sn, s.Desc)
+	}
+	fmt.Fprint(w, `
+## How to read this
+
+- Absolute RPS moves 5–30% between runs on this kind of shared 2-vCPU machine;
+  compare servers through the per-round ratios, which are measured seconds
+  apart under the same conditions.
+- wrk and the server share the two vCPUs, so every number includes the load
+  generator's own cost; the ceiling row is the most this machine's loopback
+  and syscalls allow with this client.
+- The ceiling and nginx answer with canned or static responses (no JSON
+  encoding, no echo: the ceiling's echo row sends a canned 1 KiB reply and
+  nginx skips echo).
+- CPU µs/req is the server's user+system time from /proc/<pid>/stat divided by
+  completed requests; peak RSS is VmHWM at the end of the workload.
+- Latency percentiles of the pipelined workload are per batch of 16.
+- Raw wrk output for every run is under raw/, server logs under logs/, the
+  wrk scripts under lua/.
+`)
+}
+
+func findServer(ws WorkloadSummary, name string) *ServerSummary {
+	for i := range ws.Servers {
+		if ws.Servers[i].Server == name {
+			return &ws.Servers[i]
+		}
+	}
+	return nil
+}
+
+func ratioCell(ss *ServerSummary, baseline bool) string {
+	if ss == nil {
+		return "–"
+	}
+	r := ss.VsReference
+	if baseline {
+		r = ss.VsBaseline
+	}
+	if r.N == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f (%.2f–%.2f)", r.Median, r.Min, r.Max)
+}
+
+func num(x float64, n int) string {
+	if n == 0 {
+		return "–"
+	}
+	s := fmt.Sprintf("%.0f", x)
+	// Thousands separators.
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f%%", x)
+}
+
+func dur(us float64, n int) string {
+	if n == 0 {
+		return "–"
+	}
+	if us >= 1000 {
+		return fmt.Sprintf("%.2f ms", us/1000)
+	}
+	return fmt.Sprintf("%.0f µs", us)
+}
+
+func cpuCell(ss ServerSummary) string {
+	if ss.RPS.N == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", ss.CPUPerReqUS)
+}
+
+func mib(b int64) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+func flaggedCell(ss ServerSummary) string {
+	if ss.Flagged == 0 {
+		return fmt.Sprintf("0/%d", ss.Runs)
+	}
+	return fmt.Sprintf("**%d/%d**", ss.Flagged, ss.Runs)
+}
+
+// printWorkloadSummary prints a compact table of one workload to w.
+func printWorkloadSummary(w io.Writer, res *Results, workload string) {
+	for _, ws := range res.Summary {
+		if ws.Workload != workload {
+			continue
+		}
+		fmt.Fprintf(w, "%s (-c%d):\n", ws.Workload, ws.Conns)
+		rows := append([]ServerSummary(nil), ws.Servers...)
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].RPS.Median > rows[j].RPS.Median })
+		for _, ss := range rows {
+			fmt.Fprintf(w, "  %-12s %10s rps [%s–%s]  ×nethttp %-18s ×fasthttp %-18s p99 %-9s flagged %d/%d\n",
+				ss.Server, num(ss.RPS.Median, ss.RPS.N), num(ss.RPS.Min, ss.RPS.N), num(ss.RPS.Max, ss.RPS.N),
+				ratioCell(&ss, true), ratioCell(&ss, false), dur(ss.P99US, ss.RPS.N), ss.Flagged, ss.Runs)
+		}
+	}
+}

@@ -1,0 +1,335 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config is one benchmark run's configuration.
+type Config struct {
+	// Root is the bench module root (where go.mod, servers/ and ceiling/ are).
+	Root string `json:"-"`
+	// Servers and Workloads to run, in report order.
+	Servers   []Server   `json:"-"`
+	Workloads []Workload `json:"-"`
+	// Rounds per workload; each round runs every server once.
+	Rounds int `json:"rounds"`
+	// Duration of each measured wrk run.
+	Duration time.Duration `json:"duration_ns"`
+	// Warmup is the length of the unmeasured wrk run per server and workload.
+	Warmup time.Duration `json:"warmup_ns"`
+	// Connections is wrk's -c for workloads that do not fix their own.
+	Connections int `json:"connections"`
+	// ServerCPUs and WrkCPUs pin with `taskset -c` when non-empty.
+	ServerCPUs string `json:"server_cpus"`
+	WrkCPUs    string `json:"wrk_cpus"`
+	// OutDir receives the results.
+	OutDir string `json:"-"`
+	// Command is the command line, recorded in the report.
+	Command string `json:"command"`
+	// Progress receives the live progress line; ProgressTTY redraws it in
+	// place instead of printing one line per step.
+	Progress    io.Writer `json:"-"`
+	ProgressTTY bool      `json:"-"`
+	// Log receives messages and per-workload summaries.
+	Log io.Writer `json:"-"`
+}
+
+// RunRecord is one measured wrk run of one server.
+type RunRecord struct {
+	Workload string `json:"workload"`
+	Server   string `json:"server"`
+	Round    int    `json:"round"` // 1-based
+	Position int    `json:"position"`
+	WrkStats
+	// CPUSeconds is the server's user+system CPU time during the run.
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// CPUPerReqUS is CPUSeconds per completed request, in microseconds.
+	CPUPerReqUS float64 `json:"cpu_us_per_request"`
+	// Flagged runs (errors, non-2xx, a dead server) are excluded from the
+	// medians and ratios and listed in the report.
+	Flagged bool   `json:"flagged"`
+	Flag    string `json:"flag,omitempty"`
+	// Raw is the raw wrk output file, relative to the results directory.
+	Raw string `json:"raw"`
+}
+
+// Skip records a server left out of a run or a workload.
+type Skip struct {
+	Server   string `json:"server"`
+	Workload string `json:"workload,omitempty"`
+	Reason   string `json:"reason"`
+}
+
+// Results is everything a run produced; it is written as results.json.
+type Results struct {
+	Meta        SysInfo           `json:"meta"`
+	Config      Config            `json:"config"`
+	Servers     []string          `json:"servers"`
+	Workloads   []string          `json:"workloads"`
+	Skipped     []Skip            `json:"skipped,omitempty"`
+	Runs        []RunRecord       `json:"runs"`
+	PeakRSS     map[string]int64  `json:"peak_rss_bytes"` // key "workload/server"
+	Summary     []WorkloadSummary `json:"summary"`
+	Interrupted bool              `json:"interrupted,omitempty"`
+	Elapsed     time.Duration     `json:"elapsed_ns"`
+}
+
+// Run builds the servers, runs every workload in interleaved rounds and
+// returns the results. On cancellation or failure it returns the results
+// gathered so far along with the error; every server it started is stopped
+// before it returns.
+func Run(ctx context.Context, cfg Config) (*Results, error) {
+	start := time.Now()
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if cfg.Rounds < 1 || cfg.Duration <= 0 || cfg.Connections < 1 {
+		return nil, errors.New("rounds, duration and connections must be positive")
+	}
+	// wrk takes whole seconds; record what actually runs.
+	cfg.Duration = time.Duration(wholeSeconds(cfg.Duration)) * time.Second
+	if cfg.Warmup > 0 {
+		cfg.Warmup = time.Duration(wholeSeconds(cfg.Warmup)) * time.Second
+	}
+	defer Cleanup()
+
+	wrk, err := EnsureWrk(ctx, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	res := &Results{Config: cfg, PeakRSS: map[string]int64{}}
+	var servers []Server
+	for _, s := range cfg.Servers {
+		if err := s.Available(cfg.Root); err != nil {
+			if s.Optional {
+				res.Skipped = append(res.Skipped, Skip{Server: s.Name, Reason: err.Error()})
+				fmt.Fprintf(cfg.Log, "skipping %s: %v\n", s.Name, err)
+				continue
+			}
+			return nil, fmt.Errorf("server %s: %w", s.Name, err)
+		}
+		servers = append(servers, s)
+		res.Servers = append(res.Servers, s.Name)
+	}
+	for _, w := range cfg.Workloads {
+		res.Workloads = append(res.Workloads, w.Name)
+	}
+	binDir := filepath.Join(cfg.Root, "bin")
+	fmt.Fprintf(cfg.Log, "building %d servers into %s\n", len(servers), binDir)
+	if err := Build(ctx, cfg.Root, binDir, servers); err != nil {
+		return nil, err
+	}
+	res.Meta = CollectSysInfo(ctx, cfg.Root, wrk)
+
+	for _, d := range []string{"raw", "lua", "logs"} {
+		if err := os.MkdirAll(filepath.Join(cfg.OutDir, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	scripts, err := writeScripts(filepath.Join(cfg.OutDir, "lua"), cfg.Workloads)
+	if err != nil {
+		return nil, err
+	}
+
+	p := newProgress(cfg, servers)
+	fmt.Fprintf(cfg.Log, "plan: %d workloads × %d rounds × up to %d servers, %s per run, warm-up %s: about %s\n",
+		len(cfg.Workloads), cfg.Rounds, len(servers), cfg.Duration, cfg.Warmup, p.remaining().Round(time.Second))
+
+	for _, w := range cfg.Workloads {
+		if err := runWorkload(ctx, cfg, res, w, servers, wrk, scripts[w.Name], binDir, p); err != nil {
+			p.clear()
+			res.Interrupted = true
+			res.Elapsed = time.Since(start)
+			res.Summary = Summarize(res)
+			return res, err
+		}
+		p.clear()
+		res.Summary = Summarize(res)
+		printWorkloadSummary(cfg.Log, res, w.Name)
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// runWorkload starts every server supporting w, warms each up, runs the
+// rounds and records peak RSS, then stops the servers.
+func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all []Server,
+	wrk, script, binDir string, p *progress) error {
+	conns := cfg.Connections
+	if w.Conns > 0 {
+		conns = w.Conns
+	}
+	var servers []Server
+	for _, s := range all {
+		if s.Supports(w) {
+			servers = append(servers, s)
+		} else {
+			res.Skipped = append(res.Skipped, Skip{Server: s.Name, Workload: w.Name, Reason: "does not support this workload"})
+		}
+	}
+	rawDir := filepath.Join(cfg.OutDir, "raw", w.Name)
+	if err := os.MkdirAll(rawDir, 0o755); err != nil {
+		return err
+	}
+	procs := map[string]*Proc{}
+	defer func() {
+		for _, pr := range procs {
+			pr.Stop()
+		}
+	}()
+	for _, s := range servers {
+		logf, err := os.Create(filepath.Join(cfg.OutDir, "logs", w.Name+"-"+s.Name+".log"))
+		if err != nil {
+			return err
+		}
+		defer logf.Close()
+		wl := w
+		pr, err := Start(ctx, s, StartOptions{BinDir: binDir, Profile: "bench", Workload: &wl, CPUs: cfg.ServerCPUs, Log: logf})
+		if err != nil {
+			return err
+		}
+		procs[s.Name] = pr
+	}
+	newRun := func(s Server, d time.Duration) wrkRun {
+		return wrkRun{wrk: wrk, script: script, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs}
+	}
+	if cfg.Warmup > 0 {
+		for _, s := range servers {
+			p.show(0, w.Name, s.Name, "warm-up")
+			t := time.Now()
+			out, _, err := newRun(s, cfg.Warmup).run(ctx)
+			os.WriteFile(filepath.Join(rawDir, "warmup-"+s.Name+".txt"), out, 0o644)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
+				fmt.Fprintf(cfg.Log, "\nwarm-up of %s on %s failed: %v\n", s.Name, w.Name, err)
+			}
+			p.doneWarmup(time.Since(t))
+		}
+	}
+	for r := 0; r < cfg.Rounds; r++ {
+		for pos := range servers {
+			s := servers[(pos+r)%len(servers)] // rotate the order every round
+			p.show(r+1, w.Name, s.Name, "")
+			pr := procs[s.Name]
+			rec := RunRecord{Workload: w.Name, Server: s.Name, Round: r + 1, Position: pos + 1,
+				Raw: filepath.Join("raw", w.Name, fmt.Sprintf("r%d-%s.txt", r+1, s.Name))}
+			t := time.Now()
+			cpu0, _ := pr.CPUSeconds()
+			out, st, err := newRun(s, cfg.Duration).run(ctx)
+			cpu1, _ := pr.CPUSeconds()
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			os.WriteFile(filepath.Join(cfg.OutDir, rec.Raw), out, 0o644)
+			rec.WrkStats = st
+			rec.CPUSeconds = cpu1 - cpu0
+			if st.Requests > 0 {
+				rec.CPUPerReqUS = rec.CPUSeconds / float64(st.Requests) * 1e6
+			}
+			rec.Flag = flagOf(st, err, pr)
+			rec.Flagged = rec.Flag != ""
+			res.Runs = append(res.Runs, rec)
+			p.doneRun(time.Since(t))
+		}
+	}
+	for _, s := range servers {
+		if rss, err := procs[s.Name].PeakRSS(); err == nil {
+			res.PeakRSS[w.Name+"/"+s.Name] = rss
+		}
+	}
+	return nil
+}
+
+// flagOf says why a run must not be averaged silently, or "" if it is clean.
+func flagOf(st WrkStats, err error, pr *Proc) string {
+	var why []string
+	if err != nil {
+		why = append(why, err.Error())
+	}
+	if pr.Exited() {
+		why = append(why, "server exited")
+	}
+	if st.Requests == 0 && err == nil {
+		why = append(why, "no requests completed")
+	}
+	if n := st.SocketErrors(); n > 0 {
+		why = append(why, fmt.Sprintf("socket errors: connect %d, read %d, write %d, timeout %d",
+			st.Connect, st.Read, st.Write, st.Timeout))
+	}
+	if st.Status > 0 {
+		why = append(why, fmt.Sprintf("%d non-2xx/3xx responses", st.Status))
+	}
+	return strings.Join(why, "; ")
+}
+
+// progress draws the live "round, workload, server, ETA" line.
+type progress struct {
+	cfg                 Config
+	runsLeft, warmsLeft int
+	total, done         int
+	overhead            time.Duration // running mean of per-run time beyond the wrk duration
+	nOverhead           int
+}
+
+func newProgress(cfg Config, servers []Server) *progress {
+	p := &progress{cfg: cfg, overhead: 300 * time.Millisecond}
+	for _, w := range cfg.Workloads {
+		n := 0
+		for _, s := range servers {
+			if s.Supports(w) {
+				n++
+			}
+		}
+		p.runsLeft += n * cfg.Rounds
+		if cfg.Warmup > 0 {
+			p.warmsLeft += n
+		}
+	}
+	p.total = p.runsLeft + p.warmsLeft
+	return p
+}
+
+func (p *progress) remaining() time.Duration {
+	return time.Duration(p.runsLeft)*(p.cfg.Duration+p.overhead) + time.Duration(p.warmsLeft)*(p.cfg.Warmup+p.overhead)
+}
+
+func (p *progress) note(d, nominal time.Duration) {
+	p.done++
+	p.nOverhead++
+	p.overhead += (d - nominal - p.overhead) / time.Duration(p.nOverhead)
+}
+
+func (p *progress) doneRun(d time.Duration)    { p.runsLeft--; p.note(d, p.cfg.Duration) }
+func (p *progress) doneWarmup(d time.Duration) { p.warmsLeft--; p.note(d, p.cfg.Warmup) }
+
+func (p *progress) show(round int, workload, server, what string) {
+	step := fmt.Sprintf("round %d/%d", round, p.cfg.Rounds)
+	if what != "" {
+		step = what
+	}
+	line := fmt.Sprintf("[%d/%d] %s · %s · %s · ETA %s", p.done+1, p.total, step, workload, server,
+		p.remaining().Round(time.Second))
+	if p.cfg.ProgressTTY {
+		fmt.Fprintf(p.cfg.Progress, "\r\033[K%s", line)
+	} else {
+		fmt.Fprintln(p.cfg.Progress, line)
+	}
+}
+
+func (p *progress) clear() {
+	if p.cfg.ProgressTTY {
+		fmt.Fprint(p.cfg.Progress, "\r\033[K")
+	}
+}

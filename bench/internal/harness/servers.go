@@ -1,0 +1,173 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Kind says how a server is built and launched.
+type Kind int
+
+const (
+	// KindGo is a Go main package under bench/servers.
+	KindGo Kind = iota
+	// KindCeiling is the C epoll responder in bench/ceiling, built with cc.
+	KindCeiling
+	// KindNginx is the system nginx with a generated configuration.
+	KindNginx
+)
+
+// Server describes one server under test.
+type Server struct {
+	// Name is the identifier used by -servers, in file names and in reports.
+	Name string
+	// Desc is a one-line description for reports.
+	Desc string
+	// Kind says how the server is built and started.
+	Kind Kind
+	// Pkg is the Go package directory relative to the bench module root
+	// (KindGo only).
+	Pkg string
+	// Optional servers are skipped, not failed, when their tool is missing.
+	Optional bool
+	// Probe reports whether the server implements the probe profile.
+	Probe bool
+	// Default servers run when -servers is not given.
+	Default bool
+}
+
+// Baseline and Reference are the servers ratios are computed against.
+const (
+	Baseline  = "nethttp"
+	Reference = "fasthttp"
+)
+
+// Registry returns every known server in report order. Adding a Go server
+// is one entry here plus its main package under bench/servers/<name>.
+func Registry() []Server {
+	return []Server{
+		{Name: "riptide", Desc: "riptide native API (func(*riptide.Ctx))", Kind: KindGo, Pkg: "./servers/riptide", Probe: true, Default: true},
+		// riptide-mux and riptide-chi (the compat door) go here once
+		// riptide's http.Handler adapter lands.
+		{Name: "fasthttp", Desc: "valyala/fasthttp, default settings", Kind: KindGo, Pkg: "./servers/fasthttp", Probe: true, Default: true},
+		{Name: "nethttp", Desc: "net/http with http.ServeMux", Kind: KindGo, Pkg: "./servers/nethttp", Probe: true, Default: true},
+		{Name: "chi", Desc: "net/http with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/chi", Probe: true, Default: true},
+		{Name: "ceiling", Desc: "C epoll responder, canned response, no parsing (machine limit)", Kind: KindCeiling, Default: true},
+		{Name: "nginx", Desc: "nginx, `return 200` and a static 64 KiB file (when installed)", Kind: KindNginx, Optional: true, Default: true},
+	}
+}
+
+// Lookup returns the registered server with the given name.
+func Lookup(name string) (Server, bool) {
+	for _, s := range Registry() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Server{}, false
+}
+
+// Available reports whether the server can be built on this machine and
+// checkout, and if not, why.
+func (s Server) Available(root string) error {
+	switch s.Kind {
+	case KindGo:
+		if _, err := os.Stat(filepath.Join(root, s.Pkg, "main.go")); err != nil {
+			return fmt.Errorf("%s not present in this checkout", s.Pkg)
+		}
+	case KindCeiling:
+		if _, err := exec.LookPath("cc"); err != nil {
+			return fmt.Errorf("cc not installed")
+		}
+	case KindNginx:
+		if _, err := nginxPath(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Supports reports whether the server can run workload w.
+func (s Server) Supports(w Workload) bool {
+	if s.Kind == KindNginx && w.NeedsEcho {
+		return false // stock nginx has no request-body echo
+	}
+	return true
+}
+
+// BinPath is where Build puts the server's executable.
+func (s Server) BinPath(binDir string) string {
+	switch s.Kind {
+	case KindNginx:
+		p, _ := nginxPath()
+		return p
+	}
+	return filepath.Join(binDir, s.Name)
+}
+
+func nginxPath() (string, error) {
+	if p, err := exec.LookPath("nginx"); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat("/usr/sbin/nginx"); err == nil {
+		return "/usr/sbin/nginx", nil
+	}
+	return "", fmt.Errorf("nginx not installed (apt-get install -y nginx-light)")
+}
+
+// Build compiles servers into binDir: all Go servers with one `go build`
+// invocation, the ceiling with `cc -O2`. root is the bench module root.
+func Build(ctx context.Context, root, binDir string, servers []Server) error {
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return err
+	}
+	var pkgs []string
+	for _, s := range servers {
+		switch s.Kind {
+		case KindGo:
+			pkgs = append(pkgs, s.Pkg)
+		case KindCeiling:
+			cmd := exec.CommandContext(ctx, "cc", "-O2", "-Wall", "-o", s.BinPath(binDir),
+				filepath.Join(root, "ceiling", "ceiling.c"), "-lpthread")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("building ceiling: %v\n%s", err, out)
+			}
+		}
+	}
+	if len(pkgs) == 0 {
+		return nil
+	}
+	args := append([]string{"build", "-trimpath", "-o", binDir + string(filepath.Separator)}, pkgs...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	// go build names each binary after its package directory; the registry
+	// names match those directories.
+	return nil
+}
+
+// FindRoot returns the bench module root: dir or the closest parent holding
+// a go.mod whose module line is this module, or dir/bench.
+func FindRoot(dir string) (string, error) {
+	const mod = "module github.com/riptide-http/riptide/bench"
+	start := dir
+	for {
+		for _, cand := range []string{dir, filepath.Join(dir, "bench")} {
+			b, err := os.ReadFile(filepath.Join(cand, "go.mod"))
+			if err == nil && strings.HasPrefix(strings.TrimSpace(string(b)), mod) {
+				return cand, nil
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no bench module (%s) at or above %s", mod, start)
+		}
+		dir = parent
+	}
+}

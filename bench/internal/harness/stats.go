@@ -1,0 +1,62 @@
+package harness
+
+import (
+	"math"
+	"sort"
+)
+
+// Spread is the median of a sample with its extremes.
+type Spread struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	N      int     `json:"n"`
+}
+
+// SpreadPct is (max-min)/median in percent, or NaN when undefined.
+func (s Spread) SpreadPct() float64 {
+	if s.N == 0 || s.Median == 0 {
+		return math.NaN()
+	}
+	return (s.Max - s.Min) / s.Median * 100
+}
+
+// spreadOf summarises xs; the zero Spread when xs is empty.
+func spreadOf(xs []float64) Spread {
+	if len(xs) == 0 {
+		return Spread{}
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return Spread{Median: median(s), Min: s[0], Max: s[len(s)-1], N: len(s)}
+}
+
+// median of a sorted, non-empty slice; the mean of the middle two for even
+// lengths.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// roundRatios returns, for every round in which both server and ref have a
+// clean run, rps(server)/rps(ref).
+func roundRatios(runs []RunRecord, workload, server, ref string) []float64 {
+	refRPS := map[int]float64{}
+	for _, r := range runs {
+		if r.Workload == workload && r.Server == ref && !r.Flagged && r.RPS > 0 {
+			refRPS[r.Round] = r.RPS
+		}
+	}
+	var out []float64
+	for _, r := range runs {
+		if r.Workload == workload && r.Server == server && !r.Flagged {
+			if b, ok := refRPS[r.Round]; ok {
+				out = append(out, r.RPS/b)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,202 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/riptide-http/riptide/bench/internal/benchserver"
+)
+
+// Workload is one wrk traffic shape, and the response every server must
+// give to it.
+type Workload struct {
+	// Name is the identifier used by -workloads and in reports.
+	Name string
+	// Desc is a one-line description for reports.
+	Desc string
+	// Method and Path form the request line; Method "" means GET.
+	Method, Path string
+	// Headers are sent in addition to Host (and Content-Length with Body).
+	Headers map[string]string
+	// Body is the request body, if any.
+	Body []byte
+	// Pipeline is the number of requests written per batch; 0 or 1 means
+	// one request at a time.
+	Pipeline int
+	// Conns overrides the configured connection count when non-zero.
+	Conns int
+	// CeilingArgs are the extra flags the canned-response ceiling needs to
+	// send a response of the right shape for this workload.
+	CeilingArgs []string
+	// NeedsEcho marks workloads that need a server echoing the request body.
+	NeedsEcho bool
+
+	// ExpectType is the Content-Type prefix of a correct response.
+	ExpectType string
+	// ExpectBody is the body of a correct response (status 200).
+	ExpectBody []byte
+	// ExpectClose says the server must close the connection after replying.
+	ExpectClose bool
+}
+
+// EchoBodySize is the request body size of the echo workload.
+const EchoBodySize = 1024
+
+// PipelineDepth is the request batch size of the pipelined workload.
+const PipelineDepth = 16
+
+// ManyConns is the connection count of the c1000 workload.
+const ManyConns = 1000
+
+// jsonBody is what GET /json must return.
+const jsonBody = `{"message":"Hello, World!"}`
+
+// Workloads returns every workload in report order.
+func Workloads() []Workload {
+	hello := []byte(benchserver.Hello)
+	echo := bytes.Repeat([]byte("x"), EchoBodySize)
+	return []Workload{
+		{Name: "plaintext", Desc: "keep-alive GET / (13-byte text/plain)", Path: "/",
+			ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "json", Desc: "keep-alive GET /json, encoded per request", Path: "/json",
+			CeilingArgs: []string{"-body", jsonBody, "-type", "application/json"},
+			ExpectType:  "application/json", ExpectBody: []byte(jsonBody)},
+		{Name: "pipelined", Desc: fmt.Sprintf("GET / pipelined, depth %d", PipelineDepth), Path: "/",
+			Pipeline: PipelineDepth, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "echo", Desc: fmt.Sprintf("keep-alive POST /echo, %d-byte body echoed", EchoBodySize),
+			Method: "POST", Path: "/echo", Body: echo,
+			Headers:   map[string]string{"Content-Type": "application/octet-stream"},
+			NeedsEcho: true,
+			// The ceiling cannot echo; its canned reply is byte-for-byte the echo.
+			CeilingArgs: []string{"-size", strconv.Itoa(EchoBodySize), "-fill", "x", "-type", "application/octet-stream"},
+			ExpectType:  "application/octet-stream", ExpectBody: echo},
+		{Name: "64k", Desc: "keep-alive GET /64k (65536-byte body)", Path: "/64k",
+			CeilingArgs: []string{"-size", strconv.Itoa(benchserver.Body64KSize), "-fill", "0123456789abcdef", "-type", "application/octet-stream"},
+			ExpectType:  "application/octet-stream", ExpectBody: benchserver.Body64K},
+		{Name: "close", Desc: "GET / with Connection: close (one request per connection)", Path: "/",
+			Headers:     map[string]string{"Connection": "close"},
+			CeilingArgs: []string{"-close"},
+			ExpectType:  "text/plain", ExpectBody: hello, ExpectClose: true},
+		{Name: "c1000", Desc: fmt.Sprintf("keep-alive GET / over %d connections", ManyConns), Path: "/",
+			Conns: ManyConns, ExpectType: "text/plain", ExpectBody: hello},
+	}
+}
+
+func (w Workload) method() string {
+	if w.Method == "" {
+		return "GET"
+	}
+	return w.Method
+}
+
+func (w Workload) headerNames() []string {
+	names := make([]string, 0, len(w.Headers))
+	for k := range w.Headers {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Script returns the wrk Lua script (without the harness's done()) that
+// sends this workload's requests.
+func (w Workload) Script() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "wrk.method = %q\n", w.method())
+	if w.Body != nil {
+		fmt.Fprintf(&b, "wrk.body = %q\n", w.Body)
+	}
+	for _, k := range w.headerNames() {
+		fmt.Fprintf(&b, "wrk.headers[%q] = %q\n", k, w.Headers[k])
+	}
+	if w.Pipeline > 1 {
+		fmt.Fprintf(&b, `local batch
+init = function(args)
+  local r = {}
+  for i = 1, %d do r[i] = wrk.format() end
+  batch = table.concat(r)
+end
+request = function() return batch end
+`, w.Pipeline)
+	}
+	return b.String()
+}
+
+// RawRequests returns the bytes of one batch of this workload's requests
+// as wrk sends them to host (Pipeline requests back to back).
+func (w Workload) RawRequests(host string) []byte {
+	var b bytes.Buffer
+	for i := 0; i < max(w.Pipeline, 1); i++ {
+		fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", w.method(), w.Path, host)
+		for _, k := range w.headerNames() {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, w.Headers[k])
+		}
+		if w.Body != nil {
+			fmt.Fprintf(&b, "Content-Length: %d\r\n", len(w.Body))
+		}
+		b.WriteString("\r\n")
+		b.Write(w.Body)
+	}
+	return b.Bytes()
+}
+
+// LookupWorkload returns the workload with the given name.
+func LookupWorkload(name string) (Workload, bool) {
+	for _, w := range Workloads() {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return Workload{}, false
+}
+
+// selectNames resolves a comma-separated list of names ("" or "all" for
+// every default entry) against all, in the order of all.
+func selectNames[T any](list string, all []T, name func(T) string, def func(T) bool) ([]T, error) {
+	if list == "" || list == "all" {
+		var out []T
+		for _, x := range all {
+			if def(x) {
+				out = append(out, x)
+			}
+		}
+		return out, nil
+	}
+	known := map[string]bool{}
+	var names []string
+	for _, x := range all {
+		known[name(x)] = true
+		names = append(names, name(x))
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if !known[n] {
+			return nil, fmt.Errorf("unknown name %q (known: %s)", n, strings.Join(names, ", "))
+		}
+		want[n] = true
+	}
+	var out []T
+	for _, x := range all {
+		if want[name(x)] {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// SelectServers resolves a -servers list ("" for the defaults).
+func SelectServers(list string) ([]Server, error) {
+	return selectNames(list, Registry(), func(s Server) string { return s.Name }, func(s Server) bool { return s.Default })
+}
+
+// SelectWorkloads resolves a -workloads list ("" for all).
+func SelectWorkloads(list string) ([]Workload, error) {
+	return selectNames(list, Workloads(), func(w Workload) string { return w.Name }, func(Workload) bool { return true })
+}

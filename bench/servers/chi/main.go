@@ -1,0 +1,19 @@
+// Command chi serves the benchmark or probe routes with net/http and a
+// go-chi/chi router.
+//
+//	chi -addr 127.0.0.1:8080 -profile bench
+package main
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/riptide-http/riptide/bench/internal/benchserver"
+	"github.com/riptide-http/riptide/bench/internal/stdroutes"
+)
+
+func main() {
+	o := benchserver.ParseFlags()
+	srv := &http.Server{Handler: stdroutes.Chi(o.Profile)}
+	benchserver.Main(o, srv.Serve, func() { srv.Shutdown(context.Background()) })
+}
