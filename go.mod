@@ -1,3 +1,7 @@
 module github.com/riptide-http/riptide
 
-go 1.26
+go 1.26.0
+
+require golang.org/x/net v0.62.0
+
+require golang.org/x/text v0.43.0 // indirect

@@ -9,6 +9,8 @@ require (
 	github.com/valyala/fasthttp v1.74.0
 )
 
+require golang.org/x/net v0.62.0 // indirect
+
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
@@ -21,6 +23,6 @@ require (
 	github.com/riptide-http/riptide v0.0.0-00010101000000-000000000000
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 	gonum.org/v1/plot v0.17.0
 )

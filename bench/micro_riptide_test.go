@@ -8,14 +8,26 @@ import (
 
 	"github.com/riptide-http/riptide/bench/internal/benchserver"
 	"github.com/riptide-http/riptide/bench/internal/riptideroutes"
+	"github.com/riptide-http/riptide/bench/internal/stdroutes"
 )
 
 // riptideMicroServers returns the riptide servers for the micro-benchmarks.
-// The compat door (riptide-mux, riptide-chi) joins when it lands.
+// riptide-mux and riptide-chi run the net/http handlers through the compat
+// door.
 func riptideMicroServers() []microServer {
 	return []microServer{
 		{"riptide", func(ln net.Listener) func() {
 			s := &riptide.Server{Handler: riptideroutes.Handler(benchserver.ProfileBench)}
+			go s.Serve(ln)
+			return func() { s.Shutdown(context.Background()) }
+		}},
+		{"riptide-mux", func(ln net.Listener) func() {
+			s := &riptide.Server{Handler: riptide.FromHTTP(stdroutes.Mux(benchserver.ProfileBench))}
+			go s.Serve(ln)
+			return func() { s.Shutdown(context.Background()) }
+		}},
+		{"riptide-chi", func(ln net.Listener) func() {
+			s := &riptide.Server{Handler: riptide.FromHTTP(stdroutes.Chi(benchserver.ProfileBench))}
 			go s.Serve(ln)
 			return func() { s.Shutdown(context.Background()) }
 		}},

@@ -1,5 +1,7 @@
 package h1
 
+import "encoding/binary"
+
 // Character classes from RFC 9110 §5.6.2 (tchar) and §5.5 (field-vchar),
 // as 256-entry tables so the hot loops do one load per byte.
 var (
@@ -37,6 +39,9 @@ func init() {
 	for _, c := range "\"<>\\^`{|}" {
 		targetTable[c] = false
 	}
+	// RFC 9112 §3.2: a request-target has no fragment; a client must strip
+	// it, and a '#' reaching a server is either a bug or a probe.
+	targetTable['#'] = false
 }
 
 // IsToken reports whether b is a non-empty RFC 9110 token (method, field name).
@@ -129,4 +134,42 @@ func parseDigits(b []byte) (n int64, ok bool) {
 		}
 	}
 	return n, true
+}
+
+// validValue reports whether every byte of v may appear in a received field
+// value (valueTable). It is the hot loop of header parsing, so it tests eight
+// bytes at a time and consults the table only for a word that holds a byte
+// below 0x20 or DEL (in practice, a word with a tab).
+func validValue(v []byte) bool {
+	for len(v) >= 8 {
+		if hasCtl(binary.LittleEndian.Uint64(v)) {
+			for _, c := range v[:8] {
+				if !valueTable[c] {
+					return false
+				}
+			}
+		}
+		v = v[8:]
+	}
+	for _, c := range v {
+		if !valueTable[c] {
+			return false
+		}
+	}
+	return true
+}
+
+const (
+	ones = 0x0101010101010101
+	high = 0x8080808080808080
+)
+
+// hasCtl reports whether some byte of w is below 0x20 or equal to 0x7f. It
+// may report true for a word without one (a borrow can flag a byte above a
+// real match), never false for a word with one.
+func hasCtl(w uint64) bool {
+	below := (w - 0x20*ones) &^ w & high
+	x := w ^ (0x7f * ones)
+	del := (x - ones) &^ x & high
+	return below|del != 0
 }

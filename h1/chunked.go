@@ -189,23 +189,74 @@ func checkSizePrefix(b []byte) error {
 	return nil
 }
 
-// validChunkExt checks *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] )
-// loosely: it must start with ';' after optional whitespace and contain no
-// control bytes other than HTAB.
+// validChunkExt checks the chunk extensions after the size (RFC 9112 §7.1.1):
+//
+//	*( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] ), ext-val = token / quoted-string
+//
+// Whitespace after the size without a ';' is rejected: lenient parsers
+// disagree on it, and disagreement is what smuggling needs.
 func validChunkExt(b []byte) bool {
-	b = trimOWS(b)
-	if len(b) == 0 {
-		return true
-	}
-	if b[0] != ';' {
-		return false
-	}
-	for _, c := range b {
-		if !valueTable[c] {
+	for len(b) > 0 {
+		b = skipWS(b)
+		if len(b) == 0 || b[0] != ';' {
 			return false
+		}
+		b = skipWS(b[1:])
+		n := tokenLen(b)
+		if n == 0 {
+			return false
+		}
+		b = b[n:]
+		if rest := skipWS(b); len(rest) > 0 && rest[0] == '=' {
+			b = skipWS(rest[1:])
+			if len(b) > 0 && b[0] == '"' {
+				n = quotedLen(b)
+			} else {
+				n = tokenLen(b)
+			}
+			if n == 0 {
+				return false
+			}
+			b = b[n:]
 		}
 	}
 	return true
+}
+
+func skipWS(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	return b
+}
+
+// tokenLen returns the length of the token at the start of b.
+func tokenLen(b []byte) int {
+	for i, c := range b {
+		if !tokenTable[c] {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// quotedLen returns the length of the quoted-string (RFC 9110 §5.6.4) at the
+// start of b, or 0 if it is malformed or unterminated.
+func quotedLen(b []byte) int {
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			i++
+			if i == len(b) || !valueTable[b[i]] {
+				return 0
+			}
+		case !valueTable[c]:
+			return 0
+		}
+	}
+	return 0
 }
 
 func hexVal(c byte) (byte, bool) {

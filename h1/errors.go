@@ -43,25 +43,28 @@ var (
 
 // Header-section errors.
 var (
-	ErrBadHeaderName     = &Error{400, "invalid header field name"}
-	ErrBadHeaderValue    = &Error{400, "invalid header field value"}
-	ErrSpaceBeforeColon  = &Error{400, "whitespace between field name and colon"}
-	ErrObsFold           = &Error{400, "obsolete line folding"}
-	ErrMissingHost       = &Error{400, "missing Host header"}
-	ErrDuplicateHost     = &Error{400, "more than one Host header"}
-	ErrBadHost           = &Error{400, "invalid Host header"}
-	ErrBadContentLength  = &Error{400, "invalid Content-Length"}
-	ErrDupContentLength  = &Error{400, "conflicting Content-Length values"}
-	ErrTEWithCL          = &Error{400, "Transfer-Encoding together with Content-Length"}
-	ErrChunkedNotFinal   = &Error{400, "chunked is not the final transfer coding"}
-	ErrUnsupportedTE     = &Error{501, "unsupported transfer coding"}
-	ErrTEOnHTTP10        = &Error{400, "Transfer-Encoding in an HTTP/1.0 message"}
-	ErrBodyTooLarge      = &Error{413, "request body too large"}
-	ErrBadStatusLine     = &Error{400, "malformed status line"}
-	ErrBadChunk          = &Error{400, "malformed chunked encoding"}
-	ErrChunkTooLarge     = &Error{400, "chunk size overflows"}
-	ErrChunkExtTooLarge  = &Error{400, "chunk extensions too large"}
-	ErrTrailerTooLarge   = &Error{431, "trailer section too large"}
-	ErrBadTrailer        = &Error{400, "invalid trailer field"}
-	ErrUnexpectedContent = &Error{400, "unexpected body framing"}
+	ErrBadHeaderName    = &Error{400, "invalid header field name"}
+	ErrBadHeaderValue   = &Error{400, "invalid header field value"}
+	ErrSpaceBeforeColon = &Error{400, "whitespace between field name and colon"}
+	ErrObsFold          = &Error{400, "obsolete line folding"}
+	ErrMissingHost      = &Error{400, "missing Host header"}
+	ErrDuplicateHost    = &Error{400, "more than one Host header"}
+	ErrBadHost          = &Error{400, "invalid Host header"}
+	ErrBadContentLength = &Error{400, "invalid Content-Length"}
+	ErrDupContentLength = &Error{400, "conflicting Content-Length values"}
+	ErrTEWithCL         = &Error{400, "Transfer-Encoding together with Content-Length"}
+	ErrChunkedNotFinal  = &Error{400, "chunked is not the final transfer coding"}
+	ErrUnsupportedTE    = &Error{501, "unsupported transfer coding"}
+	// ErrBadTransferEncoding reports a Transfer-Encoding value that is not a
+	// plain list of codings (empty value or element, parameters, non-token).
+	ErrBadTransferEncoding = &Error{400, "malformed Transfer-Encoding"}
+	ErrTEOnHTTP10          = &Error{400, "Transfer-Encoding in an HTTP/1.0 message"}
+	ErrBodyTooLarge        = &Error{413, "request body too large"}
+	ErrBadStatusLine       = &Error{400, "malformed status line"}
+	ErrBadChunk            = &Error{400, "malformed chunked encoding"}
+	ErrChunkTooLarge       = &Error{400, "chunk size overflows"}
+	ErrChunkExtTooLarge    = &Error{400, "chunk extensions too large"}
+	ErrTrailerTooLarge     = &Error{431, "trailer section too large"}
+	ErrBadTrailer          = &Error{400, "invalid trailer field"}
+	ErrUnexpectedContent   = &Error{400, "unexpected body framing"}
 )

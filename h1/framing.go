@@ -5,7 +5,8 @@ import "bytes"
 // framing collects what the header fields say about message framing and
 // connection handling, shared by requests and responses.
 type framing struct {
-	contentLength int64 // -1: none seen
+	contentLength int64  // -1: none seen
+	clValue       []byte // the first Content-Length value
 	chunked       bool
 	te            bool // a Transfer-Encoding field was present
 	teUnknown     bool // a coding other than chunked was listed
@@ -28,30 +29,41 @@ func scanFraming(hs []Header) (framing, error) {
 			if !ok {
 				return f, ErrBadContentLength
 			}
-			if f.contentLength >= 0 && f.contentLength != n {
+			// Duplicates collapse only when byte-identical: "1" and "01"
+			// are equal numbers, but a hop comparing strings would
+			// disagree (RFC 9110 §8.6).
+			if f.contentLength >= 0 && !bytes.Equal(f.clValue, h.Value) {
 				return f, ErrDupContentLength
 			}
-			f.contentLength = n
+			f.contentLength, f.clValue = n, h.Value
 		case HeaderTransferEncoding:
 			f.te = true
 			if len(h.Value) == 0 {
-				return f, ErrChunkedNotFinal
+				return f, ErrBadTransferEncoding
 			}
-			for v := h.Value; len(v) > 0; {
+			for v := h.Value; ; {
 				var item []byte
 				item, v = nextListItem(v)
 				switch {
 				case len(item) == 0:
-					// empty list elements are ignored (RFC 9110 §5.6.1)
+					// RFC 9110 §5.6.1 lets a recipient skip empty list
+					// elements, but parsers that do not are the other half of
+					// a TE.TE smuggling pair, so they are refused here.
+					return f, ErrBadTransferEncoding
 				case chunkedLast:
 					// Something follows chunked: chunked is not final.
 					return f, ErrChunkedNotFinal
 				case EqualFold(item, "chunked"):
 					chunkedLast = true
 				case !IsToken(item):
-					return f, ErrChunkedNotFinal
+					// Includes parameters (";q=..."): no coding riptide
+					// supports takes any.
+					return f, ErrBadTransferEncoding
 				default:
 					f.teUnknown = true
+				}
+				if v == nil {
+					break
 				}
 			}
 		case HeaderConnection:
@@ -106,19 +118,28 @@ func (r *Request) applyFraming() error {
 	if hosts == 0 && r.Minor == 1 {
 		return ErrMissingHost
 	}
-	if hosts == 1 && !validAuthority(r.Host, false) {
+	if hosts == 1 && !validHost(r.Host) {
+		return ErrBadHost
+	}
+	if hosts == 1 && len(r.Host) == 0 && r.Form != AbsoluteForm {
+		// RFC 9110 §4.2.1: an "http" URI with an empty host is invalid and
+		// its recipient MUST reject it. Only absolute-form carries the
+		// authority elsewhere (RFC 9112 §3.2.2 then ignores Host).
 		return ErrBadHost
 	}
 	f, err := scanFraming(r.Headers)
+	if f.te && r.Minor == 0 {
+		// RFC 9112 §6.1: framing of an HTTP/1.0 message with
+		// Transfer-Encoding is faulty, whatever the field says. Checked
+		// before the field's own errors so the verdict does not depend on
+		// its contents.
+		return ErrTEOnHTTP10
+	}
 	if err != nil {
 		return err
 	}
 	if f.te {
 		switch {
-		case r.Minor == 0:
-			// RFC 9112 §6.1: framing of an HTTP/1.0 message with
-			// Transfer-Encoding is faulty.
-			return ErrTEOnHTTP10
 		case f.contentLength >= 0:
 			return ErrTEWithCL
 		case !f.chunked:
@@ -136,6 +157,7 @@ func (r *Request) applyFraming() error {
 	} else {
 		r.Close = f.close
 	}
-	r.Upgrade = f.upgrade && r.known[HeaderUpgrade] != 0
+	// RFC 9110 §7.8: a server MUST ignore Upgrade in an HTTP/1.0 request.
+	r.Upgrade = f.upgrade && r.known[HeaderUpgrade] != 0 && r.Minor == 1
 	return nil
 }

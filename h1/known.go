@@ -96,8 +96,14 @@ func Lookup(name []byte) Known {
 	if len(name) >= len(byLen) {
 		return Unknown
 	}
+	if len(name) == 0 {
+		return Unknown
+	}
+	// Most names differ from every candidate in their first byte; test it
+	// before folding the rest.
+	c := lower(name[0])
 	for _, k := range byLen[len(name)] {
-		if EqualFold(name, knownNames[k]) {
+		if n := knownNames[k]; lower(n[0]) == c && EqualFold(name, n) {
 			return k
 		}
 	}

@@ -23,6 +23,7 @@ type Limits struct {
 	// MaxHeaderLine bounds a single header field line. Default 8 KiB.
 	MaxHeaderLine int
 	// MaxHeadBytes bounds the whole head, request line included. Default 64 KiB.
+	// Empty lines before the request line are bounded by it separately.
 	MaxHeadBytes int
 	// MaxHeaders bounds the number of header fields. Default 100. Fields
 	// beyond InlineHeaders are held in a slice that is kept across Resets.
@@ -123,6 +124,9 @@ func (r *Request) Reset() {
 	r.ContentLength, r.Chunked, r.Close = 0, false, false
 	r.Expect100, r.ExpectOther, r.Upgrade = false, false, false
 	r.known = [numKnown]uint8{}
+	// A head abandoned half-way must not leave scan progress behind for the
+	// next buffer (which may be shorter).
+	r.scanned = 0
 }
 
 // Get returns the value of the first header named name (case-insensitive),
@@ -165,6 +169,12 @@ func (r *Request) Parse(buf []byte, lim *Limits) (n int, err error) {
 	l := lim.norm()
 	end, err := scanHead(buf, &r.scanned, l.MaxHeadBytes, l.MaxRequestLine, ErrURITooLong)
 	if err != nil {
+		if err != ErrNeedMore {
+			r.scanned = 0
+		}
+		if err == ErrURITooLong {
+			return 0, overlongRequestLine(buf, l.MaxRequestLine)
+		}
 		return 0, err
 	}
 	r.Reset()
@@ -180,10 +190,19 @@ func (r *Request) Parse(buf []byte, lim *Limits) (n int, err error) {
 // refused without waiting for its end. *scanned carries progress across calls.
 func scanHead(buf []byte, scanned *int, maxHead, maxFirst int, firstErr *Error) (int, error) {
 	i := *scanned
-	// Skip leading empty lines.
+	if i > len(buf) {
+		// The caller broke the contract (new, shorter buffer without Reset);
+		// rescan rather than index out of range.
+		i = 0
+	}
+	// Skip leading empty lines. They count towards maxHead so that an endless
+	// stream of CRLFs cannot keep the parser asking for more.
 	start := 0
 	for start+1 < len(buf) && buf[start] == '\r' && buf[start+1] == '\n' {
 		start += 2
+	}
+	if start > maxHead {
+		return 0, ErrHeaderTooLarge
 	}
 	if i < start {
 		i = start
@@ -213,13 +232,16 @@ func scanHead(buf []byte, scanned *int, maxHead, maxFirst int, firstErr *Error) 
 		i = p + 1
 	}
 	*scanned = i
+	// i is past the last LF seen, so i == start means the first line has not
+	// ended yet (no need to search for an LF again).
+	firstOpen := i == start
 	if len(buf)-start > maxHead {
-		if bytes.IndexByte(buf[start:], '\n') < 0 {
+		if firstOpen {
 			return 0, firstErr
 		}
 		return 0, ErrHeaderTooLarge
 	}
-	if bytes.IndexByte(buf[start:], '\n') < 0 && len(buf)-start > maxFirst+1 {
+	if firstOpen && len(buf)-start > maxFirst+1 {
 		return 0, firstErr
 	}
 	return 0, ErrNeedMore
@@ -234,7 +256,7 @@ func (r *Request) parse(buf []byte, l *Limits) error {
 	line := buf[:eol-1]
 	rest := buf[eol+1:]
 	if len(line) > l.MaxRequestLine {
-		return ErrURITooLong
+		return overlongRequestLine(line, l.MaxRequestLine)
 	}
 	if err := r.parseRequestLine(line); err != nil {
 		return err
@@ -243,6 +265,21 @@ func (r *Request) parse(buf []byte, l *Limits) error {
 		return err
 	}
 	return r.applyFraming()
+}
+
+// overlongRequestLine classifies a request line (possibly still
+// incomplete, possibly after leading CRLFs) longer than max: 414 when the
+// request-target makes it long, 400 when even the method does not end
+// within the limit (RFC 9112 §3: such a method is longer than any the server
+// implements; it is no URI).
+func overlongRequestLine(line []byte, max int) *Error {
+	for len(line) >= 2 && line[0] == '\r' && line[1] == '\n' {
+		line = line[2:]
+	}
+	if bytes.IndexByte(line[:min(len(line), max)], ' ') < 0 {
+		return ErrBadMethod
+	}
+	return ErrURITooLong
 }
 
 func (r *Request) parseRequestLine(line []byte) error {
@@ -294,13 +331,18 @@ func parseVersion(v []byte) (maj, min int, ok bool) {
 
 func (r *Request) parseTarget() error {
 	t := r.Target
-	for _, c := range t {
+	// One pass for the character set and percent-encoding.
+	for i := 0; i < len(t); i++ {
+		c := t[i]
 		if !targetTable[c] {
 			return ErrBadTarget
 		}
-	}
-	if !validPercent(t) {
-		return ErrBadTarget
+		if c == '%' {
+			if i+2 >= len(t) || !isHex(t[i+1]) || !isHex(t[i+2]) {
+				return ErrBadTarget
+			}
+			i += 2
+		}
 	}
 	isConnect := string(r.Method) == "CONNECT"
 	switch {
@@ -369,6 +411,9 @@ func isHex(c byte) bool {
 
 // validPercent checks that every '%' starts a two-hex-digit escape.
 func validPercent(t []byte) bool {
+	if bytes.IndexByte(t, '%') < 0 {
+		return true
+	}
 	for i := 0; i < len(t); i++ {
 		if t[i] == '%' {
 			if i+2 >= len(t) || !isHex(t[i+1]) || !isHex(t[i+2]) {
@@ -378,6 +423,13 @@ func validPercent(t []byte) bool {
 		}
 	}
 	return true
+}
+
+// validHost checks a Host field value (RFC 9112 §3.2): uri-host [ ":" port ].
+// An empty value is syntactically valid (a client sends it when the target
+// URI has no authority); applyFraming decides whether the target allows it.
+func validHost(h []byte) bool {
+	return len(h) == 0 || (validAuthority(h, false) && validPercent(h))
 }
 
 // validAuthority checks host[:port] as used in Host and in absolute- and
@@ -414,9 +466,20 @@ func validAuthority(a []byte, needPort bool) bool {
 		if len(host) == 0 {
 			return false
 		}
-		for _, c := range host {
+		for i := 0; i < len(host); i++ {
+			c := host[i]
 			if !isRegNameChar(c) {
 				return false
+			}
+			// RFC 3986 §3.2.2: percent-encoding in a reg-name is for
+			// non-ASCII (UTF-8) bytes. "%61" for "a" or "%00" would give one
+			// host two spellings, or smuggle a NUL to a resolver, so only
+			// %80-%FF is accepted.
+			if c == '%' {
+				if i+2 >= len(host) || !isHex(host[i+1]) || !isHex(host[i+2]) || host[i+1] < '8' {
+					return false
+				}
+				i += 2
 			}
 		}
 	}
@@ -448,50 +511,64 @@ func isRegNameChar(c byte) bool {
 // parseHeaders parses header field lines up to and including the final empty
 // line. buf must end in CRLF CRLF (or be just CRLF).
 func parseHeaders(buf []byte, hs *[]Header, known *[numKnown]uint8, l *Limits) error {
+	// Work on a local slice and store it back once: appending through the
+	// pointer costs a reload per field.
+	h, err := parseFields(buf, *hs, known, l)
+	*hs = h
+	return err
+}
+
+func parseFields(buf []byte, h []Header, known *[numKnown]uint8, l *Limits) ([]Header, error) {
 	for {
 		eol := bytes.IndexByte(buf, '\n')
 		line := buf[:eol-1]
 		buf = buf[eol+1:]
 		if len(line) == 0 {
-			return nil
+			return h, nil
 		}
 		if len(line) > l.MaxHeaderLine {
-			return ErrHeaderLineLarge
+			return h, ErrHeaderLineLarge
 		}
-		if line[0] == ' ' || line[0] == '\t' {
-			return ErrObsFold
+		// One pass finds the colon and checks the name is a token.
+		colon := 0
+		for colon < len(line) && tokenTable[line[colon]] {
+			colon++
 		}
-		colon := bytes.IndexByte(line, ':')
-		if colon < 0 {
-			return ErrBadHeaderName
-		}
-		name := line[:colon]
-		for i, c := range name {
-			if !tokenTable[c] {
-				if (c == ' ' || c == '\t') && i > 0 && onlyWS(name[i:]) {
-					return ErrSpaceBeforeColon
-				}
-				return ErrBadHeaderName
-			}
+		if colon == len(line) || line[colon] != ':' {
+			return h, nameError(line, colon)
 		}
 		if colon == 0 {
-			return ErrBadHeaderName
+			return h, ErrBadHeaderName
 		}
-		value := line[colon+1:]
-		for _, c := range value {
-			if !valueTable[c] {
-				return ErrBadHeaderValue
-			}
+		name, value := line[:colon], line[colon+1:]
+		if !validValue(value) {
+			return h, ErrBadHeaderValue
 		}
-		if len(*hs) >= l.MaxHeaders {
-			return ErrTooManyHeaders
+		if len(h) >= l.MaxHeaders {
+			return h, ErrTooManyHeaders
 		}
 		k := Lookup(name)
-		*hs = append(*hs, Header{Name: name, Value: trimOWS(value), Key: k})
-		if k != Unknown && known[k] == 0 && len(*hs) < 256 {
-			known[k] = uint8(len(*hs))
+		h = append(h, Header{Name: name, Value: trimOWS(value), Key: k})
+		if k != Unknown && known[k] == 0 && len(h) < 256 {
+			known[k] = uint8(len(h))
 		}
 	}
+}
+
+// nameError classifies a field line whose name stops at line[i] without a
+// colon: obs-fold, whitespace before the colon, or a bad name.
+func nameError(line []byte, i int) error {
+	switch {
+	case line[0] == ' ' || line[0] == '\t':
+		return ErrObsFold
+	case i == len(line):
+		return ErrBadHeaderName // no colon at all
+	case line[i] == ' ' || line[i] == '\t':
+		if j := bytes.IndexByte(line[i:], ':'); j > 0 && onlyWS(line[i:i+j]) {
+			return ErrSpaceBeforeColon
+		}
+	}
+	return ErrBadHeaderName
 }
 
 func onlyWS(b []byte) bool {

@@ -28,8 +28,10 @@ type Response struct {
 	Chunked bool
 	// TransferEncoding reports that a Transfer-Encoding field was present.
 	TransferEncoding bool
-	// Close reports that the server will close the connection after this
-	// response.
+	// Close reports that the connection must not be reused after this
+	// response: the server said it will close it, or the framing (both
+	// Transfer-Encoding and Content-Length) makes reuse unsafe. A body
+	// delimited by BodyUntilClose also ends the connection.
 	Close bool
 
 	inline  [InlineHeaders]Header
@@ -47,6 +49,7 @@ func (r *Response) Reset() {
 	r.Headers = hs[:0]
 	r.ContentLength, r.Chunked, r.TransferEncoding, r.Close = -1, false, false, false
 	r.known = [numKnown]uint8{}
+	r.scanned = 0
 }
 
 // Get returns the value of the first header named name (case-insensitive),
@@ -65,6 +68,14 @@ func (r *Response) Known(k Known) []byte {
 	if i := r.known[k]; i != 0 {
 		return r.Headers[i-1].Value
 	}
+	if k != Unknown && len(r.Headers) >= 255 {
+		// Index past what known can hold: fall back to a scan.
+		for i := range r.Headers {
+			if r.Headers[i].Key == k {
+				return r.Headers[i].Value
+			}
+		}
+	}
 	return nil
 }
 
@@ -75,6 +86,9 @@ func (r *Response) Parse(buf []byte, lim *Limits) (n int, err error) {
 	l := lim.norm()
 	end, err := scanHead(buf, &r.scanned, l.MaxHeadBytes, l.MaxRequestLine, ErrHeaderTooLarge)
 	if err != nil {
+		if err != ErrNeedMore {
+			r.scanned = 0
+		}
 		return 0, err
 	}
 	r.Reset()
@@ -83,6 +97,11 @@ func (r *Response) Parse(buf []byte, lim *Limits) (n int, err error) {
 		head = head[2:]
 	}
 	eol := bytes.IndexByte(head, '\n')
+	if eol-1 > l.MaxRequestLine {
+		// Same limit as scanHead applies to an incomplete status line, so the
+		// result does not depend on how the bytes arrived.
+		return 0, ErrHeaderTooLarge
+	}
 	if err := r.parseStatusLine(head[:eol-1]); err != nil {
 		return 0, err
 	}
@@ -90,6 +109,11 @@ func (r *Response) Parse(buf []byte, lim *Limits) (n int, err error) {
 		return 0, err
 	}
 	f, err := scanFraming(r.Headers)
+	if f.te && r.Minor == 0 {
+		// RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has
+		// faulty framing; there is no safe way to find its end.
+		return 0, ErrTEOnHTTP10
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -98,7 +122,10 @@ func (r *Response) Parse(buf []byte, lim *Limits) (n int, err error) {
 	if !f.te {
 		r.ContentLength = f.contentLength
 	}
-	r.Close = f.close || (r.Minor == 0 && !f.keepAlive)
+	// RFC 9112 §6.3: Transfer-Encoding overrides Content-Length, but a
+	// message with both may be a smuggling attempt, so the connection is not
+	// reused after it.
+	r.Close = f.close || (r.Minor == 0 && !f.keepAlive) || (f.te && f.contentLength >= 0)
 	return end, nil
 }
 

@@ -55,7 +55,8 @@ const (
 )
 
 // AppendHTTPDate appends t in IMF-fixdate form (RFC 9110 §5.6.7), e.g.
-// "Sun, 06 Nov 1994 08:49:37 GMT", without allocating.
+// "Sun, 06 Nov 1994 08:49:37 GMT", without allocating. IMF-fixdate has a
+// four-digit year, so t must lie in years 0 to 9999.
 func AppendHTTPDate(dst []byte, t time.Time) []byte {
 	t = t.UTC()
 	y, mo, d := t.Date()
@@ -84,7 +85,8 @@ func append2(dst []byte, v int) []byte {
 }
 
 // StatusText returns the reason phrase registered for code (RFC 9110 §15 and
-// the IANA registry), or "Status NNN"-style text for unknown codes.
+// the IANA registry), or "" for unregistered codes (the status line then has
+// an empty reason phrase, which RFC 9112 §4 allows).
 func StatusText(code int) string {
 	switch code {
 	case 100:

@@ -12,10 +12,10 @@
 //	results := r.Run(ctx, probe.Checks())
 //	probe.WriteText(os.Stdout, results)
 //
-// The server under test must answer GET, HEAD and OPTIONS / with 200, echo
-// the body of POST /, answer POST /echo with the received request headers as
-// "Name: Value" lines and GET /cookie with the parsed cookies as "name=value"
-// lines.
+// The server under test must answer GET, HEAD and OPTIONS / with 2xx, echo
+// the body of POST /, answer /echo with the received request headers as
+// "Name: Value" lines (POST for the normalisation checks, GET for the cookie
+// checks) and GET /cookie with the parsed cookies as "name=value" lines.
 //
 // Raw requests follow the Http11Probe documentation byte for byte; where that
 // documentation and the earlier results file of the project (data1.js)

@@ -1,39 +1,58 @@
 #!/bin/sh
 # conformance.sh regenerates docs/conformance.md, the side-by-side
-# Http11Probe table of the bench servers, in one command:
+# Http11Probe table of riptide and its peers, in one command:
 #
-#	cmd/riptide-probe/conformance.sh            # every bench/servers/* binary
-#	SERVERS="riptide nethttp" cmd/riptide-probe/conformance.sh -category smuggling
+#	cmd/riptide-probe/conformance.sh
+#	SERVERS="riptide-native nethttp" cmd/riptide-probe/conformance.sh -category smuggling
 #
-# It builds riptide-probe and each server under bench/servers (riptide ones
-# first), launches them on 127.0.0.1 with -profile probe, runs the suite and
-# writes docs/conformance.md (and the JSON next to it when CONFORMANCE_JSON is
-# set). Extra arguments go to riptide-probe.
+# SERVERS (default "riptide-native riptide-compat nethttp fasthttp") names the
+# columns, in order:
+#   riptide-native, riptide-compat  riptide with a zero-value Server and the
+#       probe routes of conformance_test.go, on the native API and through
+#       riptide.FromHTTP: exactly what the CI test (go test -run
+#       TestConformance .) asserts. They are served by the package's test
+#       binary (TestConformanceServe).
+#   any directory of bench/servers (nethttp, fasthttp, chi, ...), launched
+#       with -profile probe.
+# It builds riptide-probe and the servers, launches them on 127.0.0.1, runs
+# the suite, writes docs/conformance.md and appends the list of Warns riptide
+# keeps (testdata/conformance/warns.md, rendered from conformance_test.go).
+# The JSON goes next to it when CONFORMANCE_JSON is set. Extra arguments go
+# to riptide-probe.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT INT TERM
 
-if [ -z "${SERVERS:-}" ]; then
-	all=$(cd "$root/bench/servers" && ls -d */ | tr -d / | sort)
-	SERVERS="$(echo "$all" | grep '^riptide' || true) $(echo "$all" | grep -v '^riptide' || true)"
-fi
+: "${SERVERS:=riptide-native riptide-compat nethttp fasthttp}"
 
 (cd "$root" && go build -o "$bin/riptide-probe" ./cmd/riptide-probe)
-launch=""
+nlaunch=0
 for s in $SERVERS; do
-	if [ ! -d "$root/bench/servers/$s" ]; then
-		echo "conformance.sh: no bench/servers/$s, skipped" >&2
-		continue
-	fi
-	(cd "$root/bench" && go build -o "$bin/$s" "./servers/$s")
-	launch="$launch -launch $s=$bin/$s"
+	case $s in
+	riptide-native | riptide-compat)
+		[ -x "$bin/riptide.test" ] || (cd "$root" && go test -c -o "$bin/riptide.test" .)
+		mode=${s#riptide-}
+		set -- "$@" -launch "riptide $mode=$bin/riptide.test -test.run=^TestConformanceServe\$ -test.timeout=0 -conformance-serve=$mode --"
+		;;
+	*)
+		if [ ! -d "$root/bench/servers/$s" ]; then
+			echo "conformance.sh: no bench/servers/$s, skipped" >&2
+			continue
+		fi
+		(cd "$root/bench" && go build -o "$bin/$s" "./servers/$s")
+		name=$s
+		[ "$s" = nethttp ] && name=net/http
+		set -- "$@" -launch "$name=$bin/$s"
+		;;
+	esac
+	nlaunch=$((nlaunch + 1))
 done
-[ -n "$launch" ] || { echo "conformance.sh: no servers to run" >&2; exit 2; }
+[ "$nlaunch" -gt 0 ] || { echo "conformance.sh: no servers to run" >&2; exit 2; }
 
 mkdir -p "$root/docs"
-# shellcheck disable=SC2086 # $launch is a list of flags
-"$bin/riptide-probe" $launch -q \
+"$bin/riptide-probe" -q \
 	-markdown "$root/docs/conformance.md" \
 	-json "${CONFORMANCE_JSON:-$bin/conformance.json}" "$@"
+cat "$root/testdata/conformance/warns.md" >>"$root/docs/conformance.md"
 echo "wrote $root/docs/conformance.md"

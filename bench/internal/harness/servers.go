@@ -51,8 +51,8 @@ const (
 func Registry() []Server {
 	return []Server{
 		{Name: "riptide", Desc: "riptide native API (func(*riptide.Ctx))", Kind: KindGo, Pkg: "./servers/riptide", Probe: true, Default: true},
-		// riptide-mux and riptide-chi (the compat door) go here once
-		// riptide's http.Handler adapter lands.
+		{Name: "riptide-mux", Desc: "riptide compat door (riptide.FromHTTP) with http.ServeMux", Kind: KindGo, Pkg: "./servers/riptide-mux", Probe: true, Default: true},
+		{Name: "riptide-chi", Desc: "riptide compat door (riptide.FromHTTP) with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/riptide-chi", Probe: true, Default: true},
 		{Name: "fasthttp", Desc: "valyala/fasthttp, default settings", Kind: KindGo, Pkg: "./servers/fasthttp", Probe: true, Default: true},
 		{Name: "nethttp", Desc: "net/http with http.ServeMux", Kind: KindGo, Pkg: "./servers/nethttp", Probe: true, Default: true},
 		{Name: "chi", Desc: "net/http with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/chi", Probe: true, Default: true},

@@ -1,0 +1,77 @@
+package riptide
+
+import (
+	"net"
+	"net/http"
+)
+
+// FromHTTP returns a Handler that serves h, an ordinary net/http handler, on
+// the riptide engine: the compat door. Routers, middleware, websockets
+// (through http.Hijacker), http.FileServer (with sendfile through
+// io.ReaderFrom), httputil.ReverseProxy and net/http/pprof run unchanged.
+//
+// h receives a real *http.Request, filled as net/http fills it (URL with
+// RawPath and RawQuery, canonical Header, Body, ContentLength,
+// TransferEncoding, Close, Host, RemoteAddr, RequestURI, TLS, Trailer), and
+// an http.ResponseWriter with net/http's semantics: implicit 200,
+// Content-Type sniffing, Content-Length when the whole body fits the
+// server's write buffer and chunked otherwise, 1xx responses, trailers (the
+// Trailer header and http.TrailerPrefix), http.Flusher, http.Hijacker,
+// io.ReaderFrom, and what http.ResponseController reaches (Flush, Hijack,
+// SetReadDeadline, SetWriteDeadline, EnableFullDuplex).
+//
+// The request's Context is cancelled when the client goes away (detected
+// once the body has been read to its end, as net/http does) and when
+// ServeHTTP returns. Watching for the disconnect costs nothing until
+// something waits on Context().Done().
+//
+// As with net/http, h may keep the *http.Request, its Header, URL and
+// strings after ServeHTTP returns; they are never reused. The ResponseWriter
+// is reused for a later request and must not be used after ServeHTTP
+// returns. Differences from net/http are listed, with their reasons, in
+// compat_parity_test.go.
+func FromHTTP(h http.Handler) Handler {
+	if h == nil {
+		h = http.NotFoundHandler()
+	}
+	return compatHandler{h}
+}
+
+type compatHandler struct{ h http.Handler }
+
+// compatState is the per-Ctx (so per-connection, pooled with it) state of
+// the compat door: the reusable ResponseWriter and values cached for the
+// connection.
+type compatState struct {
+	w compatWriter
+	// nc is the connection remoteAddr and localAddr were computed for.
+	nc         net.Conn
+	remoteAddr string
+	localAddr  net.Addr
+	// copyBuf serves ReadFrom when a body cannot be sent with sendfile.
+	copyBuf []byte
+}
+
+// ServeCtx serves one request through the net/http handler.
+func (ch compatHandler) ServeCtx(x *Ctx) {
+	st := x.compat
+	if st == nil {
+		st = new(compatState)
+		x.compat = st
+	}
+	rq, ok := st.newRequest(x)
+	if !ok {
+		return
+	}
+	w := &st.w
+	w.start(x, rq)
+	defer w.end()
+	if rq.req.Method == "OPTIONS" && rq.req.RequestURI == "*" {
+		// As net/http's server does for "OPTIONS *" (RFC 9110 §9.3.7).
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
+	} else {
+		ch.h.ServeHTTP(w, &rq.req)
+	}
+	w.finish()
+}

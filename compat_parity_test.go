@@ -1,0 +1,995 @@
+package riptide
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// This file is the behaviour-parity harness for the compat door: the same
+// handlers are served by net/http and by riptide (FromHTTP), the same raw
+// requests are sent to both over TCP, and the responses are compared as
+// normalised transcripts (status line, headers except Date, framing, body,
+// trailers, and whether the connection stayed open). Any difference that is
+// not in parityDifferences fails the test, and so does a listed difference
+// that no longer happens, so the list stays exactly what riptide does.
+
+// parityServer serves h on a fresh 127.0.0.1 listener until the test ends
+// and returns its address.
+type parityServer func(t *testing.T, h http.Handler) string
+
+func serveParityNetHTTP(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0)}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+// parityRequest is one request sent on the case's connection. Requests are
+// sent one after the other, each after the previous response was read.
+type parityRequest struct {
+	// raw is the request as sent, head and (unless continueBody) body.
+	raw string
+	// continueBody is sent after a "100 Continue" arrives, or after the
+	// final response if that comes first.
+	continueBody string
+	// responses is how many final responses raw produces (pipelining);
+	// 0 means 1.
+	responses int
+}
+
+// parityCase is one handler and the requests that exercise it.
+type parityCase struct {
+	name    string
+	handler http.HandlerFunc
+	reqs    []parityRequest
+	// want are substrings the net/http transcript must contain: they prove
+	// the case exercises what its name says.
+	want []string
+}
+
+// parityDiff is a deliberate difference: the exact transcript lines that
+// differ in one case, "-" for net/http's and "+" for riptide's (compared as
+// a multiset: the diff's interleaving of - and + lines is not meaningful).
+type parityDiff struct {
+	cas   string
+	lines []string
+	why   string
+}
+
+// Reasons shared by several cases.
+const (
+	whyVersion = "RFC 9110 §2.5: a server sends the highest minor version it supports " +
+		"(HTTP/1.1) even to an HTTP/1.0 client; net/http echoes HTTP/1.0. Framing and " +
+		"keep-alive still follow the client's version."
+	whyPanic = "a panicking handler that has sent nothing gets a 500 with Connection: close " +
+		"(riptide's engine policy, the same on the native API) instead of a connection " +
+		"closed with no response; the client learns what happened. Once bytes are on the " +
+		"wire the connection is cut, as in net/http."
+	whyBuffer = "riptide buffers up to Server.WriteBufferSize (16 KiB) before committing, " +
+		"net/http 2 KiB (4 KiB through ReadFrom's sniff read), so a body that fits is sent " +
+		"with Content-Length instead of chunked; framing is as valid and cheaper."
+)
+
+// parityDifferences lists every deliberate difference between riptide compat
+// and net/http, with the reason. A difference not listed here fails the test,
+// and so does a listed one that no longer happens.
+var parityDifferences = []parityDiff{
+	{"unknown status code", []string{"-HTTP/1.1 599 status code 599", "+HTTP/1.1 599 "},
+		"the reason phrase is optional (RFC 9112 §4) and riptide sends none for an " +
+			"unregistered code rather than net/http's invented \"status code N\"."},
+	{"trailers on HTTP/1.0 dropped", []string{"-HTTP/1.0 200 OK", "+HTTP/1.1 200 OK"}, whyVersion},
+	{"HTTP/1.0 without keep-alive", []string{"-HTTP/1.0 200 OK", "+HTTP/1.1 200 OK"}, whyVersion},
+	{"HTTP/1.0 keep-alive", []string{"-HTTP/1.0 200 OK", "+HTTP/1.1 200 OK", "-HTTP/1.0 200 OK", "+HTTP/1.1 200 OK"}, whyVersion},
+	{"HTTP/1.0 keep-alive with unknown length", []string{"-HTTP/1.0 200 OK", "+HTTP/1.1 200 OK"}, whyVersion},
+	{"request fields", []string{"-HTTP/1.0 200 OK", "+HTTP/1.1 200 OK"}, whyVersion},
+	{"panic before writing", []string{
+		"+HTTP/1.1 500 Internal Server Error", "+(Connection: close)", "+Content-Length: 26",
+		"+Content-Type: text/plain; charset=utf-8", "+body 26 bytes:", `+| "500 Internal Server Error\n"`,
+		"-[no response: connection closed]"}, whyPanic},
+	{"ErrAbortHandler", []string{
+		"+HTTP/1.1 500 Internal Server Error", "+(Connection: close)", "+Content-Length: 26",
+		"+Content-Type: text/plain; charset=utf-8", "+body 26 bytes:", `+| "500 Internal Server Error\n"`,
+		"-[no response: connection closed]"},
+		whyPanic + " http.ErrAbortHandler is not logged, as in net/http."},
+	{"Transfer-Encoding identity set by handler", []string{
+		"+Content-Length: 11", "-(Connection: close)", "+[open]", "-[closed]"},
+		"the engine always frames bodies itself (Transfer-Encoding is managed, as on the native " +
+			"API): a whole body that fits the buffer gets a Content-Length and the connection " +
+			"stays open, instead of a body delimited by closing the connection."},
+	{"echo with io.Copy and declared length", []string{
+		"+body 50000 bytes sha256 42a5c91935aac0532e63a028d3fbd1103fcf92ceeaf1edba3b729c1d9437989e",
+		"+HTTP/1.1 200 OK", "+Content-Length: 5", "+Content-Type: text/plain; charset=utf-8",
+		"+body 5 bytes:", `+| "again"`, "+[open]",
+		"-body 512 bytes sha256 1bc50eb148d055b8f1a7249992de187a4c8485f7596efcc71aca938f50eee30e",
+		"-body error: unexpected EOF", "-[closed]"},
+		"riptide is always full duplex on HTTP/1.1 (EnableFullDuplex is a no-op): the request " +
+			"body stays readable after the response has started. net/http discards the unread " +
+			"body when it writes the head (unless EnableFullDuplex), so this echo sends 512 of " +
+			"50000 bytes and cuts the connection."},
+	{"target net/url rejects", []string{
+		"+Content-Length: 12", "+body 12 bytes:", `+| "Bad Request\n"`, "-body 15 bytes:", `-| "400 Bad Request"`},
+		"a request the parser rejects gets the engine's canned error response, the same for " +
+			"both doors (framed with Content-Length), before any handler runs; net/http's is " +
+			"close-delimited. Status and Connection: close agree."},
+	{"io.Copy uses ReadFrom", []string{
+		"+Content-Length: 5000", "-Transfer-Encoding: chunked",
+		"+Content-Length: 5000", "-Transfer-Encoding: chunked"}, whyBuffer},
+}
+
+// get is a GET request head for path with extra header lines.
+func get(path string, hdr ...string) parityRequest {
+	return parityRequest{raw: "GET " + path + " HTTP/1.1\r\nHost: parity.test\r\n" + joinHeaderLines(hdr) + "\r\n"}
+}
+
+func joinHeaderLines(hdr []string) string {
+	var b strings.Builder
+	for _, h := range hdr {
+		b.WriteString(h)
+		b.WriteString("\r\n")
+	}
+	return b.String()
+}
+
+func post(path, body string, hdr ...string) parityRequest {
+	return parityRequest{raw: "POST " + path + " HTTP/1.1\r\nHost: parity.test\r\nContent-Length: " +
+		strconv.Itoa(len(body)) + "\r\n" + joinHeaderLines(hdr) + "\r\n" + body}
+}
+
+func raw(s string) parityRequest { return parityRequest{raw: s} }
+
+// describeRequest writes what a handler saw of its request, so request
+// construction is compared too.
+func describeRequest(w http.ResponseWriter, r *http.Request) {
+	var b strings.Builder
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	fmt.Fprintf(&b, "Method=%s\nRequestURI=%s\nURL=%s\n", r.Method, r.RequestURI, r.URL)
+	fmt.Fprintf(&b, "URL.Scheme=%q Host=%q Path=%q RawPath=%q RawQuery=%q Opaque=%q Fragment=%q\n",
+		r.URL.Scheme, r.URL.Host, r.URL.Path, r.URL.RawPath, r.URL.RawQuery, r.URL.Opaque, r.URL.Fragment)
+	fmt.Fprintf(&b, "Proto=%s %d.%d Host=%s RemoteIP=%s TLS=%t GetBody=%t\n", r.Proto, r.ProtoMajor, r.ProtoMinor,
+		r.Host, host, r.TLS != nil, r.GetBody != nil)
+	fmt.Fprintf(&b, "ContentLength=%d TransferEncoding=%q Close=%t Body=%t Pattern=%q\n",
+		r.ContentLength, r.TransferEncoding, r.Close, r.Body != nil, r.Pattern)
+	keys := make([]string, 0, len(r.Header))
+	for k := range r.Header {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "H %s=%q\n", k, r.Header[k])
+	}
+	fmt.Fprintf(&b, "Trailer before body=%q\n", r.Trailer)
+	body, err := io.ReadAll(r.Body)
+	fmt.Fprintf(&b, "Body=%q err=%v\n", body, err)
+	fmt.Fprintf(&b, "Trailer after body=%q\n", r.Trailer)
+	fmt.Fprintf(&b, "Form: %v\n", r.ParseForm() == nil && r.Form != nil)
+	w.Header().Set("Content-Type", "text/plain")
+	io.WriteString(w, b.String())
+}
+
+var parityCases = []parityCase{
+	{
+		name:    "implicit 200 with sniffed text",
+		handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "Hello, World!") },
+		reqs:    []parityRequest{get("/"), get("/again")},
+		want:    []string{"HTTP/1.1 200 OK", "Content-Type: text/plain; charset=utf-8", "Content-Length: 13"},
+	},
+	{
+		name:    "no body at all",
+		handler: func(w http.ResponseWriter, r *http.Request) {},
+		reqs:    []parityRequest{get("/")},
+		want:    []string{"Content-Length: 0"},
+	},
+	{
+		name: "explicit status and header",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Custom", "yes")
+			w.Header().Add("Set-Cookie", "a=1")
+			w.Header().Add("Set-Cookie", "b=2")
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, "created")
+		},
+		reqs: []parityRequest{get("/")},
+		want: []string{"HTTP/1.1 201 Created", "Set-Cookie: a=1", "Set-Cookie: b=2"},
+	},
+	{
+		name: "unknown status code",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(599)
+		},
+		reqs: []parityRequest{get("/")},
+		want: []string{"HTTP/1.1 599 status code 599"},
+	},
+	{
+		name: "superfluous WriteHeader ignored",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusAccepted)
+			w.WriteHeader(http.StatusTeapot)
+			w.Header().Set("X-Too-Late", "1")
+			io.WriteString(w, "x")
+		},
+		reqs: []parityRequest{get("/")},
+		want: []string{"HTTP/1.1 202 Accepted"},
+	},
+	{
+		name:    "sniffed html",
+		handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<!DOCTYPE html><p>hi</p>") },
+		reqs:    []parityRequest{get("/")},
+		want:    []string{"Content-Type: text/html; charset=utf-8"},
+	},
+	{
+		name: "content type suppressed by nil",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header()["Content-Type"] = nil
+			io.WriteString(w, "<html>")
+		},
+		reqs: []parityRequest{get("/")},
+	},
+	{
+		name: "no sniffing with Content-Encoding",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			io.WriteString(w, "\x1f\x8b not really")
+		},
+		reqs: []parityRequest{get("/")},
+	},
+	{
+		name: "small body in many writes gets Content-Length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			for i := 0; i < 10; i++ {
+				fmt.Fprintf(w, "line %d\n", i)
+			}
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+		want: []string{"Content-Length: 70"},
+	},
+	{
+		name: "large body is chunked",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(make([]byte, 200<<10))
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+		want: []string{"Transfer-Encoding: chunked"},
+	},
+	{
+		name: "large body with explicit Content-Length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "100000")
+			w.Write([]byte(strings.Repeat("z", 100000)))
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+		want: []string{"Content-Length: 100000"},
+	},
+	{
+		name: "short body with Content-Length closes",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "10")
+			io.WriteString(w, "short")
+		},
+		reqs: []parityRequest{get("/")},
+	},
+	{
+		name: "write past Content-Length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "3")
+			_, err := io.WriteString(w, "toolong")
+			w.Header().Set("X-Never", fmt.Sprint(err))
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+	},
+	{
+		name: "flush forces chunking",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "part1,")
+			w.(http.Flusher).Flush()
+			io.WriteString(w, "part2")
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+		want: []string{"Transfer-Encoding: chunked"},
+	},
+	{
+		name: "flush before any write",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.(http.Flusher).Flush()
+		},
+		reqs: []parityRequest{get("/")},
+	},
+	{
+		name: "ResponseController",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			rc := http.NewResponseController(w)
+			errs := []error{
+				rc.SetWriteDeadline(time.Now().Add(time.Minute)),
+				rc.SetReadDeadline(time.Now().Add(time.Minute)),
+				rc.EnableFullDuplex(),
+			}
+			io.WriteString(w, fmt.Sprint(errs))
+			errs = append(errs, rc.Flush())
+			io.WriteString(w, fmt.Sprint(errs[3]))
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+		want: []string{"[<nil> <nil> <nil>]<nil>"},
+	},
+	{
+		name: "trailers declared with the Trailer header",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Trailer", "X-Sum, X-Count")
+			io.WriteString(w, "body")
+			w.Header().Set("X-Sum", "abc")
+			w.Header().Set("X-Count", "1")
+			w.Header().Set("X-Undeclared", "dropped")
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+		want: []string{"Trailer X-Sum: abc", "Trailer X-Count: 1"},
+	},
+	{
+		name: "trailers with TrailerPrefix",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "body")
+			w.(http.Flusher).Flush()
+			w.Header().Set(http.TrailerPrefix+"X-Late", "late value")
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+		want: []string{"Trailer X-Late: late value"},
+	},
+	{
+		name: "trailers on HTTP/1.0 dropped",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Trailer", "X-T")
+			io.WriteString(w, "body")
+			w.Header().Set("X-T", "v")
+		},
+		reqs: []parityRequest{raw("GET / HTTP/1.0\r\n\r\n")},
+	},
+	{
+		name: "103 Early Hints",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Add("Link", "</style.css>; rel=preload; as=style")
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Header().Add("Link", "</script.js>; rel=preload; as=script")
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Header().Set("X-Final", "1")
+			io.WriteString(w, "final")
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+		want: []string{"HTTP/1.1 103 Early Hints", "X-Final: 1"},
+	},
+	{
+		name:    "HEAD with small body written",
+		handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "Hello, World!") },
+		reqs:    []parityRequest{raw("HEAD / HTTP/1.1\r\nHost: p\r\n\r\n"), get("/")},
+		want:    []string{"Content-Length: 13"},
+	},
+	{
+		name:    "HEAD with nothing written",
+		handler: func(w http.ResponseWriter, r *http.Request) {},
+		reqs:    []parityRequest{raw("HEAD / HTTP/1.1\r\nHost: p\r\n\r\n"), get("/")},
+	},
+	{
+		name: "HEAD with large body written",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			_, err := w.Write(make([]byte, 100<<10))
+			if err != nil {
+				panic(err)
+			}
+		},
+		reqs: []parityRequest{raw("HEAD / HTTP/1.1\r\nHost: p\r\n\r\n"), get("/")},
+	},
+	{
+		name: "HEAD with declared Content-Length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "1000")
+			w.Header().Set("Server", "parity")
+			if r.Method != "HEAD" {
+				w.Write(make([]byte, 1000))
+			}
+		},
+		reqs: []parityRequest{raw("HEAD / HTTP/1.1\r\nHost: p\r\n\r\n"), get("/")},
+		want: []string{"Content-Length: 1000", "Server: parity"},
+	},
+	{
+		name: "explicit 100 Continue then body read",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusContinue)
+			b, _ := io.ReadAll(r.Body)
+			io.WriteString(w, "got "+string(b))
+		},
+		reqs: []parityRequest{
+			{raw: "PUT / HTTP/1.1\r\nHost: p\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n", continueBody: "abc"},
+			get("/"),
+		},
+		want: []string{"HTTP/1.1 100 Continue", "got abc"},
+	},
+	{
+		name: "204 and 304 have no body",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			code := http.StatusNoContent
+			if r.URL.Path == "/304" {
+				code = http.StatusNotModified
+			}
+			w.Header().Set("Content-Type", "text/plain")
+			w.Header().Set("ETag", `"x"`)
+			w.WriteHeader(code)
+			_, err := io.WriteString(w, "ignored")
+			if err != http.ErrBodyNotAllowed {
+				panic(fmt.Sprint("want ErrBodyNotAllowed, got ", err))
+			}
+		},
+		reqs: []parityRequest{get("/204"), get("/304"), get("/204")},
+		want: []string{"HTTP/1.1 204 No Content", "HTTP/1.1 304 Not Modified"},
+	},
+	{
+		name:    "client Connection: close",
+		handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "bye") },
+		reqs:    []parityRequest{get("/", "Connection: close")},
+		want:    []string{"(Connection: close)", "[closed]"},
+	},
+	{
+		name: "handler Connection: close",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Connection", "close")
+			io.WriteString(w, "bye")
+		},
+		reqs: []parityRequest{get("/")},
+		want: []string{"[closed]"},
+	},
+	{
+		name:    "HTTP/1.0 without keep-alive",
+		handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "old") },
+		reqs:    []parityRequest{raw("GET / HTTP/1.0\r\n\r\n")},
+		want:    []string{"HTTP/1.0 200 OK", "[closed]"},
+	},
+	{
+		name:    "HTTP/1.0 keep-alive",
+		handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "old") },
+		reqs: []parityRequest{
+			raw("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"),
+			raw("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"),
+		},
+		want: []string{"Connection: keep-alive", "[open]"},
+	},
+	{
+		name: "HTTP/1.0 keep-alive with unknown length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "streamed")
+			w.(http.Flusher).Flush()
+			io.WriteString(w, " to EOF")
+		},
+		reqs: []parityRequest{raw("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")},
+		want: []string{"[closed]"},
+	},
+	{
+		name: "Expect 100-continue, body read",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			io.WriteString(w, "got "+string(b))
+		},
+		reqs: []parityRequest{
+			{raw: "POST / HTTP/1.1\r\nHost: p\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n", continueBody: "hello"},
+			get("/"),
+		},
+		want: []string{"HTTP/1.1 100 Continue", "got hello"},
+	},
+	{
+		name: "Expect 100-continue, body ignored",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusUnauthorized)
+		},
+		reqs: []parityRequest{
+			{raw: "POST / HTTP/1.1\r\nHost: p\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n", continueBody: "hello"},
+		},
+		want: []string{"HTTP/1.1 401 Unauthorized"},
+	},
+	{
+		name: "body partially read is drained",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			b := make([]byte, 4)
+			n, _ := io.ReadFull(r.Body, b)
+			io.WriteString(w, "read "+string(b[:n]))
+		},
+		reqs: []parityRequest{post("/", strings.Repeat("0123456789", 100)), get("/")},
+		want: []string{"read 0123", "[open]"},
+	},
+	{
+		name: "chunked body partially read is drained",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			b := make([]byte, 3)
+			n, _ := io.ReadFull(r.Body, b)
+			io.WriteString(w, "read "+string(b[:n]))
+		},
+		reqs: []parityRequest{
+			raw("POST / HTTP/1.1\r\nHost: p\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"),
+			get("/"),
+		},
+		want: []string{"read hel", "[open]"},
+	},
+	{
+		name: "echo with io.Copy and declared length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", strconv.FormatInt(r.ContentLength, 10))
+			io.Copy(w, r.Body)
+		},
+		reqs: []parityRequest{post("/", "short"), post("/", strings.Repeat("\x00e", 25000)), post("/", "again")},
+		want: []string{"Content-Length: 50000", "short"},
+	},
+	{
+		name: "echo with io.Copy, chunked",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(w, r.Body)
+		},
+		reqs: []parityRequest{
+			raw("POST / HTTP/1.1\r\nHost: p\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"),
+			get("/"),
+		},
+		want: []string{"hello world"},
+	},
+	{
+		name: "body closed by handler",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			r.Body.Close()
+			_, err := r.Body.Read(make([]byte, 1))
+			io.WriteString(w, fmt.Sprint(err))
+		},
+		reqs: []parityRequest{post("/", "abcdef"), get("/")},
+		want: []string{"http: invalid Read on closed Body"},
+	},
+	{
+		name:    "request fields",
+		handler: describeRequest,
+		reqs: []parityRequest{
+			get("/a%2Fb/c%20d?x=1&y=%20z", "x-lower: v", "X-Multi: 1", "X-Multi: 2", "Accept: */*",
+				"Cookie: a=1; b=2", "X-Empty:", "User-Agent: parity"),
+			raw("POST http://Example.COM:8080/p/q?r=s HTTP/1.1\r\nHost: example.com:8080\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 7\r\n\r\nk=v&l=w"),
+			raw("OPTIONS * HTTP/1.1\r\nHost: p\r\n\r\n"),
+			raw("PUT /chunked HTTP/1.1\r\nHost: p\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n3\r\nabc\r\n0\r\nX-T: tv\r\n\r\n"),
+			raw("GET /old HTTP/1.0\r\nHost: h10\r\nConnection: keep-alive\r\n\r\n"),
+			raw("GET //double//slash/../x HTTP/1.1\r\nHost: p\r\n\r\n"),
+			get("/frag?a#b"),
+		},
+		want: []string{`RawPath=\"/a%2Fb/c%20d\"`, `Body=\"abc\"`, `Trailer after body=map[\"X-T\":[\"tv\"]]`},
+	},
+	{
+		name:    "target net/url rejects",
+		handler: describeRequest,
+		reqs:    []parityRequest{raw("GET http://a%41/x HTTP/1.1\r\nHost: a\r\n\r\n")},
+		want:    []string{"400 Bad Request"},
+	},
+	{
+		name: "pipelined requests",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, r.URL.Path)
+		},
+		reqs: []parityRequest{{
+			raw:       "GET /1 HTTP/1.1\r\nHost: p\r\n\r\nGET /2 HTTP/1.1\r\nHost: p\r\n\r\nPOST /3 HTTP/1.1\r\nHost: p\r\nContent-Length: 2\r\n\r\nhi",
+			responses: 3,
+		}},
+		want: []string{"/1", "/2", "/3"},
+	},
+	{
+		name: "panic before writing",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/panic" {
+				panic("boom")
+			}
+			io.WriteString(w, "fine")
+		},
+		reqs: []parityRequest{get("/panic")},
+	},
+	{
+		name: "panic after flushing",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "partial")
+			w.(http.Flusher).Flush()
+			panic("boom")
+		},
+		reqs: []parityRequest{get("/")},
+	},
+	{
+		name: "ErrAbortHandler",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			panic(http.ErrAbortHandler)
+		},
+		reqs: []parityRequest{get("/")},
+	},
+	{
+		name: "newline in header value",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Bad", "a\r\nInjected: yes")
+			io.WriteString(w, "x")
+		},
+		reqs: []parityRequest{get("/")},
+	},
+	{
+		name: "invalid header name dropped",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Bad Name", "v")
+			w.Header().Set("X-Good", "v")
+			io.WriteString(w, "x")
+		},
+		reqs: []parityRequest{get("/")},
+	},
+	{
+		name: "Transfer-Encoding identity set by handler",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Transfer-Encoding", "identity")
+			io.WriteString(w, "until close")
+		},
+		reqs: []parityRequest{get("/")},
+		want: []string{"[closed]"},
+	},
+	{
+		name: "hijack with buffered bytes",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			conn, brw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			defer conn.Close()
+			line, _ := brw.ReadString('\n')
+			fmt.Fprintf(brw, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(line), line)
+			brw.Flush()
+		},
+		reqs: []parityRequest{{raw: "GET / HTTP/1.1\r\nHost: p\r\n\r\nafter the head\n"}},
+		want: []string{"after the head"},
+	},
+	{
+		name: "io.Copy uses ReadFrom",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			_, hasRF := w.(io.ReaderFrom)
+			w.Header().Set("X-ReaderFrom", strconv.FormatBool(hasRF))
+			io.Copy(w, strings.NewReader(strings.Repeat("r", 5000)))
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+	},
+	{
+		name: "ServeMux routing",
+		handler: func() http.HandlerFunc {
+			mux := http.NewServeMux()
+			mux.HandleFunc("GET /items/{id}", func(w http.ResponseWriter, r *http.Request) {
+				fmt.Fprintf(w, "item %s pattern %s", r.PathValue("id"), r.Pattern)
+			})
+			mux.HandleFunc("/redirect/", func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, "/items/1", http.StatusFound)
+			})
+			return mux.ServeHTTP
+		}(),
+		reqs: []parityRequest{get("/items/42"), raw("POST /items/42 HTTP/1.1\r\nHost: p\r\nContent-Length: 0\r\n\r\n"),
+			get("/redirect"), get("/redirect/x"), get("/nothing")},
+		want: []string{"item 42 pattern GET /items/{id}", "405 Method Not Allowed", "Location: /items/1"},
+	},
+	{
+		name: "http.Error and NotFound",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "99")
+			http.Error(w, "nope", http.StatusForbidden)
+		},
+		reqs: []parityRequest{get("/")},
+		want: []string{"X-Content-Type-Options: nosniff"},
+	},
+}
+
+func TestCompatParity(t *testing.T) {
+	mux := http.NewServeMux()
+	for i, c := range parityCases {
+		mux.Handle(fmt.Sprintf("/case%d/", i), http.StripPrefix(fmt.Sprintf("/case%d", i), c.handler))
+	}
+	servers := map[string]string{"nethttp": serveParityNetHTTP(t, mux)}
+	if parityRiptide != nil {
+		servers["riptide"] = parityRiptide(t, mux)
+	}
+	seen := make(map[string]bool)
+	for i, c := range parityCases {
+		t.Run(c.name, func(t *testing.T) {
+			prefix := fmt.Sprintf("/case%d", i)
+			std := transcript(t, servers["nethttp"], prefix, c.reqs)
+			for _, w := range c.want {
+				if !strings.Contains(std, w) {
+					t.Errorf("the net/http transcript lacks %q: the case does not test what it says\n%s", w, std)
+				}
+			}
+			addr, ok := servers["riptide"]
+			if !ok {
+				t.Skip("riptide compat not plugged in")
+			}
+			rip := transcript(t, addr, prefix, c.reqs)
+			diff := lineDiff(std, rip)
+			i := slices.IndexFunc(parityDifferences, func(d parityDiff) bool { return d.cas == c.name })
+			switch {
+			case i >= 0 && sameLines(diff, parityDifferences[i].lines):
+				seen[c.name] = true
+			case len(diff) > 0:
+				t.Errorf("unlisted differences (- net/http, + riptide):\n%s\n--- net/http:\n%s\n--- riptide:\n%s",
+					strings.Join(quoteAll(diff), ", "), std, rip)
+			}
+		})
+	}
+	if _, ok := servers["riptide"]; ok {
+		for _, d := range parityDifferences {
+			if !seen[d.cas] {
+				t.Errorf("listed difference for %q no longer happens (or changed): update the list", d.cas)
+			}
+		}
+	}
+}
+
+// parityRiptide serves the riptide side of the parity test; nil until the
+// compat door is plugged in.
+var parityRiptide parityServer
+
+// transcript sends reqs on one connection to addr (each request's target
+// prefixed with prefix), then a probe request, and renders what came back.
+func transcript(t *testing.T, addr, prefix string, reqs []parityRequest) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(conn)
+	var out strings.Builder
+	closed := false
+	for _, r := range reqs {
+		rawReq := addPrefix(r.raw, prefix)
+		if !send(conn, rawReq) {
+			out.WriteString("[write failed]\n")
+			closed = true
+			break
+		}
+		n := max(r.responses, 1)
+		methods := requestMethods(rawReq)
+		for k := 0; k < n && !closed; k++ {
+			method := "GET"
+			if k < len(methods) {
+				method = methods[k]
+			}
+			bodySent := r.continueBody == ""
+			for {
+				res, err := readOne(br, method, &out)
+				if err != nil {
+					closed = true
+					break
+				}
+				if res.StatusCode == http.StatusContinue && !bodySent {
+					send(conn, r.continueBody)
+					bodySent = true
+				}
+				if res.StatusCode >= 200 || res.StatusCode == http.StatusSwitchingProtocols {
+					if !bodySent {
+						// A final response came first. Send the body anyway,
+						// as curl and browsers do once their wait for 100
+						// times out: the server must not take it for a
+						// request.
+						send(conn, r.continueBody)
+					}
+					if res.Close {
+						closed = true
+					}
+					break
+				}
+			}
+		}
+		if closed {
+			break
+		}
+	}
+	// Probe: whether the connection is still usable for another request.
+	if !closed {
+		send(conn, "GET "+prefix+"/__probe HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n")
+		if _, err := http.ReadResponse(br, nil); err == nil {
+			out.WriteString("[open]\n")
+		} else {
+			out.WriteString("[closed]\n")
+		}
+	} else {
+		// Whatever the server sends after a response it said was the last
+		// would be a bug; make sure the server really closes.
+		rest, err := io.ReadAll(br)
+		if len(rest) > 0 {
+			fmt.Fprintf(&out, "[garbage after close: %q]\n", rest)
+		}
+		if err != nil && !isReset(err) {
+			fmt.Fprintf(&out, "[not closed: %v]\n", err)
+		}
+		out.WriteString("[closed]\n")
+	}
+	return out.String()
+}
+
+func isReset(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && !op.Timeout()
+}
+
+func send(conn net.Conn, s string) bool {
+	// Written from a goroutine so that a server answering before reading a
+	// large body cannot deadlock the test; the result is not needed.
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(conn, s)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err == nil
+	case <-time.After(100 * time.Millisecond):
+		return true
+	}
+}
+
+// addPrefix inserts prefix before every origin-form target in raw.
+func addPrefix(raw, prefix string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(raw, "\r\n") {
+		for _, m := range []string{"GET", "HEAD", "POST", "PUT", "OPTIONS", "DELETE"} {
+			if strings.HasPrefix(line, m+" /") && strings.HasSuffix(line, "\r\n") && strings.Contains(line, " HTTP/1.") {
+				line = m + " " + prefix + line[len(m)+1:]
+				break
+			}
+			if strings.HasPrefix(line, m+" http://") {
+				i := strings.Index(line[len(m)+8:], "/") + len(m) + 8
+				line = line[:i] + prefix + line[i:]
+				break
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// requestMethods returns the method of every request line in raw.
+func requestMethods(raw string) []string {
+	var ms []string
+	for _, line := range strings.Split(raw, "\r\n") {
+		i := strings.IndexByte(line, ' ')
+		if i > 0 && (strings.HasSuffix(line, " HTTP/1.1") || strings.HasSuffix(line, " HTTP/1.0")) {
+			ms = append(ms, line[:i])
+		}
+	}
+	return ms
+}
+
+// readOne reads one response and appends its normalised form to out.
+func readOne(br *bufio.Reader, method string, out *strings.Builder) (*http.Response, error) {
+	res, err := http.ReadResponse(br, &http.Request{Method: method})
+	if err != nil {
+		if err == io.EOF || isReset(err) || errors.Is(err, io.ErrUnexpectedEOF) {
+			out.WriteString("[no response: connection closed]\n")
+		} else {
+			fmt.Fprintf(out, "[bad response: %v]\n", err)
+		}
+		return nil, err
+	}
+	fmt.Fprintf(out, "%s %s\n", res.Proto, res.Status)
+	if res.Close {
+		// ReadResponse removes "Connection: close" from the header.
+		out.WriteString("(Connection: close)\n")
+	}
+	var lines []string
+	for k, vs := range res.Header {
+		if k == "Date" {
+			continue
+		}
+		for _, v := range vs {
+			lines = append(lines, k+": "+v)
+		}
+	}
+	for _, te := range res.TransferEncoding {
+		lines = append(lines, "Transfer-Encoding: "+te)
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		out.WriteString(l + "\n")
+	}
+	body, berr := io.ReadAll(res.Body)
+	switch {
+	case len(body) <= 4000 && utf8.Valid(body) && !bytes.ContainsAny(body, "\r\x00"):
+		// Line by line, so that differences show up as single lines.
+		fmt.Fprintf(out, "body %d bytes:\n", len(body))
+		for _, l := range strings.SplitAfter(string(body), "\n") {
+			if l != "" {
+				fmt.Fprintf(out, "| %q\n", l)
+			}
+		}
+	case len(body) <= 300:
+		fmt.Fprintf(out, "body %q\n", body)
+	default:
+		fmt.Fprintf(out, "body %d bytes sha256 %x\n", len(body), sha256.Sum256(body))
+	}
+	if berr != nil {
+		fmt.Fprintf(out, "body error: %v\n", berr)
+		res.Close = true
+	}
+	var tl []string
+	for k, vs := range res.Trailer {
+		for _, v := range vs {
+			tl = append(tl, "Trailer "+k+": "+v)
+		}
+	}
+	sort.Strings(tl)
+	for _, l := range tl {
+		out.WriteString(l + "\n")
+	}
+	return res, nil
+}
+
+// lineDiff returns the lines only in a (prefixed "-") and only in b ("+"),
+// from a longest-common-subsequence alignment.
+func lineDiff(a, b string) []string {
+	x, y := strings.Split(a, "\n"), strings.Split(b, "\n")
+	lcs := make([][]int, len(x)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(y)+1)
+	}
+	for i := len(x) - 1; i >= 0; i-- {
+		for j := len(y) - 1; j >= 0; j-- {
+			if x[i] == y[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var d []string
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case i < len(x) && j < len(y) && x[i] == y[j]:
+			i, j = i+1, j+1
+		case j < len(y) && (i == len(x) || lcs[i][j+1] >= lcs[i+1][j]):
+			d = append(d, "+"+y[j])
+			j++
+		default:
+			d = append(d, "-"+x[i])
+			i++
+		}
+	}
+	return d
+}
+
+func init() {
+	parityRiptide = func(t *testing.T, h http.Handler) string {
+		t.Helper()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &Server{Handler: FromHTTP(h), Logger: slog.New(slog.DiscardHandler)}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		return ln.Addr().String()
+	}
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+// sameLines reports whether a and b hold the same lines, in any order.
+func sameLines(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}

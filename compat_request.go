@@ -1,0 +1,485 @@
+package riptide
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/riptide-http/riptide/h1"
+)
+
+// compatInlineValues is how many request header values a compatRequest
+// holds without a separate allocation.
+const compatInlineValues = 10
+
+// compatRequest is everything a compat request owns, in one allocation:
+// the *http.Request handed to the handler with its URL, Context and Body,
+// and the backing array of its header values. It is never pooled: the
+// handler may keep any of it after ServeHTTP returns, as net/http allows.
+type compatRequest struct {
+	req  http.Request
+	url  url.URL
+	ctx  compatContext
+	body compatBody
+	vals [compatInlineValues]string
+}
+
+// newRequest builds the *http.Request for the request in x. On a target
+// that net/http could not parse either it answers 400 and returns false.
+func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
+	hr := &x.req
+	c := x.conn
+	rq := new(compatRequest)
+	r := &rq.req
+
+	// One string holds every byte of the head; every string in the
+	// Request (method, target, header names and values) is a substring.
+	base := c.rbuf[:c.pin]
+	start := offsetIn(base, hr.Method)
+	sub := headString{s: string(base[start:]), base: unsafe.Pointer(unsafe.SliceData(hr.Method))}
+
+	r.Method = internMethod(hr.Method, sub)
+	r.RequestURI = sub.of(hr.Target)
+	if !rq.setURL(hr, sub) {
+		// net/http answers such a target 400 and closes.
+		x.SetStatus(http.StatusBadRequest)
+		x.SetHeader("Content-Type", "text/plain; charset=utf-8")
+		x.SetClose()
+		x.WriteString("400 Bad Request: malformed request target\n")
+		return nil, false
+	}
+	r.URL = &rq.url
+	if hr.Minor == 1 {
+		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.1", 1, 1
+	} else {
+		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.0", 1, 0
+	}
+	r.Header = rq.header(hr, sub)
+	r.Host = rq.url.Host
+	if r.Host == "" {
+		r.Host = sub.of(hr.Host)
+	}
+	r.Close = hr.Close
+	r.ContentLength = hr.ContentLength
+	if hr.Chunked {
+		r.TransferEncoding = []string{"chunked"}
+		if tv, ok := r.Header["Trailer"]; ok {
+			// As net/http: the announcement moves from Header to Trailer.
+			r.Trailer = declaredTrailers(tv)
+			delete(r.Header, "Trailer")
+		}
+	}
+	if hr.ContentLength == 0 && !hr.Chunked {
+		r.Body = http.NoBody
+	} else {
+		rq.body.rq = rq
+		r.Body = &rq.body
+	}
+	if st.nc != c.nc {
+		st.nc, st.remoteAddr, st.localAddr = c.nc, c.nc.RemoteAddr().String(), c.nc.LocalAddr()
+	}
+	r.RemoteAddr = st.remoteAddr
+	if tc, ok := c.nc.(*tls.Conn); ok {
+		cs := tc.ConnectionState()
+		r.TLS = &cs
+	}
+	rq.ctx.x = x
+	rq.ctx.laddr = st.localAddr
+	setRequestContext(r, &rq.ctx)
+	return rq, true
+}
+
+// headString is the request head as one string, and the address of its
+// first byte in the read buffer, so that any slice of the parsed head maps
+// to a substring.
+type headString struct {
+	s    string
+	base unsafe.Pointer
+}
+
+// of returns the substring for b, a slice of the parsed head.
+func (h headString) of(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	o := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(h.base))
+	return h.s[o : o+len(b)]
+}
+
+// offsetIn returns the offset of sub within base; sub must be a slice of
+// base.
+func offsetIn(base, sub []byte) int {
+	return int(uintptr(unsafe.Pointer(unsafe.SliceData(sub))) - uintptr(unsafe.Pointer(unsafe.SliceData(base))))
+}
+
+// internMethod returns a constant string for the common methods.
+func internMethod(m []byte, sub headString) string {
+	switch string(m) {
+	case "GET":
+		return "GET"
+	case "POST":
+		return "POST"
+	case "HEAD":
+		return "HEAD"
+	case "PUT":
+		return "PUT"
+	case "DELETE":
+		return "DELETE"
+	case "OPTIONS":
+		return "OPTIONS"
+	case "PATCH":
+		return "PATCH"
+	}
+	return sub.of(m)
+}
+
+// setURL fills rq.url as url.ParseRequestURI does for the target (with
+// net/http's treatment of CONNECT), without allocating for the common
+// origin-form target whose path needs no unescaping.
+func (rq *compatRequest) setURL(hr *h1.Request, sub headString) bool {
+	u := &rq.url
+	if hr.Form == h1.OriginForm && plainPath(hr.Path) {
+		u.Path = sub.of(hr.Path)
+		if hr.Query != nil {
+			u.RawQuery = sub.of(hr.Query)
+			u.ForceQuery = len(hr.Query) == 0
+		}
+		return true
+	}
+	target := rq.req.RequestURI
+	connect := hr.Form == h1.AuthorityForm
+	if connect {
+		target = "http://" + target
+	}
+	pu, err := url.ParseRequestURI(target)
+	if err != nil {
+		return false
+	}
+	*u = *pu
+	if connect {
+		u.Scheme = ""
+	}
+	return true
+}
+
+// plainPath reports whether p is a path that url.ParseRequestURI would
+// keep as it is, with an empty RawPath: only characters that need neither
+// unescaping nor escaping.
+func plainPath(p []byte) bool {
+	for _, c := range p {
+		if !plainPathByte[c] {
+			return false
+		}
+	}
+	return true
+}
+
+var plainPathByte = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range "-._~$&+,/:;=@" {
+		t[c] = true
+	}
+	return t
+}()
+
+// header builds the canonical request Header as net/http does: Host and
+// Transfer-Encoding are left out (they are in Request.Host and
+// Request.TransferEncoding), keys are canonical, and repeated fields become
+// one key with several values.
+func (rq *compatRequest) header(hr *h1.Request, sub headString) http.Header {
+	hs := hr.Headers
+	n := len(hs)
+	if hr.Host != nil {
+		n-- // Host is not in Header; an exact hint saves the map a bucket
+	}
+	if hr.Chunked {
+		n--
+	}
+	h := make(http.Header, max(n, 0))
+	vals := rq.vals[:]
+	if len(hs) > len(vals) {
+		vals = make([]string, len(hs))
+	}
+	nv := 0
+	for i := range hs {
+		f := &hs[i]
+		var key string
+		switch f.Key {
+		case h1.HeaderHost, h1.HeaderTransferEncoding:
+			continue
+		case h1.Unknown:
+			key = textproto.CanonicalMIMEHeaderKey(sub.of(f.Name))
+		default:
+			key = f.Key.String()
+		}
+		v := sub.of(f.Value)
+		if old, ok := h[key]; ok {
+			h[key] = append(old, v)
+			continue
+		}
+		vals[nv] = v
+		h[key] = vals[nv : nv+1 : nv+1]
+		nv++
+	}
+	// RFC 9111 §5.4, as net/http: "Pragma: no-cache" alone implies
+	// "Cache-Control: no-cache".
+	if p := h["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
+		if _, ok := h["Cache-Control"]; !ok {
+			h["Cache-Control"] = []string{"no-cache"}
+		}
+	}
+	return h
+}
+
+// declaredTrailers returns the Trailer map net/http prepares for a chunked
+// request: the declared names, canonical, without values yet.
+func declaredTrailers(tv []string) http.Header {
+	var t http.Header
+	for _, v := range tv {
+		for _, k := range strings.Split(v, ",") {
+			k = textproto.CanonicalMIMEHeaderKey(textproto.TrimString(k))
+			switch k {
+			case "", "Transfer-Encoding", "Trailer", "Content-Length":
+				continue
+			}
+			if t == nil {
+				t = make(http.Header)
+			}
+			t[k] = nil
+		}
+	}
+	return t
+}
+
+// requestCtxField locates http.Request's unexported context field so that
+// the request's Context can be set without the copy WithContext makes (one
+// allocation per request). If a future Go renames the field, the lookup
+// fails and setRequestContext falls back to WithContext.
+var requestCtxField = func() uintptr {
+	f, ok := reflect.TypeFor[http.Request]().FieldByName("ctx")
+	if !ok || f.Type != reflect.TypeFor[context.Context]() {
+		return 0
+	}
+	return f.Offset
+}()
+
+// setRequestContext makes ctx the Context of r, which must be a fresh
+// Request no other goroutine has seen.
+func setRequestContext(r *http.Request, ctx context.Context) {
+	if requestCtxField == 0 {
+		*r = *r.WithContext(ctx)
+		return
+	}
+	*(*context.Context)(unsafe.Add(unsafe.Pointer(r), requestCtxField)) = ctx
+}
+
+// compatBody is Request.Body for requests that have one: it reads the
+// engine's body stream while the handler runs and fails afterwards.
+type compatBody struct {
+	rq       *compatRequest
+	closed   atomic.Bool
+	trailers bool // request trailers merged into Request.Trailer
+}
+
+// Read reads the request body.
+func (b *compatBody) Read(p []byte) (int, error) {
+	if b.closed.Load() {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	cx := &b.rq.ctx
+	cx.lock()
+	defer cx.unlock()
+	if cx.ended {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	x := cx.x
+	n, err := x.conn.body.Read(p)
+	switch err {
+	case io.EOF:
+		if !b.trailers {
+			b.trailers = true
+			b.mergeTrailers(x)
+		}
+	case ErrBodyReadAfterClose:
+		err = http.ErrBodyReadAfterClose
+	}
+	return n, err
+}
+
+// mergeTrailers adds the received trailer fields to Request.Trailer, as
+// net/http does when the body reaches io.EOF.
+func (b *compatBody) mergeTrailers(x *Ctx) {
+	ts := x.Trailers()
+	if len(ts) == 0 {
+		return
+	}
+	r := &b.rq.req
+	if r.Trailer == nil {
+		r.Trailer = make(http.Header, len(ts))
+	}
+	for _, f := range ts {
+		k := textproto.CanonicalMIMEHeaderKey(string(f.Name))
+		r.Trailer[k] = append(r.Trailer[k], string(f.Value))
+	}
+}
+
+// Close makes later reads fail. Whatever is left of the body is drained
+// (or the connection closed) by the server after the handler returns.
+func (b *compatBody) Close() error {
+	b.closed.Store(true)
+	return nil
+}
+
+// closedChan is a closed channel: Done of a request that has ended.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// compatContext is the request's Context. It is cancelled when the client
+// goes away and when ServeHTTP returns. Nothing is set up until Done is
+// first called: then the engine's disconnect watch starts, and a
+// context.WithCancel child made inside lets derived contexts (WithCancel,
+// WithTimeout) hang off it without a goroutine each.
+//
+// mu serialises every use of the engine's state made on behalf of the
+// handler (body reads, response writes, starting the watch), since Done may
+// be called from any goroutine while the handler runs. Done never waits for
+// mu (a body read may hold it for long): when mu is busy it leaves the
+// watch to be started by whoever holds mu, as it unlocks.
+type compatContext struct {
+	mu    sync.Mutex
+	x     *Ctx // guarded by mu; nil once ended
+	ended bool // guarded by mu
+
+	imu  sync.Mutex // guards creating inner, and over
+	over bool       // the request has ended
+
+	inner     atomic.Pointer[innerCtx]
+	wantWatch atomic.Bool // inner exists, the engine watch is not started yet
+	hijack    atomic.Bool // the connection was hijacked: disconnects no longer cancel
+	laddr     net.Addr
+}
+
+type innerCtx struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (c *compatContext) lock() { c.mu.Lock() }
+
+// unlock releases mu, first starting the disconnect watch if Done asked for
+// it while mu was held.
+func (c *compatContext) unlock() {
+	c.mu.Unlock()
+	if c.wantWatch.Load() && c.mu.TryLock() {
+		c.startWatchLocked()
+		c.mu.Unlock()
+	}
+}
+
+// startWatchLocked starts the engine's disconnect watch, which cancels
+// inner when the client goes away. mu must be held.
+func (c *compatContext) startWatchLocked() {
+	if !c.wantWatch.Swap(false) || c.ended {
+		return
+	}
+	in := c.inner.Load()
+	x := c.x
+	x.onDone = func() {
+		if !c.hijack.Load() {
+			in.cancel()
+		}
+	}
+	x.Done()
+}
+
+// Deadline reports no deadline, as net/http's request context.
+func (c *compatContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Done returns a channel closed when the client goes away or ServeHTTP
+// returns.
+func (c *compatContext) Done() <-chan struct{} {
+	if in := c.inner.Load(); in != nil {
+		return in.ctx.Done()
+	}
+	c.imu.Lock()
+	in := c.inner.Load()
+	if in == nil {
+		if c.over {
+			c.imu.Unlock()
+			return closedChan
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		in = &innerCtx{ctx, cancel}
+		c.inner.Store(in)
+		c.wantWatch.Store(true)
+	}
+	c.imu.Unlock()
+	// Seen either here or by the holder of mu in unlock (it loads
+	// wantWatch after releasing mu).
+	if c.wantWatch.Load() && c.mu.TryLock() {
+		c.startWatchLocked()
+		c.mu.Unlock()
+	}
+	return in.ctx.Done()
+}
+
+// Err returns context.Canceled once Done is closed.
+func (c *compatContext) Err() error {
+	if in := c.inner.Load(); in != nil {
+		return in.ctx.Err()
+	}
+	c.imu.Lock()
+	defer c.imu.Unlock()
+	if c.over {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Value returns the connection's local address for
+// http.LocalAddrContextKey, as net/http does, and otherwise defers to the
+// inner context (which is how context.WithCancel finds it).
+func (c *compatContext) Value(key any) any {
+	if key == http.LocalAddrContextKey {
+		return c.laddr
+	}
+	if in := c.inner.Load(); in != nil {
+		return in.ctx.Value(key)
+	}
+	return nil
+}
+
+// String names the context, for fmt and context's own String methods.
+func (c *compatContext) String() string { return "riptide.compatContext" }
+
+// end cancels the context: ServeHTTP has returned (or panicked).
+func (c *compatContext) end() {
+	c.mu.Lock()
+	c.ended = true
+	c.x = nil
+	c.mu.Unlock()
+	c.imu.Lock()
+	c.over = true
+	c.imu.Unlock()
+	if in := c.inner.Load(); in != nil {
+		in.cancel()
+	}
+}

@@ -1,0 +1,624 @@
+package riptide
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/textproto"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/riptide-http/riptide/h1"
+)
+
+// sniffLen is how many body bytes http.DetectContentType looks at.
+const sniffLen = 512
+
+// compatWriter is the http.ResponseWriter of the compat door. It is pooled
+// with the connection (one per Ctx) and reset per request. It keeps the
+// handler's http.Header map until the head is written, then translates it
+// into the engine's response (Ctx.resp): the engine does the framing,
+// buffering and writing, so native and compat responses go out the same
+// way. The header map itself is never pooled (a handler may keep it).
+//
+// Every method that touches engine state holds the request's
+// compatContext.mu (see compatContext).
+type compatWriter struct {
+	x      *Ctx
+	cx     *compatContext
+	st     *compatState
+	header http.Header
+	status int
+
+	wroteHeader bool
+	hijacked    bool
+	// sniff: Content-Type is still to be detected from the body.
+	sniff bool
+	// trailers: the handler announced trailers (a Trailer header or
+	// TrailerPrefix keys when the head was written), so the body is
+	// chunked even if it would fit the buffer.
+	trailers bool
+
+	keys     []string // scratch for sorting header keys
+	lr       io.LimitedReader
+	sniffBuf [sniffLen]byte
+}
+
+var (
+	_ http.ResponseWriter = (*compatWriter)(nil)
+	_ http.Flusher        = (*compatWriter)(nil)
+	_ http.Hijacker       = (*compatWriter)(nil)
+	_ io.ReaderFrom       = (*compatWriter)(nil)
+	_ io.StringWriter     = (*compatWriter)(nil)
+)
+
+func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
+	w.x, w.cx, w.st = x, &rq.ctx, x.compat
+	w.header = nil
+	w.status = 0
+	w.wroteHeader, w.hijacked, w.sniff, w.trailers = false, false, false, false
+}
+
+// end runs when ServeHTTP has returned or panicked: the request's Context
+// is cancelled and its Body stops reading.
+func (w *compatWriter) end() {
+	w.cx.end()
+	w.header = nil
+	clear(w.keys)
+	w.keys = w.keys[:0]
+}
+
+// Header returns the response header map. Changes after WriteHeader (or
+// the first Write) have no effect except for trailers.
+func (w *compatWriter) Header() http.Header {
+	if w.header == nil {
+		w.header = make(http.Header)
+	}
+	return w.header
+}
+
+// WriteHeader sends an informational (1xx other than 101) response at once,
+// or records the final status and header.
+func (w *compatWriter) WriteHeader(code int) {
+	w.cx.lock()
+	defer w.cx.unlock()
+	w.writeHeader(code)
+}
+
+func (w *compatWriter) writeHeader(code int) {
+	if w.hijacked || w.wroteHeader {
+		// net/http logs "superfluous WriteHeader" and ignores it.
+		return
+	}
+	if code < 100 || code > 999 {
+		panic(fmt.Sprintf("invalid WriteHeader code %v", code))
+	}
+	if code < 200 && code != http.StatusSwitchingProtocols {
+		w.writeInformational(code)
+		return
+	}
+	w.wroteHeader = true
+	w.status = code
+	w.serializeHeader()
+}
+
+// bodyAllowed reports whether a response with this status has a body
+// (RFC 9110 §6.4.1).
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != 204 && status != 304
+}
+
+// serializeHeader turns the handler's header map into the engine's header
+// lines: sorted by key (as net/http sends them), invalid names dropped, CR
+// and LF in values replaced by spaces (net/http's rules), and the fields the
+// engine manages (Content-Length, Transfer-Encoding, Connection) turned into
+// its settings.
+func (w *compatWriter) serializeHeader() {
+	r := &w.x.resp
+	code := w.status
+	r.status = code
+	w.sniff = bodyAllowed(code)
+	h := w.header
+	if len(h) == 0 {
+		return
+	}
+	keys := w.sortedKeys()
+	te := ""
+	for _, k := range keys {
+		vs := h[k]
+		switch k {
+		case "Content-Type":
+			w.sniff = false
+			if code == http.StatusNotModified {
+				continue
+			}
+		case "Content-Length":
+			if bodyAllowed(code) && len(vs) > 0 {
+				if n, err := strconv.ParseInt(vs[0], 10, 64); err == nil && n >= 0 {
+					r.clen = n
+				}
+			}
+			continue
+		case "Transfer-Encoding":
+			if bodyAllowed(code) && len(vs) > 0 {
+				te = vs[0]
+				w.sniff = false
+			}
+			// The engine frames the body itself: chunked on HTTP/1.1.
+			continue
+		case "Connection":
+			rest := vs[:0:0]
+			for _, v := range vs {
+				switch {
+				case hasToken(v, "close"):
+					r.close = true
+				case strings.EqualFold(strings.TrimSpace(v), "keep-alive"):
+					// The engine says keep-alive itself where needed.
+				default:
+					rest = append(rest, v)
+				}
+			}
+			vs = rest
+		case "Content-Encoding":
+			if len(vs) > 0 && vs[0] != "" {
+				w.sniff = false
+			}
+		case "Date":
+			r.userDate = true
+		case "Server":
+			r.userServer = true
+		case "Trailer":
+			w.trailers = true
+		}
+		if strings.HasPrefix(k, http.TrailerPrefix) {
+			w.trailers = true
+			continue
+		}
+		if !h1.ValidHeaderName(k) {
+			continue
+		}
+		for _, v := range vs {
+			r.hdr = appendHeaderLine(r.hdr, k, v)
+		}
+	}
+	if te != "" && te != "identity" {
+		// A Transfer-Encoding overrides a Content-Length (net/http logs it).
+		r.clen = -1
+	}
+}
+
+// sortedKeys returns the header map's keys, sorted, in a reused slice.
+func (w *compatWriter) sortedKeys() []string {
+	keys := w.keys[:0]
+	for k := range w.header {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	w.keys = keys
+	return keys
+}
+
+// appendHeaderLine appends "name: value\r\n" with value trimmed and any CR
+// or LF in it replaced by a space, so a value cannot inject header lines.
+func appendHeaderLine(dst []byte, name, value string) []byte {
+	value = textproto.TrimString(value)
+	dst = append(dst, name...)
+	dst = append(dst, ':', ' ')
+	if strings.IndexByte(value, '\r') < 0 && strings.IndexByte(value, '\n') < 0 {
+		dst = append(dst, value...)
+	} else {
+		for i := 0; i < len(value); i++ {
+			c := value[i]
+			if c == '\r' || c == '\n' {
+				c = ' '
+			}
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '\r', '\n')
+}
+
+// writeInformational sends a 1xx response now, with the header fields set
+// so far (they stay set for the final response, RFC 8297).
+func (w *compatWriter) writeInformational(code int) {
+	x := w.x
+	c := x.conn
+	if x.req.Minor == 0 || c.werr != nil || x.resp.committed {
+		// HTTP/1.0 clients do not expect interim responses (RFC 9110
+		// §15.2).
+		return
+	}
+	if code == http.StatusContinue {
+		// Sent by the handler: the body read must not send another.
+		c.body.sent100 = true
+	}
+	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
+	if len(w.header) > 0 {
+		for _, k := range w.sortedKeys() {
+			if k == "Content-Length" || k == "Transfer-Encoding" || !h1.ValidHeaderName(k) {
+				continue
+			}
+			for _, v := range w.header[k] {
+				c.wbuf = appendHeaderLine(c.wbuf, k, v)
+			}
+		}
+	}
+	c.wbuf = append(c.wbuf, '\r', '\n')
+	c.flush()
+}
+
+// commit writes the response head through the engine, first adding the
+// sniffed Content-Type if the handler set none. next is body data about to
+// be written that is not buffered yet (it takes part in sniffing).
+func (w *compatWriter) commit(streaming bool, next []byte) {
+	x := w.x
+	r := &x.resp
+	if w.sniff && (len(r.body) > 0 || len(next) > 0) {
+		data := r.body
+		if len(data) < sniffLen && len(next) > 0 {
+			n := copy(w.sniffBuf[:], data)
+			n += copy(w.sniffBuf[n:], next)
+			data = w.sniffBuf[:n]
+		}
+		r.hdr = h1.AppendHeader(r.hdr, "Content-Type", http.DetectContentType(data))
+	}
+	w.sniff = false
+	x.commit(streaming)
+}
+
+// Write writes body bytes: buffered until the server's write buffer is
+// full, then streamed.
+func (w *compatWriter) Write(p []byte) (int, error) {
+	w.cx.lock()
+	defer w.cx.unlock()
+	return w.write(p)
+}
+
+// WriteString is Write without converting s to a []byte.
+func (w *compatWriter) WriteString(s string) (int, error) {
+	w.cx.lock()
+	defer w.cx.unlock()
+	// The engine only reads p during the call and never retains it.
+	return w.write(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+func (w *compatWriter) write(p []byte) (int, error) {
+	if w.hijacked {
+		return 0, http.ErrHijacked
+	}
+	if !w.wroteHeader {
+		w.writeHeader(http.StatusOK)
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if !bodyAllowed(w.status) {
+		return 0, http.ErrBodyNotAllowed
+	}
+	x := w.x
+	r := &x.resp
+	c := x.conn
+	if c.werr != nil {
+		return 0, c.werr
+	}
+	if !r.committed {
+		if r.clen >= 0 && int64(len(r.body)+len(p)) > r.clen {
+			return 0, http.ErrContentLength
+		}
+		if len(r.body)+len(p) <= c.cfg.writeBuf {
+			r.body = append(r.body, p...)
+			return len(p), nil
+		}
+		w.commit(true, p)
+	}
+	n, err := x.writeCommitted(p)
+	if err == ErrContentLength {
+		err = http.ErrContentLength
+	}
+	return n, err
+}
+
+// Flush sends the head, if not sent yet, and everything buffered.
+func (w *compatWriter) Flush() { w.FlushError() }
+
+// FlushError is Flush returning the write error, for
+// http.ResponseController.
+func (w *compatWriter) FlushError() error {
+	w.cx.lock()
+	defer w.cx.unlock()
+	if w.hijacked {
+		return http.ErrHijacked
+	}
+	if !w.wroteHeader {
+		w.writeHeader(http.StatusOK)
+	}
+	if !w.x.resp.committed {
+		w.commit(true, nil)
+	}
+	return w.x.conn.flush()
+}
+
+// finish completes the response once ServeHTTP has returned: implicit 200,
+// trailers, and the head if the handler never flushed. The engine then
+// ends the body.
+func (w *compatWriter) finish() {
+	w.cx.lock()
+	defer w.cx.unlock()
+	if w.hijacked {
+		return
+	}
+	if !w.wroteHeader {
+		w.writeHeader(http.StatusOK)
+	}
+	r := &w.x.resp
+	if len(w.header) > 0 {
+		w.collectTrailers()
+	}
+	if !r.committed {
+		// Announced trailers make the body chunked, as in net/http.
+		w.commit(w.trailers || len(r.trl) > 0, nil)
+	}
+}
+
+// collectTrailers gathers the trailer values the handler set: the fields
+// named in the Trailer header and the keys with http.TrailerPrefix.
+func (w *compatWriter) collectTrailers() {
+	r := &w.x.resp
+	h := w.header
+	for _, v := range h["Trailer"] {
+		for name := range strings.SplitSeq(v, ",") {
+			name = textproto.CanonicalMIMEHeaderKey(textproto.TrimString(name))
+			if name == "" || forbiddenTrailer[name] || !h1.ValidHeaderName(name) {
+				continue
+			}
+			for _, tv := range h[name] {
+				r.trl = appendHeaderLine(r.trl, name, tv)
+			}
+		}
+	}
+	for k, vs := range h {
+		name, ok := strings.CutPrefix(k, http.TrailerPrefix)
+		if !ok || !h1.ValidHeaderName(name) {
+			continue
+		}
+		for _, tv := range vs {
+			r.trl = appendHeaderLine(r.trl, name, tv)
+		}
+	}
+}
+
+// ReadFrom copies src into the body. When src is a file (or a socket) and
+// the response has a declared Content-Length, the body goes out with the
+// connection's ReadFrom (sendfile or splice) after the head; anything else
+// goes through Write, so a small body still gets a Content-Length. No lock
+// is held while src is read: src may be the request body.
+func (w *compatWriter) ReadFrom(src io.Reader) (int64, error) {
+	rf, ok := w.sendfileTarget(src)
+	if !ok {
+		return w.copyFrom(src)
+	}
+	var n int64
+	if w.needSniff() {
+		// Sniff from the first bytes, as net/http does.
+		k, err := io.ReadFull(src, w.sniffBuf[:])
+		n = int64(k)
+		if _, werr := w.Write(w.sniffBuf[:k]); werr != nil {
+			return n, werr
+		}
+		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				err = nil
+			}
+			return n, err
+		}
+	}
+	w.cx.lock()
+	x := w.x
+	r := &x.resp
+	c := x.conn
+	if !r.committed {
+		w.commit(true, nil)
+	}
+	err := c.flush()
+	remaining := r.clen - r.written
+	if err == nil {
+		c.armWrite()
+	}
+	w.cx.unlock()
+	if err != nil {
+		return n, err
+	}
+	// Only this goroutine writes the response: the socket is ours until
+	// the next engine write, which needs the lock.
+	w.lr = io.LimitedReader{R: src, N: remaining}
+	m, err := rf.ReadFrom(&w.lr)
+	w.lr.R = nil
+	w.cx.lock()
+	r.written += m
+	if err != nil && c.werr == nil {
+		// The head is out and the body is short: the connection cannot
+		// be reused.
+		c.closeAfter = true
+	}
+	w.cx.unlock()
+	return n + m, err
+}
+
+// sendfileTarget reports whether the body can be sent with the socket's
+// ReadFrom: a declared Content-Length, a body to send, a TCP connection,
+// and a source that the kernel can copy from (a file or a socket, possibly
+// behind an io.LimitedReader). It writes the head first if need be.
+func (w *compatWriter) sendfileTarget(src io.Reader) (io.ReaderFrom, bool) {
+	inner := src
+	if lr, ok := src.(*io.LimitedReader); ok {
+		inner = lr.R
+	}
+	switch inner.(type) {
+	case *os.File, *net.TCPConn:
+	default:
+		return nil, false
+	}
+	w.cx.lock()
+	defer w.cx.unlock()
+	if w.hijacked {
+		return nil, false
+	}
+	if !w.wroteHeader {
+		w.writeHeader(http.StatusOK)
+	}
+	r := &w.x.resp
+	if r.clen < 0 || r.head || !bodyAllowed(w.status) {
+		return nil, false
+	}
+	rf, ok := w.x.conn.nc.(*net.TCPConn)
+	return rf, ok
+}
+
+// needSniff reports whether Content-Type is still to be sniffed from a body
+// none of which has been written yet.
+func (w *compatWriter) needSniff() bool {
+	w.cx.lock()
+	defer w.cx.unlock()
+	return w.sniff && !w.x.resp.committed && len(w.x.resp.body) == 0
+}
+
+// copyFrom is ReadFrom through Write, with a buffer kept per connection.
+func (w *compatWriter) copyFrom(src io.Reader) (int64, error) {
+	if w.st.copyBuf == nil {
+		w.st.copyBuf = make([]byte, 32<<10)
+	}
+	buf := w.st.copyBuf
+	var n int64
+	for {
+		k, err := src.Read(buf)
+		if k > 0 {
+			m, werr := w.Write(buf[:k])
+			n += int64(m)
+			if werr != nil {
+				return n, werr
+			}
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// Hijack hands the connection to the handler, after sending the head it
+// has written (a 101 Switching Protocols, say). The returned reader holds
+// any bytes the server had already read past the request head.
+func (w *compatWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.cx.lock()
+	defer w.cx.unlock()
+	if w.hijacked {
+		return nil, nil, http.ErrHijacked
+	}
+	x := w.x
+	if w.wroteHeader && !x.resp.committed {
+		w.commit(true, nil)
+	}
+	// The engine ends the disconnect watch on Hijack; the Context then
+	// stays live until ServeHTTP returns, as in net/http.
+	w.cx.hijack.Store(true)
+	nc, buffered, err := x.Hijack()
+	if err != nil {
+		w.cx.hijack.Store(false)
+		return nil, nil, err
+	}
+	w.hijacked = true
+	br := bufio.NewReaderSize(&prefixReader{buf: buffered, r: nc}, max(4<<10, len(buffered)))
+	if len(buffered) > 0 {
+		// Make the bytes visible through Buffered, as net/http's are.
+		br.Peek(len(buffered))
+	}
+	return nc, bufio.NewReadWriter(br, bufio.NewWriterSize(nc, 4<<10)), nil
+}
+
+// prefixReader reads buf, then r.
+type prefixReader struct {
+	buf []byte
+	r   io.Reader
+}
+
+func (p *prefixReader) Read(b []byte) (int, error) {
+	if len(p.buf) > 0 {
+		n := copy(b, p.buf)
+		p.buf = p.buf[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
+}
+
+// SetReadDeadline sets the connection's read deadline for the rest of the
+// request (http.ResponseController).
+func (w *compatWriter) SetReadDeadline(t time.Time) error {
+	w.cx.lock()
+	defer w.cx.unlock()
+	if w.hijacked {
+		return http.ErrHijacked
+	}
+	return w.x.SetReadDeadline(t)
+}
+
+// SetWriteDeadline sets the connection's write deadline for the rest of
+// the request (http.ResponseController).
+func (w *compatWriter) SetWriteDeadline(t time.Time) error {
+	w.cx.lock()
+	defer w.cx.unlock()
+	if w.hijacked {
+		return http.ErrHijacked
+	}
+	return w.x.SetWriteDeadline(t)
+}
+
+// EnableFullDuplex reports success: riptide never discards the unread
+// request body when the response starts, so a handler may always
+// interleave reading the body and writing the response. Body reads and
+// response writes made from two goroutines at once are serialised: a write
+// waits for a body read that is blocked on the network.
+func (w *compatWriter) EnableFullDuplex() error { return nil }
+
+// CloseNotify implements the deprecated http.CloseNotifier: the channel
+// receives true when the request's Context is done.
+func (w *compatWriter) CloseNotify() <-chan bool {
+	ch := make(chan bool, 1)
+	done := w.cx.Done()
+	go func() {
+		<-done
+		ch <- true
+	}()
+	return ch
+}
+
+// hasToken reports whether the comma-separated list v contains token,
+// case-insensitively.
+func hasToken(v, token string) bool {
+	for item := range strings.SplitSeq(v, ",") {
+		if strings.EqualFold(textproto.TrimString(item), token) {
+			return true
+		}
+	}
+	return false
+}
+
+// forbiddenTrailer lists the fields that must not be sent as trailers
+// (RFC 9110 §6.5.1: framing, routing, authentication, controls), in
+// canonical form.
+var forbiddenTrailer = map[string]bool{
+	"Authorization": true, "Cache-Control": true, "Connection": true,
+	"Content-Encoding": true, "Content-Length": true, "Content-Range": true,
+	"Content-Type": true, "Expect": true, "Host": true, "Keep-Alive": true,
+	"Max-Forwards": true, "Pragma": true, "Proxy-Authenticate": true,
+	"Proxy-Authorization": true, "Proxy-Connection": true, "Range": true,
+	"Realm": true, "Te": true, "Trailer": true, "Transfer-Encoding": true,
+	"Www-Authenticate": true,
+}

@@ -1,0 +1,489 @@
+package riptide
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/riptide-http/riptide/h1"
+)
+
+// conn is the per-connection engine state. It is pooled: a connection's
+// buffers, Ctx, parsed request and body reader are reused by every request
+// on it and then by later connections, which is what makes the request path
+// allocation-free.
+//
+// Internal contracts (for code in this package, including compat*.go):
+//   - Only the connection's goroutine touches a conn, except Server.Shutdown
+//     and Server.Close (which only call nc.SetReadDeadline / nc.Close and
+//     load state) and the disconnect watcher (see watch.go).
+//   - rbuf[r:w] is read but unconsumed input. rbuf[:pin] holds the live
+//     request's head, which h1.Request slices point into; it is not moved or
+//     overwritten until the handler has returned.
+//   - wbuf holds complete responses (and at most the current one's
+//     committed part) not yet written; it is written with one Write call
+//     when the connection is about to block on a read, when it grows past
+//     the write buffer size, or on Flush.
+type conn struct {
+	srv *Server
+	cfg *config
+	nc  net.Conn
+
+	// state is a ConnState, read by Shutdown.
+	state atomic.Int32
+
+	rbuf       []byte
+	r, w, pin  int
+	wbuf       []byte
+	werr       error // sticky: the connection is broken for writing
+	closeAfter bool  // close once the current response is out
+	hijacked   bool
+	nreq       int
+
+	// Read and write deadline bookkeeping; see armRead.
+	rkind, wkind uint8
+	rsec, wsec   int64
+	born         int64 // clock second of the accept, for Shutdown
+
+	ctx     Ctx
+	body    bodyReader
+	date    dateCache
+	watchWG sync.WaitGroup
+	linger  bool // the client may still be sending: half-close first
+}
+
+var connPool sync.Pool
+
+func newConn(s *Server, nc net.Conn) *conn {
+	c, _ := connPool.Get().(*conn)
+	if c == nil || c.cfg != &s.cfg {
+		c = &conn{
+			rbuf: make([]byte, s.cfg.readBuf),
+			wbuf: make([]byte, 0, s.cfg.writeBuf+1024),
+		}
+		c.ctx.resp.body = make([]byte, 0, s.cfg.writeBuf)
+	}
+	c.srv, c.cfg, c.nc = s, &s.cfg, nc
+	c.born = clockSec.Load()
+	c.ctx.conn = c
+	c.body.c = c
+	c.body.done = true // no request yet: nothing unread to linger for
+	c.state.Store(int32(StateNew))
+	return c
+}
+
+// putConn returns c to the pool, dropping buffers that grew unusually large
+// and every reference to the old connection.
+func putConn(c *conn) {
+	if len(c.rbuf) > 4*c.cfg.readBuf {
+		c.rbuf = make([]byte, c.cfg.readBuf)
+	}
+	if cap(c.wbuf) > 4*c.cfg.writeBuf {
+		c.wbuf = make([]byte, 0, c.cfg.writeBuf+1024)
+	}
+	if cap(c.ctx.resp.body) > 4*c.cfg.writeBuf {
+		c.ctx.resp.body = make([]byte, 0, c.cfg.writeBuf)
+	}
+	if cap(c.ctx.scratch) > 64<<10 {
+		c.ctx.scratch = nil
+	}
+	c.nc = nil
+	c.r, c.w, c.pin = 0, 0, 0
+	c.wbuf = c.wbuf[:0]
+	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger = nil, false, false, 0, false
+	c.rkind, c.wkind = dlNone, dlNone
+	c.ctx.req.Reset()
+	c.ctx.resetResponse()
+	connPool.Put(c)
+}
+
+func (c *conn) setState(st ConnState) {
+	if ConnState(c.state.Load()) == st {
+		return
+	}
+	c.state.Store(int32(st))
+	if h := c.srv.ConnState; h != nil {
+		h(c.nc, st)
+	}
+}
+
+// serve runs the connection: read a request, serve it, repeat.
+func (c *conn) serve() {
+	s := c.srv
+	if h := s.ConnState; h != nil {
+		h(c.nc, StateNew)
+	}
+	// Go enables TCP_NODELAY on every TCP connection it creates, so a
+	// response goes out as soon as it is written; nothing to do here.
+	c.armRead(dlHeader, c.cfg.readHeader, false)
+	if c.serveH2() { // HTTP/2 (h2.go): TLS with ALPN h2, or h2c prior knowledge
+		return
+	}
+	for c.readRequest() {
+		c.serveRequest()
+		if c.hijacked {
+			c.setState(StateHijacked)
+			s.trackConn(c, false)
+			putConn(c)
+			return
+		}
+		if c.closeAfter || c.werr != nil {
+			break
+		}
+		if len(c.wbuf) >= c.cfg.writeBuf {
+			c.flush()
+		}
+	}
+	c.flush()
+	c.closeConn()
+}
+
+// closeConn closes the socket. When the client may still be sending (an
+// undrained body, a rejected request), it half-closes first and discards
+// input briefly so that the last response is not destroyed by an RST.
+func (c *conn) closeConn() {
+	if tc, ok := c.nc.(*net.TCPConn); ok && c.werr == nil && (c.linger || c.r < c.w || !c.body.done) {
+		tc.CloseWrite()
+		tc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		var buf [512]byte
+		for i := 0; i < 16; i++ {
+			if _, err := tc.Read(buf[:]); err != nil {
+				break
+			}
+		}
+	}
+	c.nc.Close()
+	c.setState(StateClosed)
+	c.srv.trackConn(c, false)
+	putConn(c)
+}
+
+// readRequest reads and parses the next request head into c.ctx.req. It
+// returns false when the connection should close (EOF, timeout, shutdown,
+// or a parse error, which it has answered).
+func (c *conn) readRequest() bool {
+	req := &c.ctx.req
+	armed := false
+	for {
+		if c.r < c.w {
+			n, err := req.Parse(c.rbuf[c.r:c.w], &c.cfg.limits)
+			if err == nil {
+				c.r += n
+				c.pin = c.r
+				c.setState(StateActive)
+				return true
+			}
+			if err != h1.ErrNeedMore {
+				c.setState(StateActive)
+				c.ctx.resp.head = false // no request: not an answer to HEAD
+				c.writeCanned(h1.StatusOf(err))
+				return false
+			}
+			if !armed {
+				// Part of a head is here: from now on the head must
+				// complete within ReadHeaderTimeout (slowloris).
+				c.armRead(dlHeader, c.cfg.readHeader, false)
+				armed = true
+			}
+		}
+		// About to block: this is the end of a pipelined batch.
+		if c.flush() != nil {
+			return false
+		}
+		if c.r == c.w {
+			if c.srv.shuttingDown() {
+				return false
+			}
+			if c.nreq > 0 {
+				c.r, c.w = 0, 0
+				c.armRead(dlIdle, c.cfg.idle, true)
+				// Order matters for Shutdown: deadline, then state, then
+				// the flag check (see Server.closeIdle).
+				c.setState(StateIdle)
+				if c.srv.shuttingDown() {
+					return false
+				}
+			}
+		}
+		if err := c.fill(); err != nil {
+			if c.r < c.w && isTimeout(err) && !c.srv.shuttingDown() {
+				c.ctx.resp.head = false
+				c.writeCanned(408)
+			}
+			return false
+		}
+		c.setState(StateActive)
+	}
+}
+
+// serveRequest runs the handler for the parsed request and completes its
+// response in wbuf.
+func (c *conn) serveRequest() {
+	x := &c.ctx
+	req := &x.req
+	c.nreq++
+	x.resetResponse()
+	cfg := c.cfg
+	x.resp.close = req.Close || !cfg.keepAlive ||
+		(cfg.maxReqs > 0 && c.nreq >= cfg.maxReqs)
+	x.resp.head = isHEAD(req.Method)
+	if req.ExpectOther {
+		c.writeCanned(417)
+		return
+	}
+	if cfg.maxBody > 0 && req.ContentLength > cfg.maxBody {
+		c.writeCanned(413)
+		return
+	}
+	c.body.start(req)
+
+	c.callHandler()
+	if c.hijacked {
+		return
+	}
+	x.stopWatch()
+	x.finish()
+	c.body.finishRequest()
+	if c.wkind == dlUser {
+		// The handler's write deadline ends with its request.
+		c.wkind = dlNone
+		c.nc.SetWriteDeadline(time.Time{})
+	}
+	if x.resp.close {
+		c.closeAfter = true
+	}
+	if cap(x.scratch) > 1<<20 {
+		// Do not keep a large ReadBody buffer for the connection's life.
+		x.scratch = nil
+	}
+	c.pin = 0
+}
+
+func isHEAD(m []byte) bool { return string(m) == "HEAD" }
+
+// callHandler runs the handler with panic recovery. A separate function so
+// the deferred recover is open-coded (free when nothing panics).
+func (c *conn) callHandler() {
+	defer func() {
+		if v := recover(); v != nil {
+			c.handlerPanicked(v)
+		}
+	}()
+	if c.ctx.req.Upgrade && c.srv.h2Upgrade(&c.ctx) { // Upgrade: h2c (h2.go)
+		return
+	}
+	if h := c.srv.Handler; h != nil {
+		h.ServeCtx(&c.ctx)
+	} else {
+		notFound(&c.ctx)
+	}
+}
+
+func notFound(x *Ctx) {
+	x.SetStatus(404)
+	x.SetHeader("Content-Type", "text/plain; charset=utf-8")
+	x.WriteString("404 page not found\n")
+}
+
+// writeCanned appends a complete error response with Connection: close
+// after whatever complete responses are pending, and marks the connection
+// to close. Used for requests the handler never sees.
+func (c *conn) writeCanned(code int) {
+	text := h1.StatusText(code)
+	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
+	c.wbuf = append(c.wbuf, c.date.get()...)
+	c.wbuf = append(c.wbuf, c.cfg.serverHeader...)
+	c.wbuf = append(c.wbuf, "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"...)
+	c.wbuf = h1.AppendContentLength(c.wbuf, int64(len(text)+1))
+	c.wbuf = append(c.wbuf, "\r\n"...)
+	if !c.ctx.resp.head { // RFC 9110 §9.3.2: no content in an answer to HEAD
+		c.wbuf = append(c.wbuf, text...)
+		c.wbuf = append(c.wbuf, '\n')
+	}
+	c.closeAfter = true
+	c.ctx.resp.close = true
+	// The client may be sending a body we will not read: half-close and
+	// drain briefly so that this response is not lost to an RST.
+	c.linger = true
+}
+
+// flush writes wbuf with a single Write call.
+func (c *conn) flush() error {
+	if c.werr != nil {
+		return c.werr
+	}
+	if len(c.wbuf) == 0 {
+		return nil
+	}
+	c.armWrite()
+	_, err := c.nc.Write(c.wbuf)
+	c.wbuf = c.wbuf[:0]
+	if c.ctx.resp.committed {
+		c.ctx.resp.sent = true
+	}
+	if err != nil {
+		c.werr = err
+	}
+	return err
+}
+
+// writeDirect writes p straight to the socket after flushing wbuf; used for
+// large response bodies so they are not copied.
+func (c *conn) writeDirect(p []byte) error {
+	if err := c.flush(); err != nil {
+		return err
+	}
+	c.armWrite()
+	c.ctx.resp.sent = true
+	_, err := c.nc.Write(p)
+	if err != nil {
+		c.werr = err
+	}
+	return err
+}
+
+// fill reads more input into rbuf[w:], making room first. It returns nil
+// when at least one byte was read.
+func (c *conn) fill() error {
+	if c.w == len(c.rbuf) {
+		if err := c.makeRoom(); err != nil {
+			return err
+		}
+	}
+	n, err := c.nc.Read(c.rbuf[c.w:])
+	c.w += n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// errBufferFull is returned by makeRoom when a head or chunk framing does
+// not fit the largest read buffer allowed; the parser reports the real
+// limit error before this in practice.
+var errBufferFull = errors.New("riptide: read buffer full")
+
+// makeRoom compacts rbuf[r:w] down to pin, or grows rbuf when it is full of
+// unconsumed bytes. Growth is bounded by the head limit plus room for chunk
+// framing and trailers.
+func (c *conn) makeRoom() error {
+	if c.r > c.pin {
+		n := copy(c.rbuf[c.pin:], c.rbuf[c.r:c.w])
+		c.r, c.w = c.pin, c.pin+n
+		return nil
+	}
+	limit := c.cfg.limits.MaxHeadBytes + 32<<10
+	if len(c.rbuf) >= limit {
+		return errBufferFull
+	}
+	// Request slices may point into the old buffer; it stays alive and
+	// unchanged for them, so copying is safe.
+	nb := make([]byte, min(2*len(c.rbuf), limit))
+	copy(nb, c.rbuf[:c.w])
+	c.rbuf = nb
+	return nil
+}
+
+func isTimeout(err error) bool {
+	return errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// Deadline kinds, recorded so a deadline of the same kind can be kept
+// instead of re-armed on every request.
+const (
+	dlNone uint8 = iota
+	dlIdle
+	dlHeader
+	dlBody
+	dlWrite
+	dlUser
+)
+
+// armRead sets the read deadline to now+d (none when d is 0). With lazy set,
+// a deadline of the same kind armed less than d/4 ago is kept: keep-alive
+// connections then re-arm the idle timeout a few times a minute instead of
+// on every request, at the price of the timeout firing up to a quarter
+// early. Short timeouts are always armed exactly.
+func (c *conn) armRead(kind uint8, d time.Duration, lazy bool) {
+	if d <= 0 {
+		if c.rkind != dlNone {
+			c.nc.SetReadDeadline(time.Time{})
+			c.rkind = dlNone
+		}
+		return
+	}
+	sec := clockSec.Load()
+	if lazy && kind == c.rkind && d >= 4*time.Second && sec != 0 &&
+		time.Duration(sec-c.rsec)*time.Second < d/4 {
+		return
+	}
+	c.nc.SetReadDeadline(time.Now().Add(d))
+	c.rkind, c.rsec = kind, sec
+}
+
+// armWrite applies WriteTimeout before a socket write, lazily as armRead.
+func (c *conn) armWrite() {
+	d := c.cfg.write
+	if d <= 0 || c.wkind == dlUser {
+		return
+	}
+	sec := clockSec.Load()
+	if c.wkind == dlWrite && d >= 4*time.Second && sec != 0 &&
+		time.Duration(sec-c.wsec)*time.Second < d/4 {
+		return
+	}
+	c.nc.SetWriteDeadline(time.Now().Add(d))
+	c.wkind, c.wsec = dlWrite, sec
+}
+
+// handlerPanicked recovers from a handler panic: it logs it (unless the
+// value is ErrAbortHandler), drops whatever part of this response is still
+// unsent, answers 500 if nothing of the response has left yet or cuts the
+// connection otherwise. The connection always closes: the handler may have
+// left the body or the response half done.
+func (c *conn) handlerPanicked(v any) {
+	x := &c.ctx
+	if v != ErrAbortHandler && v != http.ErrAbortHandler {
+		c.srv.logger().Error("riptide: panic serving request",
+			"remote", c.nc.RemoteAddr().String(),
+			"method", string(x.req.Method), "target", string(x.req.Target),
+			"panic", v, "stack", string(debug.Stack()))
+	}
+	if c.hijacked {
+		return
+	}
+	x.stopWatch()
+	c.closeAfter = true
+	c.linger = true
+	r := &x.resp
+	switch {
+	case !r.committed:
+		x.resetResponse()
+		r.head = isHEAD(x.req.Method)
+		r.status = 500
+		r.close = true
+		r.hdr = append(r.hdr, "Content-Type: text/plain; charset=utf-8\r\n"...)
+		r.body = append(r.body, "500 Internal Server Error\n"...)
+	case !r.sent:
+		// This response is only in wbuf: cut it off so that earlier
+		// pipelined responses still go out whole, then close.
+		c.wbuf = c.wbuf[:r.wmark]
+		c.flush()
+		c.werr = errPanicked
+	default:
+		// Bytes of this response are on the wire: the client must see the
+		// connection cut, not a response that looks complete.
+		c.werr = errPanicked
+	}
+}
+
+var errPanicked = errors.New("riptide: handler panicked")

@@ -1,0 +1,216 @@
+// Command hello is riptide's example server.
+//
+//	go run ./examples/hello -addr 127.0.0.1:8080
+//
+// Routes (native mode, the default):
+//
+//	GET /          200 "Hello, World!" (text/plain)
+//	HEAD|OPTIONS / 200
+//	POST /         echoes the request body
+//	GET /json      {"message":"Hello, World!"}, encoded per request
+//	POST /echo     the request headers as "Name: Value" lines (GET too)
+//	GET /cookie    the request cookies as "name=value" lines
+//	GET /stream    5 server-sent events, 100 ms apart
+//
+// -mode compat serves the same routes through an http.ServeMux on the same
+// engine.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/h1"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	mode := flag.String("mode", "native", "handler API: native or compat")
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+
+	srv := &riptide.Server{Logger: log}
+	switch *mode {
+	case "native":
+		srv.Handler = riptide.HandlerFunc(route)
+	case "compat":
+		h, err := compatHandler()
+		if err != nil {
+			log.Error("compat mode", "err", err)
+			os.Exit(2)
+		}
+		srv.Handler = h
+	default:
+		log.Error("unknown -mode; want native or compat", "mode", *mode)
+		os.Exit(2)
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Error("listen", "err", err)
+		os.Exit(1)
+	}
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "mode", *mode)
+	ln = h2Listener(srv, ln, log) // -h2c, -tls (h2.go)
+
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig := <-stop
+		log.Info("shutting down", "signal", sig.String())
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			log.Error("shutdown", "err", err)
+		}
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, riptide.ErrServerClosed) {
+		log.Error("serve", "err", err)
+		os.Exit(1)
+	}
+	log.Info("stopped")
+}
+
+// compatHandler is filled in by the net/http compat layer.
+var compatHandler = func() (riptide.Handler, error) {
+	return nil, errors.New("compat mode is not yet available")
+}
+
+// route is the native router: a switch on the path, no allocation.
+func route(c *riptide.Ctx) {
+	m := string(c.Method()) // compared, not stored: no allocation
+	switch c.Request().Form {
+	case h1.AsteriskForm: // OPTIONS * (RFC 9110 §9.3.7)
+		c.SetHeader("Allow", "GET, HEAD, OPTIONS, POST")
+		return
+	case h1.AuthorityForm: // CONNECT host:port: this is not a proxy
+		notAllowed(c, "GET, HEAD, OPTIONS, POST")
+		return
+	}
+	switch string(c.Path()) {
+	case "/":
+		switch m {
+		case "GET", "HEAD", "OPTIONS":
+			c.SetHeader("Content-Type", "text/plain")
+			if m != "OPTIONS" {
+				c.WriteString("Hello, World!")
+			}
+		case "POST":
+			echoBody(c)
+		default:
+			notAllowed(c, "GET, HEAD, OPTIONS, POST")
+		}
+	case "/json":
+		if m != "GET" && m != "HEAD" {
+			notAllowed(c, "GET, HEAD")
+			return
+		}
+		c.SetHeader("Content-Type", "application/json")
+		// Encoded per request into a stack buffer.
+		var buf [64]byte
+		b := append(buf[:0], `{"message":`...)
+		b = appendJSONString(b, "Hello, World!")
+		c.Write(append(b, '}'))
+	case "/echo":
+		// POST per the route list; GET too, for clients probing with it.
+		if m != "POST" && m != "GET" {
+			notAllowed(c, "GET, POST")
+			return
+		}
+		c.SetHeader("Content-Type", "text/plain")
+		for _, h := range c.Request().Headers {
+			c.Write(h.Name)
+			c.WriteString(": ")
+			c.Write(h.Value)
+			c.WriteString("\n")
+		}
+	case "/cookie":
+		c.SetHeader("Content-Type", "text/plain")
+		for name, value := range c.Cookies() {
+			c.Write(name)
+			c.WriteString("=")
+			c.Write(value)
+			c.WriteString("\n")
+		}
+	case "/stream":
+		sse(c)
+	default:
+		c.SetStatus(404)
+		c.SetHeader("Content-Type", "text/plain")
+		c.WriteString("not found\n")
+	}
+}
+
+func notAllowed(c *riptide.Ctx, allow string) {
+	c.SetStatus(405)
+	c.SetHeader("Allow", allow)
+	c.SetHeader("Content-Type", "text/plain")
+	c.WriteString("method not allowed\n")
+}
+
+// echoBody streams the request body back. With a Content-Length the reply
+// is sent with the same length; a chunked request gets a chunked reply.
+func echoBody(c *riptide.Ctx) {
+	if ct := c.Header("Content-Type"); ct != nil {
+		c.SetHeaderBytes("Content-Type", ct)
+	}
+	if n := c.ContentLength(); n >= 0 {
+		c.SetContentLength(n)
+	}
+	var buf [16 << 10]byte
+	if _, err := io.CopyBuffer(c, c.Body(), buf[:]); err != nil {
+		c.SetStatus(400)
+	}
+}
+
+// sse sends five server-sent events 100 ms apart, flushing each, and stops
+// early if the client goes away.
+func sse(c *riptide.Ctx) {
+	c.SetHeader("Content-Type", "text/event-stream")
+	c.SetHeader("Cache-Control", "no-cache")
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for i := 1; i <= 5; i++ {
+		var buf [32]byte
+		b := strconv.AppendInt(append(buf[:0], "data: event "...), int64(i), 10)
+		c.Write(append(b, '\n', '\n'))
+		if c.Flush() != nil {
+			return
+		}
+		if i == 5 {
+			return
+		}
+		select {
+		case <-t.C:
+		case <-c.Done():
+			return
+		}
+	}
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,191 @@
+package riptide_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riptide-http/riptide"
+	"golang.org/x/net/http2"
+)
+
+// startRiptideH2 serves h on a riptide.Server set up by configure, in h2c
+// mode, and returns the instance and the server.
+func startRiptideH2(t *testing.T, h riptide.Handler, configure func(*riptide.Server)) (*h2Instance, *riptide.Server) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &riptide.Server{Handler: h, HTTP2: &riptide.HTTP2Config{H2C: true}, Logger: slog.New(slog.DiscardHandler)}
+	if configure != nil {
+		configure(srv)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close(); <-done })
+	return &h2Instance{addr: ln.Addr().String(), app: new(h2App)}, srv
+}
+
+// TestH2SettingsFromConfig checks that the limits in riptide's config reach
+// the client in the server's SETTINGS frame.
+func TestH2SettingsFromConfig(t *testing.T) {
+	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(*riptide.Ctx) {}), func(s *riptide.Server) {
+		s.MaxHeaderBytes = 8192
+		s.HTTP2.MaxConcurrentStreams = 7
+	})
+	a := newH2Attacker(t, in, 0)
+	f, err := a.fr.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf, ok := f.(*http2.SettingsFrame)
+	if !ok || sf.IsAck() {
+		t.Fatalf("first server frame: %v, want SETTINGS", f)
+	}
+	if v, _ := sf.Value(http2.SettingMaxConcurrentStreams); v != 7 {
+		t.Errorf("SETTINGS_MAX_CONCURRENT_STREAMS = %d, want 7 (HTTP2Config.MaxConcurrentStreams)", v)
+	}
+	if v, _ := sf.Value(http2.SettingMaxFrameSize); v != 16384 {
+		t.Errorf("SETTINGS_MAX_FRAME_SIZE = %d, want 16384 (the default)", v)
+	}
+	// x/net adds a little per-field overhead to the HTTP/1 byte limit.
+	if v, ok := sf.Value(http2.SettingMaxHeaderListSize); !ok || v < 8192 || v > 8192+1024 {
+		t.Errorf("SETTINGS_MAX_HEADER_LIST_SIZE = %d (sent: %v), want about 8192 (Server.MaxHeaderBytes)", v, ok)
+	}
+}
+
+// TestH2IdleTimeout checks that Server.IdleTimeout closes an idle HTTP/2
+// connection (with GOAWAY).
+func TestH2IdleTimeout(t *testing.T) {
+	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(*riptide.Ctx) {}), func(s *riptide.Server) {
+		s.IdleTimeout = 100 * time.Millisecond
+	})
+	a := newH2Attacker(t, in, 0)
+	seen := a.wait(a.drain())
+	if !seen.ended || !seen.goAway {
+		t.Fatalf("idle connection: %v, want GOAWAY and close", seen)
+	}
+}
+
+// TestH2ShutdownGraceful checks Shutdown with an HTTP/2 request in flight:
+// the request completes, Shutdown waits for it and returns nil, and the
+// connection reports new, active and closed to ConnState.
+func TestH2ShutdownGraceful(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	var states []riptide.ConnState
+	h := riptide.HandlerFunc(func(c *riptide.Ctx) {
+		close(entered)
+		<-release
+		c.WriteString("finished")
+	})
+	in, srv := startRiptideH2(t, h, func(s *riptide.Server) {
+		s.ConnState = func(_ net.Conn, st riptide.ConnState) {
+			mu.Lock()
+			states = append(states, st)
+			mu.Unlock()
+		}
+	})
+	c := h2Client(t, in)
+	type result struct {
+		body string
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		resp, err := c.Get(in.url("/"))
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got <- result{string(b), err}
+	}()
+	<-entered
+	shutdown := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), h2AttackBound)
+		defer cancel()
+		shutdown <- srv.Shutdown(ctx)
+	}()
+	select {
+	case err := <-shutdown:
+		t.Fatalf("Shutdown returned (%v) while a request was in flight", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	if r := <-got; r.err != nil || r.body != "finished" {
+		t.Fatalf("in-flight request: %q %v, want it to finish", r.body, r.err)
+	}
+	if err := <-shutdown; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []riptide.ConnState{riptide.StateNew, riptide.StateActive, riptide.StateClosed}; !slices.Equal(states, want) {
+		t.Errorf("ConnState saw %v, want %v", states, want)
+	}
+	if _, err := (&http.Client{Timeout: 5 * time.Second}).Get(in.url("/")); err == nil {
+		t.Error("a new connection was served after Shutdown")
+	}
+}
+
+// TestH2Disable checks that HTTP2Config.Disable leaves TLS clients on
+// HTTP/1.1 and turns h2c off.
+func TestH2Disable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &riptide.Server{
+		Handler:   riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString(h2HelloBody) }),
+		HTTP2:     &riptide.HTTP2Config{Disable: true, H2C: true},
+		TLSConfig: h2TestServerTLS(t),
+		Logger:    slog.New(slog.DiscardHandler),
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.ServeTLS(ln, "", "") }()
+	t.Cleanup(func() { _ = srv.Close(); <-done })
+	tr := &http.Transport{TLSClientConfig: h2TestClientTLS(t), ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Get("https://" + ln.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.ProtoMajor != 1 {
+		t.Errorf("with HTTP/2 disabled a client offering h2 got %s, want HTTP/1.1", resp.Proto)
+	}
+}
+
+// TestH2MaxRequestBodySize checks that Server.MaxRequestBodySize holds over
+// HTTP/2 for both APIs: 413 for a larger declared length.
+func TestH2MaxRequestBodySize(t *testing.T) {
+	app := new(h2App)
+	for name, h := range map[string]riptide.Handler{
+		"native": app.nativeHandler(),
+		"compat": riptide.FromHTTP(app.stdHandler()),
+	} {
+		t.Run(name, func(t *testing.T) {
+			in, _ := startRiptideH2(t, h, func(s *riptide.Server) { s.MaxRequestBodySize = 10 })
+			c := h2Client(t, in)
+			resp, err := c.Post(in.url("/"), "text/plain", strings.NewReader(strings.Repeat("x", 100)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 413 || resp.ProtoMajor != 2 {
+				t.Errorf("100-byte body over a 10-byte limit: %s %d, want HTTP/2 413", resp.Proto, resp.StatusCode)
+			}
+		})
+	}
+}

@@ -1,0 +1,398 @@
+package riptide_test
+
+// This file is the shared harness of the HTTP/2 tests (h2spec, attacks, real
+// clients): the servers under test ("targets"), the routes every target
+// serves, a throwaway TLS certificate, and clients that speak h2 and h2c.
+//
+// A target is a function that serves the test routes on a listener, either
+// in cleartext (HTTP/1.1 plus h2c prior knowledge) or over TLS (ALPN h2 and
+// http/1.1), with the limits below. Adding a server to every HTTP/2 test is
+// one entry in h2Targets.
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"log"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/riptide-http/riptide"
+)
+
+// Limits every target is started with; the attack tests check them.
+const (
+	h2TestMaxStreams     = 100      // SETTINGS_MAX_CONCURRENT_STREAMS
+	h2TestMaxHeaderBytes = 16 << 10 // request header list size limit
+)
+
+// h2Target is one HTTP/2 server implementation under test.
+type h2Target struct {
+	name string
+	// serve serves the test routes of app on ln until the returned stop
+	// function is called. With tlsConf nil it serves HTTP/1.1 and h2c prior
+	// knowledge in cleartext; otherwise TLS with ALPN h2 and http/1.1.
+	serve func(t testing.TB, ln net.Listener, tlsConf *tls.Config, app *h2App) (stop func())
+}
+
+// h2Targets lists every server the HTTP/2 tests run against.
+var h2Targets = []h2Target{
+	{name: "net-http", serve: serveNetHTTP},
+	{name: "riptide-native", serve: serveRiptide(false)},
+	{name: "riptide-compat", serve: serveRiptide(true)},
+}
+
+// h2App is the state behind the test routes, shared by every target's
+// handlers so that tests can observe what reached a handler.
+type h2App struct {
+	inflight    atomic.Int64 // handlers of /slow running now
+	maxInflight atomic.Int64 // most handlers of /slow ever running at once
+	slowCalls   atomic.Int64 // /slow handlers started
+	bombCalls   atomic.Int64 // requests that reached /bomb
+	bombMaxHdr  atomic.Int64 // largest header list (name+value bytes) seen by /bomb
+}
+
+// The routes, identical on every target:
+//
+//	GET /       200 "Hello, World!" (text/plain), after the request stream ends
+//	POST /      200, echoes the request body
+//	GET /slow   holds the handler for h2SlowHold (ignoring cancellation), then 200 "ok"
+//	GET /bomb   records the size of the header list it received, then 200
+const (
+	h2HelloBody = "Hello, World!"
+	h2SlowHold  = 5 * time.Millisecond
+)
+
+func (a *h2App) slowEnter() {
+	a.slowCalls.Add(1)
+	n := a.inflight.Add(1)
+	for {
+		m := a.maxInflight.Load()
+		if n <= m || a.maxInflight.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+func (a *h2App) slowLeave() { a.inflight.Add(-1) }
+
+func (a *h2App) bombSeen(headerBytes int) {
+	a.bombCalls.Add(1)
+	for {
+		m := a.bombMaxHdr.Load()
+		if int64(headerBytes) <= m || a.bombMaxHdr.CompareAndSwap(m, int64(headerBytes)) {
+			return
+		}
+	}
+}
+
+// stdHandler is the test routes as an http.Handler (net/http and compat targets).
+func (a *h2App) stdHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			_, _ = io.Copy(w, r.Body)
+			return
+		}
+		// Wait for the end of the request stream even on GET, so that
+		// a response never races frames the client still sends on the
+		// stream (h2spec 6.9.1 sends WINDOW_UPDATEs after HEADERS).
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, h2HelloBody)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		a.slowEnter()
+		time.Sleep(h2SlowHold)
+		a.slowLeave()
+		_, _ = io.WriteString(w, "ok")
+	})
+	mux.HandleFunc("/bomb", func(w http.ResponseWriter, r *http.Request) {
+		n := 0
+		for k, vs := range r.Header {
+			for _, v := range vs {
+				n += len(k) + len(v)
+			}
+		}
+		a.bombSeen(n)
+	})
+	return mux
+}
+
+// nativeHandler is the test routes on riptide's native API.
+func (a *h2App) nativeHandler() riptide.Handler {
+	return riptide.HandlerFunc(func(c *riptide.Ctx) {
+		switch string(c.Path()) {
+		case "/":
+			if string(c.Method()) == http.MethodPost {
+				_, _ = io.Copy(c, c.Body())
+				return
+			}
+			_, _ = io.Copy(io.Discard, c.Body()) // see stdHandler
+			c.SetHeader("Content-Type", "text/plain; charset=utf-8")
+			_, _ = c.WriteString(h2HelloBody)
+		case "/slow":
+			a.slowEnter()
+			time.Sleep(h2SlowHold)
+			a.slowLeave()
+			_, _ = c.WriteString("ok")
+		case "/bomb":
+			n := 0
+			for _, f := range c.Request().Headers {
+				n += len(f.Name) + len(f.Value)
+			}
+			a.bombSeen(n)
+		default:
+			c.SetStatus(404)
+		}
+	})
+}
+
+// serveRiptide returns the riptide target, native or compat (the same
+// routes through FromHTTP), with HTTP/2 over TLS, h2c and Upgrade: h2c on.
+func serveRiptide(compat bool) func(testing.TB, net.Listener, *tls.Config, *h2App) func() {
+	return func(t testing.TB, ln net.Listener, tlsConf *tls.Config, app *h2App) func() {
+		h := app.nativeHandler()
+		if compat {
+			h = riptide.FromHTTP(app.stdHandler())
+		}
+		return serveRiptideHandler(t, ln, tlsConf, h)
+	}
+}
+
+// serveRiptideHandler serves h on a riptide.Server configured like every
+// target (limits above; HTTP/2 over TLS, h2c and Upgrade: h2c on).
+func serveRiptideHandler(t testing.TB, ln net.Listener, tlsConf *tls.Config, h riptide.Handler) func() {
+	srv := &riptide.Server{
+		Handler:        h,
+		MaxHeaderBytes: h2TestMaxHeaderBytes,
+		HTTP2:          &riptide.HTTP2Config{H2C: true, H2CUpgrade: true, MaxConcurrentStreams: h2TestMaxStreams},
+		Logger:         slog.New(slog.DiscardHandler),
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if tlsConf != nil {
+			srv.TLSConfig = tlsConf
+			_ = srv.ServeTLS(ln, "", "")
+		} else {
+			_ = srv.Serve(ln)
+		}
+	}()
+	return func() { _ = srv.Close(); <-done }
+}
+
+// serveNetHTTP is the baseline target: net/http's own HTTP/2 server.
+func serveNetHTTP(t testing.TB, ln net.Listener, tlsConf *tls.Config, app *h2App) func() {
+	srv := &http.Server{
+		Handler:        app.stdHandler(),
+		MaxHeaderBytes: h2TestMaxHeaderBytes,
+		HTTP2:          &http.HTTP2Config{MaxConcurrentStreams: h2TestMaxStreams},
+		ErrorLog:       log.New(io.Discard, "", 0),
+	}
+	var p http.Protocols
+	p.SetHTTP1(true)
+	done := make(chan struct{})
+	if tlsConf != nil {
+		p.SetHTTP2(true)
+		srv.Protocols = &p
+		srv.TLSConfig = tlsConf
+		go func() { defer close(done); _ = srv.ServeTLS(ln, "", "") }()
+	} else {
+		p.SetUnencryptedHTTP2(true)
+		srv.Protocols = &p
+		go func() { defer close(done); _ = srv.Serve(ln) }()
+	}
+	return func() { _ = srv.Close(); <-done }
+}
+
+// h2Instance is a running target.
+type h2Instance struct {
+	addr string // 127.0.0.1:port
+	tls  bool
+	app  *h2App
+}
+
+// startH2 starts target on a fresh loopback port, in TLS or cleartext mode;
+// it is stopped when the test ends.
+func startH2(t testing.TB, target h2Target, useTLS bool) *h2Instance {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tlsConf *tls.Config
+	if useTLS {
+		tlsConf = h2TestServerTLS(t)
+	}
+	app := new(h2App)
+	stop := target.serve(t, ln, tlsConf, app)
+	t.Cleanup(stop)
+	return &h2Instance{addr: ln.Addr().String(), tls: useTLS, app: app}
+}
+
+// url returns the URL of path on the instance (https for TLS, http for h2c).
+func (in *h2Instance) url(path string) string {
+	if in.tls {
+		return "https://" + in.addr + path
+	}
+	return "http://" + in.addr + path
+}
+
+func (in *h2Instance) mode() string {
+	if in.tls {
+		return "tls"
+	}
+	return "h2c"
+}
+
+// forEachH2 runs f as a subtest for every target in both modes.
+func forEachH2(t *testing.T, f func(t *testing.T, in *h2Instance)) {
+	for _, target := range h2Targets {
+		for _, useTLS := range []bool{false, true} {
+			name := target.name + "/h2c"
+			if useTLS {
+				name = target.name + "/tls"
+			}
+			t.Run(name, func(t *testing.T) {
+				f(t, startH2(t, target, useTLS))
+			})
+		}
+	}
+}
+
+var (
+	h2CertOnce sync.Once
+	h2Cert     tls.Certificate
+	h2CertPEM  []byte
+	h2CertErr  error
+)
+
+// h2TestCert returns a self-signed ECDSA certificate for 127.0.0.1 and
+// localhost, made once per test binary.
+func h2TestCert(t testing.TB) (tls.Certificate, []byte) {
+	t.Helper()
+	h2CertOnce.Do(func() {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			h2CertErr = err
+			return
+		}
+		tmpl := &x509.Certificate{
+			SerialNumber:          big.NewInt(1),
+			Subject:               pkix.Name{CommonName: "riptide test"},
+			NotBefore:             time.Now().Add(-time.Hour),
+			NotAfter:              time.Now().Add(24 * time.Hour),
+			KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+			ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+			BasicConstraintsValid: true,
+			IsCA:                  true,
+			IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+			DNSNames:              []string{"localhost"},
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+		if err != nil {
+			h2CertErr = err
+			return
+		}
+		h2Cert = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+		h2CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	})
+	if h2CertErr != nil {
+		t.Fatal(h2CertErr)
+	}
+	return h2Cert, h2CertPEM
+}
+
+// h2TestServerTLS is the server TLS config of every TLS target.
+func h2TestServerTLS(t testing.TB) *tls.Config {
+	cert, _ := h2TestCert(t)
+	return &tls.Config{
+		Certificates: []tls.Certificate{cert},
+		NextProtos:   []string{"h2", "http/1.1"},
+	}
+}
+
+// h2TestClientTLS trusts the test certificate and offers the given ALPN protocols.
+func h2TestClientTLS(t testing.TB, protos ...string) *tls.Config {
+	_, certPEM := h2TestCert(t)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+	return &tls.Config{RootCAs: pool, NextProtos: protos, ServerName: "127.0.0.1"}
+}
+
+// h2Client returns a Go client that speaks HTTP/2 to in: over TLS (ALPN h2)
+// or h2c prior knowledge. It never falls back to HTTP/1.1.
+func h2Client(t testing.TB, in *h2Instance) *http.Client {
+	tr := &http.Transport{ForceAttemptHTTP2: true}
+	var p http.Protocols
+	if in.tls {
+		p.SetHTTP2(true)
+		tr.TLSClientConfig = h2TestClientTLS(t)
+	} else {
+		p.SetUnencryptedHTTP2(true)
+	}
+	tr.Protocols = &p
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
+}
+
+// h2Dial opens a raw connection to in: TLS with ALPN h2 (checked), or TCP.
+// readBuf, when positive, shrinks the socket receive buffer first, so that a
+// client that does not read makes the server's writes back up quickly.
+func h2Dial(t testing.TB, in *h2Instance, readBuf int) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", in.addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if readBuf > 0 {
+		_ = c.(*net.TCPConn).SetReadBuffer(readBuf)
+	}
+	if !in.tls {
+		return c
+	}
+	tc := tls.Client(c, h2TestClientTLS(t, "h2"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+		c.Close()
+		t.Fatalf("ALPN negotiated %q, want h2", p)
+	}
+	return tc
+}
+
+// assertServes checks that in answers a fresh HTTP/2 connection: GET / is
+// 200 "Hello, World!" over HTTP/2.
+func assertServes(t testing.TB, in *h2Instance) {
+	t.Helper()
+	c := h2Client(t, in)
+	resp, err := c.Get(in.url("/"))
+	if err != nil {
+		t.Fatalf("server no longer serves a fresh connection: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || string(body) != h2HelloBody || resp.ProtoMajor != 2 {
+		t.Fatalf("fresh connection: got %s %d %q, want HTTP/2.0 200 %q", resp.Proto, resp.StatusCode, body, h2HelloBody)
+	}
+}

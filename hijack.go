@@ -1,0 +1,44 @@
+package riptide
+
+import (
+	"net"
+	"time"
+)
+
+// Hijack takes over the connection, for websockets and other protocols
+// that leave HTTP behind. It writes out every complete response still
+// pending and the committed part of this one (a response not yet committed
+// is discarded), clears the connection's deadlines and returns the
+// connection with a copy of the bytes the server had already read past the
+// request head (the start of the new protocol, or an unread body).
+//
+// After Hijack the server no longer reads, writes, times out or closes the
+// connection: the caller owns it and must close it. The Ctx stays valid
+// until the handler returns, but writing to it fails with ErrHijacked.
+// Hijacked connections are not counted by Shutdown or MaxConns.
+func (x *Ctx) Hijack() (net.Conn, []byte, error) {
+	c := x.conn
+	if c.hijacked {
+		return nil, nil, ErrHijacked
+	}
+	if _, ok := c.nc.(*h2Stream); ok {
+		return nil, nil, ErrHijackHTTP2
+	}
+	x.stopWatch()
+	if err := c.flush(); err != nil {
+		return nil, nil, err
+	}
+	var buffered []byte
+	if b := &c.body; len(b.pending) > 0 {
+		// Decoded chunk data not yet read belongs to the caller too.
+		buffered = append(buffered, b.pending...)
+	}
+	buffered = append(buffered, c.rbuf[c.r:c.w]...)
+	c.r = c.w
+	c.hijacked = true
+	c.nc.SetDeadline(time.Time{})
+	return c.nc, buffered, nil
+}
+
+// Hijacked reports whether Hijack was called.
+func (x *Ctx) Hijacked() bool { return x.conn.hijacked }

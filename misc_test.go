@@ -1,0 +1,60 @@
+package riptide
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// The Date line is formatted once per clock second, not per request: the
+// same second returns the cached bytes without touching them.
+func TestDateCachedPerSecond(t *testing.T) {
+	var d dateCache
+	sec := time.Date(2026, 11, 22, 8, 49, 37, 0, time.UTC).Unix()
+	first := d.at(sec)
+	if string(first) != "Date: Sun, 22 Nov 2026 08:49:37 GMT\r\n" {
+		t.Fatalf("got %q", first)
+	}
+	again := d.at(sec)
+	if &again[0] != &first[0] || len(again) != len(first) {
+		t.Fatal("same second formatted again")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { d.at(sec) }); allocs != 0 {
+		t.Fatalf("%v allocs", allocs)
+	}
+	next := d.at(sec + 1)
+	if string(next) != "Date: Sun, 22 Nov 2026 08:49:38 GMT\r\n" {
+		t.Fatalf("next second: %q", next)
+	}
+	if _, err := http.ParseTime(string(next[6 : len(next)-2])); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The zero Server is usable: defaults are applied, no limit is zero by
+// accident.
+func TestZeroServerDefaults(t *testing.T) {
+	var s Server
+	s.init()
+	c := s.cfg
+	if c.readHeader != DefaultReadHeaderTimeout || c.idle != DefaultIdleTimeout ||
+		c.readBuf != DefaultReadBufferSize || c.writeBuf != DefaultWriteBufferSize || !c.keepAlive ||
+		c.limits.MaxHeadBytes == 0 || c.limits.MaxHeaders == 0 {
+		t.Fatalf("zero Server config %+v", c)
+	}
+	neg := Server{ReadHeaderTimeout: -1, IdleTimeout: -1}
+	neg.init()
+	if neg.cfg.readHeader != 0 || neg.cfg.idle != 0 {
+		t.Fatal("negative timeouts must mean no limit")
+	}
+}
+
+// A nil Handler answers 404.
+func TestNilHandler(t *testing.T) {
+	_, addr := startServer(t, &Server{}, nil)
+	rc := dial(t, addr)
+	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	if res, _ := rc.resp("GET"); res.StatusCode != 404 {
+		t.Fatalf("got %d", res.StatusCode)
+	}
+}

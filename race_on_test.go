@@ -1,0 +1,5 @@
+//go:build race
+
+package riptide
+
+const raceEnabled = true

@@ -1,0 +1,531 @@
+package riptide
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/riptide-http/riptide/h1"
+)
+
+// Errors returned by the response methods.
+var (
+	// ErrHijacked: the connection was taken over with Hijack.
+	ErrHijacked = errors.New("riptide: connection hijacked")
+	// ErrContentLength: the handler wrote more than the Content-Length it
+	// declared.
+	ErrContentLength = errors.New("riptide: wrote more than the declared Content-Length")
+	// ErrCommitted: the response head was already sent.
+	ErrCommitted = errors.New("riptide: response already committed")
+	// ErrBadStatus: an informational status outside 102..199.
+	ErrBadStatus = errors.New("riptide: invalid informational status")
+	// ErrAbortHandler is a panic value that aborts a response without the
+	// panic being logged (the connection is cut or answered 500, as for
+	// any panic).
+	ErrAbortHandler = errors.New("riptide: abort handler")
+)
+
+// response is the response half of a Ctx. Until committed, the status,
+// header lines and body are buffered; commit writes the head (and the
+// buffered body) into the connection's wbuf and fixes the framing.
+type response struct {
+	status int
+	// hdr holds validated "Name: Value\r\n" lines set by the handler.
+	hdr []byte
+	// body is the buffered body (before commit) — at most writeBuf bytes.
+	body []byte
+	// trl holds validated trailer lines.
+	trl []byte
+	// clen is the Content-Length the handler declared, -1 for none.
+	clen int64
+	// written counts body bytes accepted after commit.
+	written int64
+	// wmark is where this response starts in wbuf, so that a panic before
+	// anything of it was sent can cut it off.
+	wmark int
+
+	committed    bool
+	sent         bool // bytes of this response reached the socket
+	finished     bool
+	chunked      bool // committed with Transfer-Encoding: chunked
+	noBody       bool // HEAD, 1xx, 204, 304: body bytes are not sent
+	head         bool // the request is HEAD
+	close        bool // send Connection: close and close afterwards
+	badHeader    bool // an invalid header was set: answer 500
+	badTrailer   bool // an invalid trailer was set: cut the connection
+	bodyTooLarge bool // a body read hit MaxRequestBodySize
+	userDate     bool
+	userServer   bool
+}
+
+func (x *Ctx) resetResponse() {
+	r := &x.resp
+	r.status, r.hdr, r.body, r.trl = 0, r.hdr[:0], r.body[:0], r.trl[:0]
+	r.clen, r.written, r.wmark = -1, 0, 0
+	r.committed, r.sent, r.finished, r.chunked, r.noBody, r.head, r.close = false, false, false, false, false, false, false
+	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
+	x.scratch = x.scratch[:0]
+}
+
+// SetStatus sets the response status code (default 200). It has no effect
+// once the response is committed. A final status must be in 200..599; any
+// other code is sent as 500 (interim 1xx responses are sent with
+// WriteInformational, 101 needs Hijack).
+func (x *Ctx) SetStatus(code int) {
+	if !x.resp.committed {
+		if code < 200 || code > 599 {
+			code = 500
+		}
+		x.resp.status = code
+	}
+}
+
+// Status returns the response status set so far (200 if none).
+func (x *Ctx) Status() int {
+	if x.resp.status == 0 {
+		return 200
+	}
+	return x.resp.status
+}
+
+// SetHeader sets a response header field, replacing any field of the same
+// name. An invalid name or a value containing CR, LF, NUL or other control
+// bytes is not sent: the response becomes a 500 (header injection is
+// refused, not escaped). Date and Server replace the server's own;
+// Content-Length declares the body length (see SetContentLength);
+// Connection: close closes the connection after the response;
+// Transfer-Encoding is managed by the server and ignored. No effect once
+// the response is committed.
+func (x *Ctx) SetHeader(name, value string) {
+	if x.resp.committed || !checkHeader(x, name, value) {
+		return
+	}
+	if special(x, name, value) {
+		return
+	}
+	if len(x.resp.hdr) > 0 { // nothing to replace in the common first Set
+		x.DelHeader(name)
+	}
+	x.resp.hdr = h1.AppendHeader(x.resp.hdr, name, value)
+}
+
+// SetHeaderBytes is SetHeader with a []byte value, which it copies.
+func (x *Ctx) SetHeaderBytes(name string, value []byte) {
+	if x.resp.committed || !checkHeader(x, name, value) {
+		return
+	}
+	if special(x, name, value) {
+		return
+	}
+	if len(x.resp.hdr) > 0 { // nothing to replace in the common first Set
+		x.DelHeader(name)
+	}
+	x.resp.hdr = h1.AppendHeader(x.resp.hdr, name, value)
+}
+
+// AddHeader adds a response header field, keeping existing ones of the same
+// name (Set-Cookie). Validation as SetHeader.
+func (x *Ctx) AddHeader(name, value string) {
+	if x.resp.committed || !checkHeader(x, name, value) {
+		return
+	}
+	if special(x, name, value) {
+		return
+	}
+	x.resp.hdr = h1.AppendHeader(x.resp.hdr, name, value)
+}
+
+// SetContentType sets the Content-Type header.
+func (x *Ctx) SetContentType(value string) { x.SetHeader("Content-Type", value) }
+
+// DelHeader removes every response header field named name.
+func (x *Ctx) DelHeader(name string) {
+	h := x.resp.hdr
+	for i := 0; i < len(h); {
+		end := i + bytes.IndexByte(h[i:], '\n') + 1
+		colon := i + bytes.IndexByte(h[i:end], ':')
+		if h1.EqualFold(h[i:colon], name) {
+			h = append(h[:i], h[end:]...)
+			continue
+		}
+		i = end
+	}
+	x.resp.hdr = h
+}
+
+// ResponseHeaders iterates over the response header fields set so far.
+func (x *Ctx) ResponseHeaders(yield func(name, value []byte) bool) {
+	h := x.resp.hdr
+	for len(h) > 0 {
+		eol := bytes.IndexByte(h, '\n')
+		line := h[:eol-1]
+		h = h[eol+1:]
+		colon := bytes.IndexByte(line, ':')
+		if !yield(line[:colon], line[colon+2:]) {
+			return
+		}
+	}
+}
+
+// checkHeader validates a response field (header injection is refused)
+// and records a failure for commit to answer 500.
+func checkHeader[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
+	ok := h1.ValidHeaderName(name) && h1.ValidHeaderValue(value)
+	if !ok {
+		x.resp.badHeader = true
+	}
+	return ok
+}
+
+// special handles the header fields the server itself manages and reports
+// whether name was one it consumed.
+func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
+	r := &x.resp
+	switch len(name) {
+	case 4:
+		if equalFold(name, "date") {
+			r.userDate = true
+		}
+	case 6:
+		if equalFold(name, "server") {
+			r.userServer = true
+		}
+	case 10:
+		if equalFold(name, "connection") && equalFold(value, "close") {
+			r.close = true
+			return true
+		}
+	case 14:
+		if equalFold(name, "content-length") {
+			n, ok := parseUint(value)
+			if !ok {
+				r.badHeader = true
+			} else {
+				r.clen = n
+			}
+			return true
+		}
+	case 17:
+		return equalFold(name, "transfer-encoding")
+	}
+	return false
+}
+
+// equalFold compares ASCII case-insensitively; b is lower case.
+func equalFold[A ~string | ~[]byte](a A, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c := a[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// parseUint parses a Content-Length value: 1 to 18 ASCII digits.
+func parseUint[V ~string | ~[]byte](v V) (int64, bool) {
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(v[i]-'0')
+	}
+	return n, true
+}
+
+// SetContentLength declares the body length, so a streamed body is sent
+// with Content-Length instead of chunked. Writing more fails with
+// ErrContentLength; writing less closes the connection after the response.
+func (x *Ctx) SetContentLength(n int64) {
+	if !x.resp.committed && n >= 0 {
+		x.resp.clen = n
+	}
+}
+
+// SetClose makes this the last response on the connection (Connection:
+// close). Effective until the response is committed.
+func (x *Ctx) SetClose() { x.resp.close = true }
+
+// WillClose reports whether the connection will close after this response:
+// the client asked for it, keep-alive is off, a limit was reached, the
+// server is shutting down, or an unread body cannot be drained.
+func (x *Ctx) WillClose() bool {
+	c := x.conn
+	return x.resp.close || c.closeAfter || c.srv.shuttingDown() || c.body.undrainable()
+}
+
+// Committed reports whether the response head has been written (by Flush,
+// by a body too large to buffer, or by the handler returning).
+func (x *Ctx) Committed() bool { return x.resp.committed }
+
+// SetTrailer sets a trailer field, sent after a chunked body. Setting one
+// before the response is committed makes an HTTP/1.1 response chunked so
+// that the trailer can be sent; announce it with AddHeader("Trailer", name)
+// if the client needs to know in advance. Trailers are dropped on HTTP/1.0
+// and on responses framed by Content-Length. An invalid trailer cuts the
+// connection instead of finishing the body.
+func (x *Ctx) SetTrailer(name, value string) {
+	if !h1.ValidHeaderName(name) || !h1.ValidHeaderValue(value) {
+		x.resp.badTrailer = true
+		return
+	}
+	x.resp.trl = h1.AppendHeader(x.resp.trl, name, value)
+}
+
+// Write appends p to the response body. Bodies up to Server.WriteBufferSize
+// are buffered and sent with Content-Length when the handler returns; a
+// larger body commits the response and streams it (chunked, or raw with a
+// declared Content-Length). Write never retains p.
+func (x *Ctx) Write(p []byte) (int, error) {
+	r := &x.resp
+	c := x.conn
+	if c.hijacked {
+		return 0, ErrHijacked
+	}
+	if c.werr != nil {
+		return 0, c.werr
+	}
+	if !r.committed {
+		if len(r.body)+len(p) <= c.cfg.writeBuf {
+			r.body = append(r.body, p...)
+			return len(p), nil
+		}
+		x.commit(true)
+	}
+	return x.writeCommitted(p)
+}
+
+// WriteString is Write for a string, without converting it.
+func (x *Ctx) WriteString(s string) (int, error) {
+	r := &x.resp
+	c := x.conn
+	if !r.committed && !c.hijacked && c.werr == nil && len(r.body)+len(s) <= c.cfg.writeBuf {
+		r.body = append(r.body, s...)
+		return len(s), nil
+	}
+	// Rare path: the string does not fit the buffer. Copy it through the
+	// (now empty) body buffer piece by piece instead of converting it.
+	total := 0
+	for len(s) > 0 {
+		if !r.committed {
+			x.commit(true)
+		}
+		piece := s[:min(len(s), max(cap(r.body), 512))]
+		buf := append(r.body[:0], piece...)
+		n, err := x.Write(buf)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		s = s[len(piece):]
+	}
+	return total, nil
+}
+
+// writeCommitted sends body bytes after the head: as a chunk or raw, into
+// wbuf, or straight to the socket when large.
+func (x *Ctx) writeCommitted(p []byte) (int, error) {
+	r := &x.resp
+	c := x.conn
+	if r.finished {
+		return 0, ErrCommitted
+	}
+	if r.noBody || len(p) == 0 {
+		return len(p), nil
+	}
+	if r.clen >= 0 && r.written+int64(len(p)) > r.clen {
+		return 0, ErrContentLength
+	}
+	r.written += int64(len(p))
+	if r.chunked {
+		c.wbuf = h1.AppendChunkHeader(c.wbuf, len(p))
+		if len(p) >= c.cfg.writeBuf {
+			if err := c.writeDirect(p); err != nil {
+				return 0, err
+			}
+		} else {
+			c.wbuf = append(c.wbuf, p...)
+		}
+		c.wbuf = append(c.wbuf, '\r', '\n')
+	} else if len(p) >= c.cfg.writeBuf {
+		if err := c.writeDirect(p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	} else {
+		c.wbuf = append(c.wbuf, p...)
+	}
+	if len(c.wbuf) >= c.cfg.writeBuf {
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// Flush commits the response head if needed and writes everything buffered
+// to the client now. A response flushed before the handler returns is
+// streamed: chunked on HTTP/1.1 unless a Content-Length was declared,
+// delimited by closing the connection on HTTP/1.0. Server-sent events are a
+// handler that writes an event and calls Flush, in a loop.
+func (x *Ctx) Flush() error {
+	c := x.conn
+	if c.hijacked {
+		return ErrHijacked
+	}
+	if !x.resp.committed {
+		x.commit(true)
+	}
+	return c.flush()
+}
+
+// WriteInformational sends a 1xx interim response (102 Processing, 103
+// Early Hints, ...) at once, with the header fields set so far; they stay
+// set for the final response. 100 Continue is sent by the server itself
+// and 101 needs Hijack, so codes below 102 are refused.
+func (x *Ctx) WriteInformational(code int) error {
+	c := x.conn
+	switch {
+	case c.hijacked:
+		return ErrHijacked
+	case x.resp.committed:
+		return ErrCommitted
+	case code < 102 || code > 199:
+		return ErrBadStatus
+	case x.req.Minor == 0:
+		// HTTP/1.0 clients do not expect interim responses (RFC 9110
+		// §15.2).
+		return nil
+	}
+	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
+	c.wbuf = append(c.wbuf, x.resp.hdr...)
+	c.wbuf = append(c.wbuf, '\r', '\n')
+	return c.flush()
+}
+
+// commit appends the response head, and the buffered body, to wbuf. With
+// streaming set the body is not complete yet, so framing is chunked (or
+// close-delimited on HTTP/1.0) unless a Content-Length was declared.
+func (x *Ctx) commit(streaming bool) {
+	r := &x.resp
+	c := x.conn
+	r.committed = true
+	bad := r.badHeader
+	if bad {
+		x.replaceWith500()
+		streaming = false
+	}
+	status := r.status
+	if status == 0 {
+		status = 200
+		if r.bodyTooLarge && len(r.body) == 0 && !streaming && len(r.hdr) == 0 {
+			status = 413
+		}
+	}
+	r.noBody = r.head || status < 200 || status == 204 || status == 304
+	if !r.close && (c.closeAfter || c.srv.shuttingDown() || c.body.undrainable()) {
+		r.close = true
+	}
+	r.wmark = len(c.wbuf)
+	w := h1.AppendStatusLine(c.wbuf, status)
+	w = append(w, r.hdr...)
+	if !r.userDate {
+		w = append(w, c.date.get()...)
+	}
+	if !r.userServer {
+		w = append(w, c.cfg.serverHeader...)
+	}
+	bodyOK := status >= 200 && status != 204 && status != 304
+	switch {
+	case !bodyOK:
+		// RFC 9110 §8.6: no Content-Length on 1xx/204, nor on 304 (where
+		// it would describe the unsent representation).
+	case r.clen >= 0:
+		w = h1.AppendContentLength(w, r.clen)
+	case !streaming && (len(r.trl) == 0 || x.req.Minor == 0):
+		if !r.head || len(r.body) > 0 {
+			w = h1.AppendContentLength(w, int64(len(r.body)))
+		}
+	case r.head:
+		// A streamed HEAD response: no body, so no framing to announce.
+	case x.req.Minor == 1:
+		w = append(w, "Transfer-Encoding: chunked\r\n"...)
+		r.chunked = true
+	default:
+		// HTTP/1.0 cannot chunk: the body ends when the connection does.
+		r.close = true
+	}
+	switch {
+	case r.close:
+		w = append(w, "Connection: close\r\n"...)
+	case x.req.Minor == 0:
+		w = append(w, "Connection: keep-alive\r\n"...)
+	}
+	w = append(w, '\r', '\n')
+	c.wbuf = w
+	body := r.body
+	r.body = r.body[:0]
+	if r.clen >= 0 && int64(len(body)) > r.clen {
+		// Declared less than was buffered: send what was declared and cut.
+		body = body[:r.clen]
+		r.close = true
+	}
+	x.writeCommitted(body)
+	if bad {
+		// Whatever the handler writes after this is discarded.
+		r.noBody = true
+	}
+}
+
+// replaceWith500 turns the pending response into a bare 500 because the
+// handler tried to set an invalid header.
+func (x *Ctx) replaceWith500() {
+	r := &x.resp
+	r.status = 500
+	r.hdr = append(r.hdr[:0], "Content-Type: text/plain; charset=utf-8\r\n"...)
+	r.body = append(r.body[:0], "500 Internal Server Error: invalid response header\n"...)
+	r.trl = r.trl[:0]
+	r.clen = -1
+	r.userDate, r.userServer = false, false
+}
+
+// finish completes the response after the handler returned.
+func (x *Ctx) finish() {
+	r := &x.resp
+	c := x.conn
+	if c.werr != nil {
+		r.finished = true
+		return
+	}
+	if !r.committed {
+		x.commit(false)
+	}
+	switch {
+	case r.badTrailer && r.chunked:
+		// Cannot report the error any more: send what is pending (earlier
+		// pipelined responses, this body without its last chunk) and cut
+		// the connection so the client sees the body incomplete.
+		c.closeAfter = true
+		c.flush()
+		c.werr = errBadTrailer
+	case r.chunked:
+		c.wbuf = append(c.wbuf, '0', '\r', '\n')
+		c.wbuf = append(c.wbuf, r.trl...)
+		c.wbuf = append(c.wbuf, '\r', '\n')
+	case r.clen >= 0 && !r.noBody && r.written != r.clen:
+		// Short body: the client would wait for the rest forever.
+		c.closeAfter = true
+	}
+	r.finished = true
+}
+
+var errBadTrailer = errors.New("riptide: invalid trailer")

@@ -1,0 +1,445 @@
+package riptide
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/riptide-http/riptide/h1"
+)
+
+// Handler responds to one HTTP request.
+//
+// ServeCtx runs on the connection's own goroutine. The *Ctx, and every byte
+// slice obtained from it, is owned by the server and reused for the next
+// request on the connection as soon as ServeCtx returns: it is not valid to
+// use the Ctx, its request slices, its body reader or anything else obtained
+// from it after (or concurrently with) the return of ServeCtx. Copy what must
+// outlive the call.
+type Handler interface {
+	ServeCtx(c *Ctx)
+}
+
+// HandlerFunc adapts an ordinary function to a [Handler].
+type HandlerFunc func(c *Ctx)
+
+// ServeCtx calls f(c).
+func (f HandlerFunc) ServeCtx(c *Ctx) { f(c) }
+
+// Defaults used when a Server field is zero.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout       = 60 * time.Second
+	DefaultReadBufferSize    = 4 << 10
+	DefaultWriteBufferSize   = 16 << 10
+	// DefaultMaxDrainBytes is how much unread request body the server reads
+	// and discards to keep a connection alive; a larger remainder closes it.
+	DefaultMaxDrainBytes = 256 << 10
+)
+
+// ErrServerClosed is returned by Serve and ListenAndServe after Shutdown or
+// Close.
+var ErrServerClosed = errors.New("riptide: server closed")
+
+// Server serves HTTP/1.1 on net.Listeners. The zero value is a usable server
+// with safe limits (see each field); a nil Handler answers 404 to everything.
+// Fields must not be changed after the first call to Serve.
+type Server struct {
+	// Handler serves every request. Nil answers 404.
+	Handler Handler
+
+	// Name, when not empty, is sent as the Server header of every response.
+	Name string
+
+	// ReadHeaderTimeout bounds the time to read a request head, counted
+	// from its first byte (from the accept for a connection's first
+	// request), so slowloris connections are closed. Zero means
+	// DefaultReadHeaderTimeout; negative means no limit.
+	ReadHeaderTimeout time.Duration
+	// ReadBodyTimeout bounds the time to read a request body, counted from
+	// the first body read that waits on the network. Zero or negative
+	// means no limit (bodies are streamed, so a slow body costs a blocked
+	// handler, not memory).
+	ReadBodyTimeout time.Duration
+	// WriteTimeout bounds each write of response bytes to the network
+	// (re-armed lazily like IdleTimeout). Zero or negative means no limit.
+	WriteTimeout time.Duration
+	// IdleTimeout bounds the wait for the next request on a keep-alive
+	// connection. Zero means DefaultIdleTimeout; negative means no limit.
+	// To keep busy connections from re-arming a timer per request, a
+	// timeout of 4s or more is re-armed only when a quarter of it has
+	// passed, so it may fire up to a quarter early.
+	IdleTimeout time.Duration
+
+	// MaxHeaderBytes bounds a request head in bytes (431 beyond). Zero
+	// means h1.DefaultLimits.MaxHeadBytes.
+	MaxHeaderBytes int
+	// MaxHeaderCount bounds the number of request header fields (431
+	// beyond). Zero means h1.DefaultLimits.MaxHeaders.
+	MaxHeaderCount int
+	// MaxRequestBodySize bounds a request body in bytes: a larger declared
+	// Content-Length is answered 413 before the handler runs, and a chunked
+	// body that grows past it fails the handler's read with
+	// ErrBodyTooLarge and closes the connection. Zero means no limit.
+	MaxRequestBodySize int64
+	// MaxConns bounds the number of open connections. A connection accepted
+	// beyond it is answered 503 with Connection: close and closed. Zero
+	// means no limit.
+	MaxConns int
+	// MaxRequestsPerConn closes a connection (with Connection: close on the
+	// last response) after this many requests. Zero means no limit.
+	MaxRequestsPerConn int
+	// DisableKeepAlive answers every request with Connection: close.
+	DisableKeepAlive bool
+
+	// ReadBufferSize is the initial per-connection read buffer. It grows up
+	// to MaxHeaderBytes for large heads. Zero means DefaultReadBufferSize.
+	ReadBufferSize int
+	// WriteBufferSize is how much response body is buffered before the
+	// response is committed and streamed (chunked, unless the handler set a
+	// Content-Length); a body that fits is sent with Content-Length. Zero
+	// means DefaultWriteBufferSize.
+	WriteBufferSize int
+
+	// ConnState, if set, is called on every connection state change. It
+	// runs on the connection's goroutine and must be quick.
+	ConnState func(net.Conn, ConnState)
+
+	// Logger receives handler panics and accept errors. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+
+	// TLSConfig is the TLS configuration used by ServeTLS and
+	// ListenAndServeTLS (tls.go); nil means a default one. ALPN protocols
+	// h2 and http/1.1 are added to it unless HTTP2.Disable is set.
+	TLSConfig *tls.Config
+	// HTTP2 configures HTTP/2 (h2.go): over TLS it is on by default, in
+	// cleartext (h2c) it is off unless HTTP2.H2C is set. Nil means the
+	// defaults.
+	HTTP2 *HTTP2Config
+
+	// h2state is the HTTP/2 machinery (h2.go), built on first use.
+	h2state h2State
+
+	once       sync.Once
+	cfg        config
+	mu         sync.Mutex
+	listeners  map[*net.Listener]struct{}
+	conns      map[*conn]struct{}
+	nconns     atomic.Int64
+	inShutdown atomic.Bool
+	closed     chan struct{}
+	connsDone  sync.WaitGroup
+}
+
+// config is the normalised copy of the Server fields the hot path reads.
+type config struct {
+	readHeader, readBody, write, idle time.Duration
+	limits                            h1.Limits
+	maxBody                           int64
+	maxReqs                           int
+	readBuf, writeBuf                 int
+	keepAlive                         bool
+	// serverHeader is "Server: name\r\n" or empty.
+	serverHeader []byte
+}
+
+func (s *Server) init() {
+	s.once.Do(func() {
+		c := &s.cfg
+		c.readHeader = orDefault(s.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+		c.idle = orDefault(s.IdleTimeout, DefaultIdleTimeout)
+		c.readBody = max(s.ReadBodyTimeout, 0)
+		c.write = max(s.WriteTimeout, 0)
+		c.limits = h1.DefaultLimits
+		if s.MaxHeaderBytes > 0 {
+			c.limits.MaxHeadBytes = s.MaxHeaderBytes
+			c.limits.MaxRequestLine = min(c.limits.MaxRequestLine, s.MaxHeaderBytes)
+			c.limits.MaxHeaderLine = min(c.limits.MaxHeaderLine, s.MaxHeaderBytes)
+		}
+		if s.MaxHeaderCount > 0 {
+			c.limits.MaxHeaders = s.MaxHeaderCount
+		}
+		c.maxBody = max(s.MaxRequestBodySize, 0)
+		c.maxReqs = max(s.MaxRequestsPerConn, 0)
+		c.readBuf = s.ReadBufferSize
+		if c.readBuf <= 0 {
+			c.readBuf = DefaultReadBufferSize
+		}
+		c.writeBuf = s.WriteBufferSize
+		if c.writeBuf <= 0 {
+			c.writeBuf = DefaultWriteBufferSize
+		}
+		c.keepAlive = !s.DisableKeepAlive
+		if s.Name != "" {
+			c.serverHeader = h1.AppendHeader(nil, "Server", s.Name)
+		}
+		s.listeners = make(map[*net.Listener]struct{})
+		s.conns = make(map[*conn]struct{})
+		s.closed = make(chan struct{})
+	})
+}
+
+// orDefault maps zero to def and negative to 0 (no limit).
+func orDefault(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
+
+// ListenAndServe listens on the TCP address addr and calls Serve. It always
+// returns a non-nil error; ErrServerClosed after Shutdown or Close.
+func (s *Server) ListenAndServe(addr string) error {
+	if s.shuttingDown() {
+		return ErrServerClosed
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ln)
+}
+
+// Serve accepts connections on ln and serves each on its own goroutine until
+// ln fails or the server is shut down. It closes ln before returning and
+// always returns a non-nil error; ErrServerClosed after Shutdown or Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.init()
+	if !s.trackListener(&ln, true) {
+		ln.Close()
+		return ErrServerClosed
+	}
+	defer s.trackListener(&ln, false)
+	clockAcquire()
+	defer clockRelease()
+
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.shuttingDown() {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
+				// Out of file descriptors and the like: back off and retry
+				// rather than spin or give up.
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.logger().Error("riptide: accept error; retrying", "err", err, "delay", backoff)
+				select {
+				case <-time.After(backoff):
+				case <-s.closed:
+				}
+				continue
+			}
+			ln.Close()
+			return err
+		}
+		backoff = 0
+		if s.MaxConns > 0 && s.nconns.Load() >= int64(s.MaxConns) {
+			refuse(nc)
+			continue
+		}
+		c := newConn(s, nc)
+		if !s.trackConn(c, true) {
+			// Shutdown raced the accept.
+			nc.Close()
+			putConn(c)
+			return ErrServerClosed
+		}
+		go c.serve()
+	}
+}
+
+func isTemporary(err error) bool {
+	t, ok := err.(interface{ Temporary() bool })
+	return ok && t.Temporary()
+}
+
+// refusal is the canned answer to a connection beyond MaxConns.
+var refusal = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 20\r\nConnection: close\r\n\r\nserver at capacity\r\n")
+
+// refuse answers a connection beyond MaxConns and closes it, on its own
+// goroutine so the accept loop never waits on a client. It half-closes and
+// discards input briefly first, so that a request the client already sent
+// does not turn the close into an RST that destroys the 503.
+func refuse(nc net.Conn) {
+	go func() {
+		nc.SetDeadline(time.Now().Add(time.Second))
+		nc.Write(refusal)
+		if tc, ok := nc.(*net.TCPConn); ok {
+			tc.CloseWrite()
+			tc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			var buf [512]byte
+			for i := 0; i < 16; i++ {
+				if _, err := tc.Read(buf[:]); err != nil {
+					break
+				}
+			}
+		}
+		nc.Close()
+	}()
+}
+
+func (s *Server) trackListener(ln *net.Listener, add bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if add {
+		if s.shuttingDown() {
+			return false
+		}
+		s.listeners[ln] = struct{}{}
+	} else {
+		delete(s.listeners, ln)
+	}
+	return true
+}
+
+func (s *Server) trackConn(c *conn, add bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if add {
+		if s.shuttingDown() {
+			return false
+		}
+		s.conns[c] = struct{}{}
+		s.nconns.Add(1)
+		s.connsDone.Add(1)
+	} else {
+		delete(s.conns, c)
+		s.nconns.Add(-1)
+		s.connsDone.Done()
+	}
+	return true
+}
+
+func (s *Server) shuttingDown() bool { return s.inShutdown.Load() }
+
+// closeListeners marks the server shut down and closes its listeners.
+func (s *Server) closeListeners() {
+	s.init()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inShutdown.Swap(true) {
+		return
+	}
+	close(s.closed)
+	for ln := range s.listeners {
+		(*ln).Close()
+	}
+}
+
+// Shutdown stops the server gracefully: it closes the listeners, closes
+// idle keep-alive connections, lets in-flight requests finish (their
+// responses carry Connection: close) and waits until every connection is
+// closed or ctx is done. On ctx expiry it closes the remaining connections
+// and returns ctx.Err(). Hijacked connections are not tracked.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeListeners()
+	s.h2Shutdown() // HTTP/2 connections: GOAWAY, finish open streams, close
+	// Poll like net/http: connections finish on their own goroutines and
+	// the common case is a few short waits.
+	wait := time.Millisecond
+	for {
+		if s.closeIdle() {
+			return nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			s.closeAll()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+}
+
+// closeIdle wakes every idle connection so that it closes, and reports
+// whether no connection is left.
+func (s *Server) closeIdle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		// Ordering contract with conn.waitIdle: the connection stores
+		// StateIdle after arming its own deadline and then checks
+		// inShutdown; we set inShutdown before loading the state. Either it
+		// sees the flag or we see it idle, and our deadline comes last.
+		st := ConnState(c.state.Load())
+		// A connection that has sent nothing for 5s after the accept is
+		// treated as idle too (as net/http does); a younger one may have
+		// its first request in flight.
+		if st == StateIdle || st == StateNew && clockSec.Load()-c.born > 5 {
+			c.nc.SetReadDeadline(aLongTimeAgo)
+		}
+	}
+	return len(s.conns) == 0
+}
+
+// Close closes the listeners and every connection immediately, without
+// letting in-flight requests finish, then waits for the connection
+// goroutines to end (a handler blocked on something other than its
+// connection keeps Close waiting). Hijacked connections are not touched.
+func (s *Server) Close() error {
+	s.closeListeners()
+	s.closeAll()
+	s.connsDone.Wait()
+	return nil
+}
+
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.nc.Close()
+	}
+}
+
+// aLongTimeAgo is a deadline in the past, used to wake blocked I/O at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// ConnState is the state of a server connection, reported to
+// Server.ConnState.
+type ConnState int
+
+// Connection states.
+const (
+	// StateNew: just accepted, nothing read yet.
+	StateNew ConnState = iota
+	// StateActive: a request is being read or served.
+	StateActive
+	// StateIdle: waiting for the next request on a keep-alive connection.
+	StateIdle
+	// StateHijacked: taken over by a handler; terminal.
+	StateHijacked
+	// StateClosed: closed; terminal.
+	StateClosed
+)
+
+var stateNames = [...]string{"new", "active", "idle", "hijacked", "closed"}
+
+// String returns the state's name: "new", "active", "idle", "hijacked" or
+// "closed".
+func (st ConnState) String() string {
+	if st >= 0 && int(st) < len(stateNames) {
+		return stateNames[st]
+	}
+	return "unknown"
+}

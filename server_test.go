@@ -1,0 +1,219 @@
+package riptide
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// startServer serves h on a fresh 127.0.0.1 listener until the test ends and
+// returns the address. cfg, if not nil, is used as the server (its Handler
+// is set to h).
+func startServer(t testing.TB, srv *Server, h HandlerFunc) (*Server, string) {
+	t.Helper()
+	if srv == nil {
+		srv = &Server{}
+	}
+	if h != nil {
+		srv.Handler = h
+	}
+	if srv.Logger == nil {
+		srv.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		srv.Close()
+		if err := <-done; err != ErrServerClosed {
+			t.Errorf("Serve returned %v, want ErrServerClosed", err)
+		}
+	})
+	return srv, ln.Addr().String()
+}
+
+// rawConn is a test client speaking raw bytes on one connection.
+type rawConn struct {
+	t  testing.TB
+	nc net.Conn
+	br *bufio.Reader
+}
+
+func dial(t testing.TB, addr string) *rawConn {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	nc.SetDeadline(time.Now().Add(30 * time.Second))
+	return &rawConn{t: t, nc: nc, br: bufio.NewReader(nc)}
+}
+
+func (rc *rawConn) send(s string) {
+	rc.t.Helper()
+	if _, err := io.WriteString(rc.nc, s); err != nil {
+		rc.t.Fatal(err)
+	}
+}
+
+// resp reads one response to a request with the given method.
+func (rc *rawConn) resp(method string) (*http.Response, string) {
+	rc.t.Helper()
+	res, err := http.ReadResponse(rc.br, &http.Request{Method: method})
+	if err != nil {
+		rc.t.Fatalf("reading response: %v", err)
+	}
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		rc.t.Fatalf("reading body: %v", err)
+	}
+	return res, string(b)
+}
+
+// closed reports whether the server closed the connection (EOF next).
+func (rc *rawConn) closed() bool {
+	rc.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err := rc.br.ReadByte()
+	return err != nil
+}
+
+func hello(c *Ctx) {
+	c.SetHeader("Content-Type", "text/plain")
+	c.WriteString("Hello, World!")
+}
+
+func TestHelloNetHTTPClient(t *testing.T) {
+	_, addr := startServer(t, nil, hello)
+	res, err := http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || string(b) != "Hello, World!" || res.ContentLength != 13 ||
+		res.Header.Get("Content-Type") != "text/plain" || res.Header.Get("Date") == "" {
+		t.Fatalf("got %d %q %v", res.StatusCode, b, res.Header)
+	}
+}
+
+func TestKeepAliveAndPipelining(t *testing.T) {
+	_, addr := startServer(t, nil, func(c *Ctx) { c.Write(c.Path()) })
+	rc := dial(t, addr)
+	rc.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+	for _, want := range []string{"/a", "/b", "/c"} {
+		res, body := rc.resp("GET")
+		if res.StatusCode != 200 || body != want || res.Close {
+			t.Fatalf("got %d %q close=%v, want %q", res.StatusCode, body, res.Close, want)
+		}
+	}
+}
+
+// pipeListener hands out in-memory connections (net.Pipe): a Write by the
+// client is seen whole by the server's next Read, which makes batching
+// deterministic to test.
+type pipeListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.closed) }); return nil }
+func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)} }
+
+// dial returns the client end of a new connection whose server end counts
+// Write calls in *writes.
+func (l *pipeListener) dial(writes *atomic.Int64) net.Conn {
+	s, c := net.Pipe()
+	l.conns <- &countingConn{Conn: s, writes: writes}
+	return c
+}
+
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// RFC 9112 §9.3.2: responses to pipelined requests come in request order;
+// riptide serves every complete request in its buffer before writing, so
+// the batch leaves in one write.
+func TestPipelinedBatchIsOneWrite(t *testing.T) {
+	ln := newPipeListener()
+	srv := &Server{Handler: HandlerFunc(func(c *Ctx) { c.Write(c.Path()) })}
+	go srv.Serve(ln)
+	defer srv.Close()
+	var writes atomic.Int64
+	nc := ln.dial(&writes)
+	defer nc.Close()
+	batch := ""
+	for i := 0; i < 10; i++ {
+		batch += fmt.Sprintf("GET /r%d HTTP/1.1\r\nHost: x\r\n\r\n", i)
+	}
+	go io.WriteString(nc, batch)
+	br := bufio.NewReader(nc)
+	for i := 0; i < 10; i++ {
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		if want := fmt.Sprintf("/r%d", i); string(b) != want {
+			t.Fatalf("response %d: %q, want %q", i, b, want)
+		}
+	}
+	if n := writes.Load(); n != 1 {
+		t.Errorf("10 pipelined requests answered with %d writes, want 1", n)
+	}
+	// And a single request is a single write too.
+	writes.Store(0)
+	go io.WriteString(nc, "GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
+	if _, err := http.ReadResponse(br, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := writes.Load(); n != 1 {
+		t.Errorf("one request answered with %d writes, want 1", n)
+	}
+}
+
+// httpResponse is the subset of a response that readHTTP returns.
+type httpResponse struct{ StatusCode int }
+
+// readHTTP reads one complete response (body included) from rc.
+func readHTTP(rc *rawConn) (*httpResponse, error) {
+	res, err := http.ReadResponse(rc.br, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.ReadAll(res.Body); err != nil {
+		return &httpResponse{res.StatusCode}, err
+	}
+	return &httpResponse{res.StatusCode}, nil
+}
