@@ -90,10 +90,10 @@ func TestH2HTTP1StillServed(t *testing.T) {
 func TestH2Curl(t *testing.T) {
 	curl, err := exec.LookPath("curl")
 	if err != nil {
-		t.Skip("curl not installed (apt-get install curl)")
+		needTool(t, "curl not installed (apt-get install curl)")
 	}
 	if v, _ := exec.Command(curl, "--version").Output(); !bytes.Contains(v, []byte("HTTP2")) {
-		t.Skipf("this curl has no HTTP/2 support:\n%s", v)
+		needTool(t, "this curl has no HTTP/2 support:\n%s", v)
 	}
 	forEachH2(t, func(t *testing.T, in *h2Instance) {
 		proto := "--http2-prior-knowledge"
@@ -186,7 +186,7 @@ func httpxPython(t *testing.T) (string, []string) {
 	t.Helper()
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		t.Skip("python3 not installed; needed for the httpx HTTP/2 client test")
+		needTool(t, "python3 not installed; needed for the httpx HTTP/2 client test")
 	}
 	check := func(env []string) bool {
 		cmd := exec.Command(python, "-c", "import httpx, h2")
@@ -211,10 +211,10 @@ func httpxPython(t *testing.T) (string, []string) {
 	out, err := exec.CommandContext(ctx, python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
 		"--target", dir, "httpx[http2]").CombinedOutput()
 	if err != nil {
-		t.Skipf("httpx is not installed and `pip install 'httpx[http2]'` failed (no access to the package registry?): %v\n%s", err, out)
+		needTool(t, "httpx is not installed and `pip install 'httpx[http2]'` failed (no access to the package registry?): %v\n%s", err, out)
 	}
 	if !check(env) {
-		t.Skipf("pip installed httpx[http2] into %s but it does not import", dir)
+		needTool(t, "pip installed httpx[http2] into %s but it does not import", dir)
 	}
 	return python, env
 }
@@ -225,10 +225,10 @@ func httpxPython(t *testing.T) (string, []string) {
 func TestH2CUpgrade(t *testing.T) {
 	curl, err := exec.LookPath("curl")
 	if err != nil {
-		t.Skip("curl not installed (apt-get install curl)")
+		needTool(t, "curl not installed (apt-get install curl)")
 	}
 	if v, _ := exec.Command(curl, "--version").Output(); !bytes.Contains(v, []byte("HTTP2")) {
-		t.Skipf("this curl has no HTTP/2 support:\n%s", v)
+		needTool(t, "this curl has no HTTP/2 support:\n%s", v)
 	}
 	for _, target := range h2Targets {
 		if !strings.HasPrefix(target.name, "riptide") {

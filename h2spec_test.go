@@ -225,7 +225,7 @@ func h2specBinary(t *testing.T) string {
 	cmd := exec.CommandContext(ctx, "go", "install", h2specModule)
 	cmd.Env = append(os.Environ(), "GOBIN="+gobin)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("h2spec is not installed and `go install %s` failed (%v):\n%s", h2specModule, err, out)
+		needTool(t, "h2spec is not installed and `go install %s` failed (%v):\n%s", h2specModule, err, out)
 	}
 	return p
 }

@@ -24,6 +24,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -395,4 +396,16 @@ func assertServes(t testing.TB, in *h2Instance) {
 	if resp.StatusCode != 200 || string(body) != h2HelloBody || resp.ProtoMajor != 2 {
 		t.Fatalf("fresh connection: got %s %d %q, want HTTP/2.0 200 %q", resp.Proto, resp.StatusCode, body, h2HelloBody)
 	}
+}
+
+// needTool skips a test whose third-party tool (h2spec, curl, python3 with
+// httpx) is missing, except when RIPTIDE_REQUIRE_TOOLS is set, as .ci/run
+// does: there a missing tool fails, so a broken install step cannot pass as
+// a skip.
+func needTool(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("RIPTIDE_REQUIRE_TOOLS") != "" {
+		t.Fatalf("required tool missing (RIPTIDE_REQUIRE_TOOLS is set): "+format, args...)
+	}
+	t.Skipf(format, args...)
 }

@@ -1,0 +1,458 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"net"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/riptide-http/riptide/h1"
+)
+
+// Defaults applied when the corresponding Client field is zero.
+const (
+	DefaultDialTimeout           = 30 * time.Second
+	DefaultTLSHandshakeTimeout   = 10 * time.Second
+	DefaultIdleTimeout           = 90 * time.Second
+	DefaultMaxIdleConnsPerHost   = 512
+	DefaultExpectContinueTimeout = 1 * time.Second
+	DefaultMaxRetries            = 2
+)
+
+// Client is a pooled keep-alive HTTP/1.1 client. It offers two APIs on the
+// same connection pools:
+//
+//   - Do and DoStream, the native API, with caller-owned reusable Request
+//     and Response objects and no allocation per request in steady state;
+//   - RoundTrip, which makes a *Client an http.RoundTripper for use as
+//     http.Client's Transport.
+//
+// Configure a Client before its first request and do not change its fields
+// afterwards. A Client is safe for concurrent use by many goroutines; its
+// zero value is ready to use with the defaults documented on each field.
+type Client struct {
+	// Dial opens TCP connections. Nil uses a net.Dialer.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// TLSConfig configures TLS for https origins (and https proxies).
+	// ServerName defaults to the URL's host, so that SNI and certificate
+	// verification use the host of the URL even when the Host header is
+	// overridden.
+	TLSConfig *tls.Config
+	// Proxy, if set, sends every request through this HTTP proxy: plain
+	// http requests in absolute form, https requests through a CONNECT
+	// tunnel. An https proxy URL is reached over TLS. User info in the URL
+	// is sent as Basic Proxy-Authorization.
+	Proxy *url.URL
+
+	// MaxConnsPerHost bounds the connections (idle, busy and dialing) to
+	// one origin; requests beyond it wait for a connection. 0: no limit.
+	MaxConnsPerHost int
+	// MaxIdleConnsPerHost bounds the idle connections kept per origin.
+	// 0: DefaultMaxIdleConnsPerHost.
+	MaxIdleConnsPerHost int
+	// IdleTimeout closes connections idle for longer. 0: DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// Pipeline, when above 1, lets up to Pipeline requests be in flight on
+	// one connection (HTTP/1.1 pipelining). Only idempotent requests sent
+	// with Do are pipelined; others use their own connection. A server that
+	// mishandles pipelining makes the pipelined requests fail (and be
+	// retried on a fresh connection), so enable it only for servers known
+	// to support it.
+	Pipeline int
+
+	// DialTimeout bounds connecting. 0: DefaultDialTimeout.
+	DialTimeout time.Duration
+	// TLSHandshakeTimeout bounds the TLS handshake. 0:
+	// DefaultTLSHandshakeTimeout.
+	TLSHandshakeTimeout time.Duration
+	// ResponseHeaderTimeout bounds the wait for the response head after
+	// the request was written. 0: no limit.
+	ResponseHeaderTimeout time.Duration
+	// Timeout bounds a whole exchange: getting a connection, writing the
+	// request and reading the response body (for DoStream and RoundTrip,
+	// until the body is read or closed). 0: no limit. A context deadline
+	// applies as well.
+	Timeout time.Duration
+	// ExpectContinueTimeout bounds the wait for "100 Continue" when the
+	// request carries "Expect: 100-continue"; the body is sent when it
+	// expires. 0: DefaultExpectContinueTimeout.
+	ExpectContinueTimeout time.Duration
+
+	// MaxResponseBodySize bounds response bodies; a larger body fails with
+	// ErrBodyTooLarge. 0: no limit.
+	MaxResponseBodySize int64
+	// MaxRetries bounds how often an idempotent request is sent again when
+	// a reused connection fails before any response byte arrives. 0:
+	// DefaultMaxRetries; negative: never retry.
+	MaxRetries int
+	// MaxRedirects makes Do follow up to this many redirects (301, 302,
+	// 303, 307, 308). 0: Do returns redirects to the caller. RoundTrip never
+	// follows redirects: http.Client does.
+	MaxRedirects int
+	// Gzip makes Do ask for gzip (unless the request sets Accept-Encoding)
+	// and decompress a gzip body into Response.Body. RoundTrip does the same
+	// unless DisableCompression is set, as net/http's Transport does.
+	Gzip bool
+	// DisableCompression turns off RoundTrip's transparent gzip.
+	DisableCompression bool
+	// UserAgent, if set, is sent by Do when the request has none.
+	// RoundTrip sends net/http's default when the request has none.
+	UserAgent string
+
+	// ReadBufferSize and WriteBufferSize size each connection's buffers.
+	// 0: 4 KiB. The read buffer grows to hold a larger response head.
+	ReadBufferSize  int
+	WriteBufferSize int
+	// Limits bound response heads and chunked framing; zero fields take
+	// h1.DefaultLimits.
+	Limits h1.Limits
+
+	mu    sync.RWMutex
+	pools map[string]*hostPool
+}
+
+// poolFor returns the connection pool of req's origin.
+func (c *Client) poolFor(req *Request) (*hostPool, error) {
+	if p := req.pool; p != nil && p.c == c {
+		return p, nil
+	}
+	if req.urlErr != nil {
+		return nil, req.urlErr
+	}
+	if len(req.host) == 0 {
+		return nil, ErrBadURL
+	}
+	p := c.lookup(req.key, req.https, req.host)
+	req.pool = p
+	return p, nil
+}
+
+func (c *Client) lookup(key []byte, https bool, host []byte) *hostPool {
+	c.mu.RLock()
+	p := c.pools[string(key)]
+	c.mu.RUnlock()
+	if p != nil {
+		return p
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p = c.pools[string(key)]; p == nil {
+		if c.pools == nil {
+			c.pools = make(map[string]*hostPool)
+		}
+		p = newHostPool(c, https, string(host))
+		c.pools[string(key)] = p
+	}
+	return p
+}
+
+// CloseIdleConnections closes the connections now idle in every pool.
+// Connections in use are not affected.
+func (c *Client) CloseIdleConnections() {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, p := range c.pools {
+		p.closeIdle()
+	}
+}
+
+// Do sends req and reads the whole response into resp.
+//
+// resp is reset first; on return its status, headers, body and trailers
+// are valid until resp is reused (see Response). req may be reused as soon
+// as Do returns. With a context that can never be done
+// (context.Background) and a reused connection, Do does not allocate; a
+// cancellable context costs a small allocation for its watcher.
+//
+// An idempotent request (GET, HEAD, OPTIONS, TRACE, PUT, DELETE, or one
+// with an Idempotency-Key header) whose body is not a stream is sent again,
+// up to MaxRetries times, when a reused connection fails before the
+// response begins. A non-2xx status is not an error.
+func (c *Client) Do(ctx context.Context, req *Request, resp *Response) error {
+	if c.MaxRedirects > 0 {
+		return c.doRedirects(ctx, req, resp)
+	}
+	return c.do(ctx, req, resp, false)
+}
+
+// DoStream sends req and reads the response head into resp, leaving the
+// body on the connection: read it from resp.BodyStream, and read it to
+// io.EOF or Close it to release the connection. The body is read from the
+// network only as fast as the caller reads it. Redirects are not followed
+// and Gzip does not apply.
+func (c *Client) DoStream(ctx context.Context, req *Request, resp *Response) error {
+	return c.do(ctx, req, resp, true)
+}
+
+// deadline returns the deadline of an exchange starting now.
+func (c *Client) deadline(ctx context.Context) time.Time {
+	var d time.Time
+	if c.Timeout > 0 {
+		d = time.Now().Add(c.Timeout)
+	}
+	if cd, ok := ctx.Deadline(); ok && (d.IsZero() || cd.Before(d)) {
+		d = cd
+	}
+	return d
+}
+
+func (c *Client) maxRetries() int {
+	switch {
+	case c.MaxRetries < 0:
+		return 0
+	case c.MaxRetries == 0:
+		return DefaultMaxRetries
+	}
+	return c.MaxRetries
+}
+
+func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bool) error {
+	resp.Reset()
+	p, err := c.poolFor(req)
+	if err != nil {
+		return err
+	}
+	if !h1.IsToken(req.Method()) {
+		return ErrBadMethod
+	}
+	deadline := c.deadline(ctx)
+	pipelined := c.Pipeline > 1 && !stream && req.idempotent() && !req.close
+	for attempt := 0; ; attempt++ {
+		var cn *conn
+		if pipelined {
+			cn, err = p.getPipe(ctx, deadline)
+		} else {
+			cn, err = p.get(ctx, deadline)
+		}
+		if err != nil {
+			return err
+		}
+		retry, err := cn.exchange(ctx, req, resp, deadline, stream)
+		if err == nil {
+			return nil
+		}
+		if !retry || attempt >= c.maxRetries() || !req.idempotent() || ctx.Err() != nil {
+			return err
+		}
+		resp.Reset()
+	}
+}
+
+// exchange sends req on c and reads the response into resp. retry reports
+// that the request failed before any response byte arrived on a reused
+// connection, so that it may be sent again on another connection.
+func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadline time.Time, stream bool) (retry bool, err error) {
+	cl := c.p.c
+	var hdr time.Time
+	if cl.ResponseHeaderTimeout > 0 {
+		hdr = time.Now().Add(cl.ResponseHeaderTimeout)
+	}
+	resp.maxBody = cl.MaxResponseBodySize
+	if c.pipe != nil {
+		return c.pipeExchange(ctx, req, resp, deadline, hdr)
+	}
+	c.got = false
+	c.setDeadlines(deadline, hdr)
+	if err := c.watch(ctx); err != nil {
+		c.discard()
+		return false, err
+	}
+	reused := c.reused
+	fail := func(err error) (bool, error) {
+		c.discard()
+		return reused && !c.got && !isTimeout(err) && ctx.Err() == nil, err
+	}
+
+	hasBody := req.bodyStream != nil || len(req.body) > 0
+	expect := req.expect100 && hasBody
+	w := c.appendHead(c.wbuf[:0], req)
+	inline := hasBody && !expect && req.bodyStream == nil && len(req.body) <= inlineBodyMax
+	if inline {
+		w = append(w, req.body...)
+	}
+	c.wbuf = w[:0]
+	if err := c.write(w); err != nil {
+		return fail(err)
+	}
+	bodySent := !hasBody || inline
+	send := !bodySent
+	if expect {
+		resp.parsing = true
+		send, err = c.await100(&resp.head, c.expectTimeout(), readDeadline(deadline, hdr))
+		if err != nil {
+			return fail(err)
+		}
+	}
+	if send {
+		if req.bodyStream != nil {
+			err = c.writeStream(req.bodyStream, req.bodySize)
+		} else {
+			err = c.write(req.body)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		bodySent = true
+	}
+	return c.readResponse(req, resp, deadline, bodySent, stream)
+}
+
+// readResponse reads the response head into resp and then the body (or,
+// for stream, prepares resp.BodyStream). The connection is released or
+// closed when the body ends.
+func (c *conn) readResponse(req *Request, resp *Response, deadline time.Time, bodySent, stream bool) (retry bool, err error) {
+	cl := c.p.c
+	resp.parsing = true
+	n, err := c.readHeadFinal(&resp.head)
+	if err != nil {
+		retry := !c.got && !isTimeout(err) && (c.ctx == nil || c.ctx.Err() == nil) && (c.reused || c.pipe != nil)
+		c.discard()
+		return retry, err
+	}
+	resp.parsing = false
+	if resp.head.TransferEncoding && !onlyChunked(&resp.head) {
+		c.discard()
+		return false, ErrUnsupportedTransferCoding
+	}
+	resp.setHead(c.rbuf[c.r : c.r+n])
+	c.r += n
+	if c.hdrTimeout {
+		c.hdrTimeout = false
+		c.setReadDeadline(deadline)
+	}
+	h := &resp.head
+	isHead := isHeadMethod(req.Method())
+	mode := h.BodyMode(isHead)
+	keep := bodySent && !h.Close && !req.close && mode != h1.BodyUntilClose && h.Status != 101
+	resp.br.init(c, mode, h.ContentLength, cl.MaxResponseBodySize, keep, resp)
+	if stream {
+		resp.stream = mode != h1.BodyNone
+		return false, nil
+	}
+	resp.body, err = resp.br.readAll(resp.body[:0])
+	if err != nil {
+		return false, err
+	}
+	if cl.Gzip && !req.hasAE && !isHead {
+		if err := resp.gunzip(); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// onlyChunked reports whether the Transfer-Encoding fields of h list
+// exactly one coding, chunked. Any other coding would leave the body
+// transfer-coded in a way the client does not undo.
+func onlyChunked(h *h1.Response) bool {
+	n := 0
+	for i := range h.Headers {
+		if h.Headers[i].Key != h1.HeaderTransferEncoding {
+			continue
+		}
+		for v := h.Headers[i].Value; len(v) > 0; {
+			item := v
+			if j := bytes.IndexByte(v, ','); j >= 0 {
+				item, v = v[:j], v[j+1:]
+			} else {
+				v = nil
+			}
+			item = bytes.TrimSpace(item)
+			if len(item) == 0 {
+				continue
+			}
+			if n++; n > 1 || !h1.EqualFold(item, "chunked") {
+				return false
+			}
+		}
+	}
+	return n == 1
+}
+
+// readHeadFinal reads response heads until a final one, skipping interim
+// (1xx) responses other than 101.
+func (c *conn) readHeadFinal(h *h1.Response) (int, error) {
+	for {
+		n, err := c.readHead(h)
+		if err != nil {
+			return 0, err
+		}
+		if h.Status >= 200 || h.Status == 101 {
+			return n, nil
+		}
+		c.r += n
+	}
+}
+
+func (c *conn) expectTimeout() time.Duration {
+	if d := c.p.c.ExpectContinueTimeout; d > 0 {
+		return d
+	}
+	return DefaultExpectContinueTimeout
+}
+
+// readDeadline returns the read deadline while waiting for a head.
+func readDeadline(deadline, hdr time.Time) time.Time {
+	if hdr.IsZero() || (!deadline.IsZero() && deadline.Before(hdr)) {
+		return deadline
+	}
+	return hdr
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(interface{ Timeout() bool })
+	return ok && ne.Timeout()
+}
+
+// appendHead appends the request head for req to w.
+func (c *conn) appendHead(w []byte, req *Request) []byte {
+	p := c.p
+	cl := p.c
+	if p.proxy != nil && !p.https {
+		// Absolute form through a plain HTTP proxy (RFC 9112 §3.2.2).
+		w = append(w, req.Method()...)
+		w = append(w, " http://"...)
+		w = append(w, req.host...)
+		w = append(w, req.uri...)
+		w = append(w, " HTTP/1.1\r\n"...)
+		if p.proxyAuth != "" {
+			w = h1.AppendHeader(w, "Proxy-Authorization", p.proxyAuth)
+		}
+	} else {
+		w = h1.AppendRequestLine(w, req.Method(), req.uri)
+	}
+	w = h1.AppendHeader(w, "Host", req.hostHeader())
+	w = append(w, req.hdrs...)
+	if cl.UserAgent != "" && !req.hasUA {
+		w = h1.AppendHeader(w, "User-Agent", cl.UserAgent)
+	}
+	if cl.Gzip && !req.hasAE && !isHeadMethod(req.Method()) {
+		w = append(w, "Accept-Encoding: gzip\r\n"...)
+	}
+	switch {
+	case req.bodyStream != nil && req.bodySize < 0:
+		w = append(w, "Transfer-Encoding: chunked\r\n"...)
+	case req.bodyStream != nil || len(req.body) > 0 || methodWantsLength(req.Method()):
+		w = h1.AppendContentLength(w, req.bodySize)
+	}
+	if req.expect100 && (req.bodyStream != nil || len(req.body) > 0) {
+		w = append(w, "Expect: 100-continue\r\n"...)
+	}
+	if req.close {
+		w = append(w, "Connection: close\r\n"...)
+	}
+	return append(w, '\r', '\n')
+}
+
+// methodWantsLength reports methods that are sent with "Content-Length: 0"
+// when they have no body, as servers may otherwise answer 411.
+func methodWantsLength(m []byte) bool {
+	switch string(m) {
+	case "POST", "PUT", "PATCH":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,76 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors returned by the client. Timeouts are *TimeoutError values, so
+// errors.Is(err, ErrTimeout) matches any of them and they satisfy net.Error.
+var (
+	// ErrBodyTooLarge is returned when a response body exceeds
+	// Client.MaxResponseBodySize. The connection is closed.
+	ErrBodyTooLarge = errors.New("client: response body too large")
+	// ErrBadURL is returned for a URL the client cannot send to: a scheme
+	// other than http or https, or a missing or invalid host.
+	ErrBadURL = errors.New("client: invalid URL")
+	// ErrBadHeader is returned when a request header name or value may not
+	// be sent (not a token, or containing CR, LF or other control bytes).
+	ErrBadHeader = errors.New("client: invalid request header field")
+	// ErrBadMethod is returned when the request method is not a token.
+	ErrBadMethod = errors.New("client: invalid request method")
+	// ErrTooManyRedirects is returned by Do when Client.MaxRedirects
+	// redirects were followed and the last response is a redirect too.
+	ErrTooManyRedirects = errors.New("client: too many redirects")
+	// ErrBodyLength is returned when a request body stream yields a
+	// different number of bytes than its declared length.
+	ErrBodyLength = errors.New("client: request body length does not match declared size")
+	// ErrUnsupportedTransferCoding is returned for a response whose
+	// Transfer-Encoding is anything but a single "chunked": the client
+	// cannot undo other transfer codings.
+	ErrUnsupportedTransferCoding = errors.New("client: unsupported transfer coding in response")
+	// ErrServerClosed is returned when the server closed the connection
+	// before sending a response.
+	ErrServerClosed = errors.New("client: server closed connection before responding")
+)
+
+// TimeoutError reports which timeout expired. It implements net.Error.
+type TimeoutError struct {
+	What string // "dial", "TLS handshake", "response header", "request"
+}
+
+func (e *TimeoutError) Error() string { return "client: " + e.What + " timeout" }
+
+// Timeout reports true.
+func (e *TimeoutError) Timeout() bool { return true }
+
+// Temporary reports true, as net.Error requires of timeouts.
+func (e *TimeoutError) Temporary() bool { return true }
+
+// Is makes errors.Is(err, ErrTimeout) match every *TimeoutError.
+func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// Timeout errors.
+var (
+	// ErrTimeout matches every timeout below through errors.Is.
+	ErrTimeout = errors.New("client: timeout")
+	// ErrDialTimeout: Client.DialTimeout expired while connecting.
+	ErrDialTimeout error = &TimeoutError{"dial"}
+	// ErrTLSHandshakeTimeout: Client.TLSHandshakeTimeout expired.
+	ErrTLSHandshakeTimeout error = &TimeoutError{"TLS handshake"}
+	// ErrResponseHeaderTimeout: Client.ResponseHeaderTimeout expired
+	// before the response head arrived.
+	ErrResponseHeaderTimeout error = &TimeoutError{"response header"}
+	// ErrRequestTimeout: Client.Timeout (the whole exchange, body
+	// included) expired.
+	ErrRequestTimeout error = &TimeoutError{"request"}
+)
+
+// ProxyError is returned when an HTTP proxy refuses a CONNECT tunnel.
+type ProxyError struct {
+	Status int
+}
+
+func (e *ProxyError) Error() string {
+	return fmt.Sprintf("client: proxy refused CONNECT with status %d", e.Status)
+}

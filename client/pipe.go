@@ -1,0 +1,215 @@
+package client
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// pipeState coordinates HTTP/1.1 pipelining on one connection: writers
+// take tickets in the order their requests go out, and each reads its
+// response when the ticket's turn comes, since responses arrive in request
+// order (RFC 9112 §9.3.2).
+type pipeState struct {
+	wmu  sync.Mutex // serialises request writes and ticket numbers
+	next uint64     // ticket of the next request written
+
+	mu   sync.Mutex
+	cond sync.Cond // signalled when turn advances or the connection fails
+	turn uint64    // ticket whose response is read next
+	err  error     // set once the connection failed
+
+	inflight int // under hostPool.mu: requests assigned to the connection
+}
+
+// getPipe returns a pipelined connection with room for one more request:
+// the least loaded open one, a new one when all are full and the host limit
+// allows, or waits.
+func (p *hostPool) getPipe(ctx context.Context, deadline time.Time) (*conn, error) {
+	depth := p.c.Pipeline
+	for {
+		p.mu.Lock()
+		var best *conn
+		for _, c := range p.pipes {
+			if c.pipe.inflight < depth && (best == nil || c.pipe.inflight < best.pipe.inflight) {
+				best = c
+			}
+		}
+		if best != nil && best.pipe.inflight == 0 && !best.usable(p.idleTimeout()) {
+			// Closed by the server (or expired) while idle: drop it.
+			p.removePipe(best)
+			p.mu.Unlock()
+			best.pipe.mu.Lock()
+			best.pipe.err = ErrServerClosed
+			best.pipe.mu.Unlock()
+			p.closeConn(best)
+			continue
+		}
+		if best != nil && (best.pipe.inflight == 0 || !p.canDial()) {
+			best.pipe.inflight++
+			p.mu.Unlock()
+			return best, nil
+		}
+		if p.canDial() {
+			p.total++
+			p.mu.Unlock()
+			c, err := p.dialCounted(ctx, deadline)
+			if err != nil {
+				return nil, err
+			}
+			c.pipe = &pipeState{inflight: 1}
+			c.pipe.cond.L = &c.pipe.mu
+			p.mu.Lock()
+			p.pipes = append(p.pipes, c)
+			p.mu.Unlock()
+			return c, nil
+		}
+		if p.pipeFree == nil {
+			p.pipeFree = make(chan struct{}, 1)
+		}
+		free := p.pipeFree
+		p.mu.Unlock()
+		var timeout <-chan time.Time
+		if !deadline.IsZero() {
+			t := time.NewTimer(time.Until(deadline))
+			timeout = t.C
+			defer t.Stop()
+		}
+		select {
+		case <-free:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-timeout:
+			return nil, deadlineErr(ctx, deadline)
+		}
+	}
+}
+
+// canDial reports whether another pipelined connection may be opened
+// (p.mu held). Pipelining without MaxConnsPerHost uses one connection.
+func (p *hostPool) canDial() bool {
+	max := p.c.MaxConnsPerHost
+	if max <= 0 {
+		max = 1
+	}
+	return p.total < max
+}
+
+// signalPipeFree wakes one getPipe waiter (p.mu held).
+func (p *hostPool) signalPipeFree() {
+	if p.pipeFree != nil {
+		select {
+		case p.pipeFree <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// pipeExchange writes req in ticket order, waits for its turn and reads
+// the response. Requests written but not answered because the connection
+// failed are reported retryable: only idempotent requests are pipelined.
+func (c *conn) pipeExchange(ctx context.Context, req *Request, resp *Response, deadline, hdr time.Time) (bool, error) {
+	ps := c.pipe
+	ps.wmu.Lock()
+	ps.mu.Lock()
+	err := ps.err
+	ps.mu.Unlock()
+	if err != nil {
+		ps.wmu.Unlock()
+		c.p.pipeDone(c)
+		return true, err
+	}
+	ticket := ps.next
+	ps.next++
+	c.nc.SetWriteDeadline(deadline)
+	w := c.appendHead(c.wbuf[:0], req)
+	if len(req.body) <= inlineBodyMax {
+		w = append(w, req.body...)
+	}
+	c.wbuf = w[:0]
+	err = c.write(w)
+	if err == nil && len(req.body) > inlineBodyMax {
+		err = c.write(req.body)
+	}
+	ps.wmu.Unlock()
+
+	ps.mu.Lock()
+	for ps.turn != ticket && ps.err == nil {
+		ps.cond.Wait()
+	}
+	failed := ps.err
+	ps.mu.Unlock()
+	if failed != nil {
+		// The connection failed before our turn: our request was not
+		// answered.
+		c.p.pipeDone(c)
+		return true, failed
+	}
+	if err != nil {
+		// Our turn came with a failed write: fail the connection for the
+		// requests behind us.
+		ps.fail(c)
+		return true, err
+	}
+	// Our turn: this goroutine alone reads the connection until release.
+	c.got = false
+	c.deadline = deadline
+	c.hdrTimeout = !hdr.IsZero() && (deadline.IsZero() || hdr.Before(deadline))
+	c.setReadDeadline(readDeadline(deadline, hdr))
+	if err := c.watch(ctx); err != nil {
+		c.discard()
+		return true, err
+	}
+	return c.readResponse(req, resp, deadline, true, false)
+}
+
+// readDone passes the read turn to the next request (the exchange ended
+// cleanly).
+func (ps *pipeState) readDone(c *conn) {
+	ps.mu.Lock()
+	ps.turn++
+	ps.cond.Broadcast()
+	ps.mu.Unlock()
+	c.p.pipeDone(c)
+}
+
+// fail marks the connection failed, wakes every waiting request and closes
+// it; they report a retryable error. The connection leaves the pool first,
+// so that retries cannot pick it again.
+func (ps *pipeState) fail(c *conn) {
+	p := c.p
+	p.mu.Lock()
+	p.removePipe(c)
+	p.mu.Unlock()
+	ps.mu.Lock()
+	first := ps.err == nil
+	if first {
+		ps.err = ErrServerClosed
+	}
+	ps.cond.Broadcast()
+	ps.mu.Unlock()
+	if first {
+		c.nc.Close()
+		p.releaseSlot()
+	}
+	p.pipeDone(c)
+}
+
+// removePipe removes c from the pipelined connections (p.mu held).
+func (p *hostPool) removePipe(c *conn) {
+	for i, pc := range p.pipes {
+		if pc == c {
+			p.pipes = append(p.pipes[:i], p.pipes[i+1:]...)
+			return
+		}
+	}
+}
+
+// pipeDone ends one request's use of a pipelined connection.
+func (p *hostPool) pipeDone(c *conn) {
+	p.mu.Lock()
+	c.idleAt = time.Now()
+	c.pipe.inflight--
+	p.signalPipeFree()
+	p.mu.Unlock()
+}

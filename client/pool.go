@@ -1,0 +1,283 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// hostPool holds the connections to one origin (scheme and authority).
+type hostPool struct {
+	c         *Client
+	https     bool
+	authority string // host[:port] as in the URL
+	addr      string // host:port to dial for the origin
+	hostname  string // host without port or brackets, for SNI
+	tlsConf   *tls.Config
+	proxy     *url.URL
+
+	mu        sync.Mutex
+	idle      []*conn // LIFO: the most recently used is reused first
+	total     int     // open and dialing connections
+	waiters   []chan *conn
+	reapArmed bool
+	pipes     []*conn // pipelined connections (Client.Pipeline > 1)
+	pipeFree  chan struct{}
+	proxyAuth string // Proxy-Authorization for plain-HTTP proxying
+}
+
+func newHostPool(c *Client, https bool, authority string) *hostPool {
+	p := &hostPool{c: c, https: https, authority: authority, proxy: c.Proxy, proxyAuth: proxyAuth(c.Proxy)}
+	host, port := authority, ""
+	if i := strings.LastIndexByte(authority, ':'); i >= 0 && !strings.Contains(authority[i:], "]") {
+		host, port = authority[:i], authority[i+1:]
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if port == "" {
+		port = "80"
+		if https {
+			port = "443"
+		}
+	}
+	p.hostname = host
+	p.addr = net.JoinHostPort(host, port)
+	if https {
+		cfg := &tls.Config{}
+		if c.TLSConfig != nil {
+			cfg = c.TLSConfig.Clone()
+		}
+		if cfg.ServerName == "" {
+			cfg.ServerName = host
+		}
+		if len(cfg.NextProtos) == 0 {
+			cfg.NextProtos = []string{"http/1.1"}
+		}
+		p.tlsConf = cfg
+	}
+	return p
+}
+
+func (p *hostPool) maxConns() int { return p.c.MaxConnsPerHost }
+
+func (p *hostPool) maxIdle() int {
+	if n := p.c.MaxIdleConnsPerHost; n > 0 {
+		return n
+	}
+	return DefaultMaxIdleConnsPerHost
+}
+
+func (p *hostPool) idleTimeout() time.Duration {
+	if d := p.c.IdleTimeout; d > 0 {
+		return d
+	}
+	return DefaultIdleTimeout
+}
+
+// get returns an idle connection that is still open, or dials a new one if
+// the host is below MaxConnsPerHost, or waits for one to be released.
+func (p *hostPool) get(ctx context.Context, deadline time.Time) (*conn, error) {
+	for {
+		p.mu.Lock()
+		if n := len(p.idle); n > 0 {
+			c := p.idle[n-1]
+			p.idle[n-1] = nil
+			p.idle = p.idle[:n-1]
+			p.mu.Unlock()
+			if !c.usable(p.idleTimeout()) {
+				p.closeConn(c)
+				continue
+			}
+			return c, nil
+		}
+		if max := p.maxConns(); max <= 0 || p.total < max {
+			p.total++
+			p.mu.Unlock()
+			return p.dialCounted(ctx, deadline)
+		}
+		c, err := p.wait(ctx, deadline)
+		if err != nil || c != nil {
+			return c, err
+		}
+		// A slot was freed for us: dial.
+		return p.dialCounted(ctx, deadline)
+	}
+}
+
+// usable reports whether an idle connection may carry a request: it has
+// not been idle too long, holds no unsolicited bytes, and the server has not
+// closed it (checked without blocking, before anything is written).
+func (c *conn) usable(idleTimeout time.Duration) bool {
+	if c.r != c.w {
+		return false
+	}
+	if time.Since(c.idleAt) > idleTimeout {
+		return false
+	}
+	return c.live.alive()
+}
+
+// wait queues for a connection; called with p.mu held, returns with it
+// released. It returns a handed-over connection, or nil when a dial slot
+// was granted (p.total already counts it).
+func (p *hostPool) wait(ctx context.Context, deadline time.Time) (*conn, error) {
+	ch := make(chan *conn, 1)
+	p.waiters = append(p.waiters, ch)
+	p.mu.Unlock()
+	var timeout <-chan time.Time
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		timeout = t.C
+	}
+	var err error
+	select {
+	case c := <-ch:
+		return c, nil
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-timeout:
+		err = deadlineErr(ctx, deadline)
+	}
+	p.mu.Lock()
+	for i, w := range p.waiters {
+		if w == ch {
+			p.waiters = append(p.waiters[:i], p.waiters[i+1:]...)
+			p.mu.Unlock()
+			return nil, err
+		}
+	}
+	p.mu.Unlock()
+	// Someone handed us a connection or a slot as we gave up: pass it on.
+	if c := <-ch; c != nil {
+		p.put(c)
+	} else {
+		p.releaseSlot()
+	}
+	return nil, err
+}
+
+// deadlineErr returns the error for an expired exchange deadline: the
+// context's error when the deadline was the context's, else
+// ErrRequestTimeout (Client.Timeout).
+func deadlineErr(ctx context.Context, deadline time.Time) error {
+	if d, ok := ctx.Deadline(); ok && !d.After(deadline) {
+		return context.DeadlineExceeded
+	}
+	return ErrRequestTimeout
+}
+
+// dialCounted dials a connection whose slot is already counted in p.total.
+func (p *hostPool) dialCounted(ctx context.Context, deadline time.Time) (*conn, error) {
+	c, err := p.dial(ctx, deadline)
+	if err != nil {
+		p.releaseSlot()
+		return nil, err
+	}
+	return c, nil
+}
+
+// put returns a healthy connection after an exchange: to a waiter, to the
+// idle list, or closed when the idle list is full.
+func (p *hostPool) put(c *conn) {
+	c.idleAt = time.Now()
+	p.mu.Lock()
+	if len(p.waiters) > 0 {
+		ch := p.waiters[0]
+		p.waiters = p.waiters[1:]
+		p.mu.Unlock()
+		ch <- c
+		return
+	}
+	if len(p.idle) >= p.maxIdle() {
+		p.mu.Unlock()
+		p.closeConn(c)
+		return
+	}
+	p.idle = append(p.idle, c)
+	if !p.reapArmed {
+		p.reapArmed = true
+		time.AfterFunc(p.idleTimeout(), p.reap)
+	}
+	p.mu.Unlock()
+}
+
+// closeConn closes c and frees its slot.
+func (p *hostPool) closeConn(c *conn) {
+	c.nc.Close()
+	p.releaseSlot()
+}
+
+// releaseSlot frees one connection slot, granting it to a waiter if any.
+func (p *hostPool) releaseSlot() {
+	p.mu.Lock()
+	if len(p.waiters) > 0 {
+		ch := p.waiters[0]
+		p.waiters = p.waiters[1:]
+		p.mu.Unlock()
+		ch <- nil
+		return
+	}
+	p.total--
+	p.mu.Unlock()
+}
+
+// reap closes connections idle for longer than the idle timeout. It runs
+// from a timer while the pool has idle connections.
+func (p *hostPool) reap() {
+	timeout := p.idleTimeout()
+	now := time.Now()
+	p.mu.Lock()
+	var old []*conn
+	n := 0
+	for n < len(p.idle) && now.Sub(p.idle[n].idleAt) >= timeout {
+		n++
+	}
+	if n > 0 {
+		old = append(old, p.idle[:n]...)
+		k := copy(p.idle, p.idle[n:])
+		clear(p.idle[k:])
+		p.idle = p.idle[:k]
+	}
+	if len(p.idle) > 0 {
+		next := timeout - now.Sub(p.idle[0].idleAt)
+		time.AfterFunc(next, p.reap)
+	} else {
+		p.reapArmed = false
+	}
+	p.mu.Unlock()
+	for _, c := range old {
+		p.closeConn(c)
+	}
+}
+
+// closeIdle closes every idle connection, pipelined ones included.
+func (p *hostPool) closeIdle() {
+	p.mu.Lock()
+	old := p.idle
+	p.idle = nil
+	for i := 0; i < len(p.pipes); i++ {
+		if c := p.pipes[i]; c.pipe.inflight == 0 {
+			p.removePipe(c)
+			i--
+			c.pipe.mu.Lock()
+			c.pipe.err = ErrServerClosed
+			c.pipe.mu.Unlock()
+			old = append(old, c)
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range old {
+		p.closeConn(c)
+	}
+}
+
+// stats reports the open and idle connection counts (for tests).
+func (p *hostPool) stats() (total, idle int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.total, len(p.idle)
+}
