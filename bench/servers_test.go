@@ -51,8 +51,8 @@ func TestServers(t *testing.T) {
 			t.Run("bench", func(t *testing.T) {
 				var shared *harness.Proc // one process for all workloads, except the ceiling
 				for _, w := range harness.Workloads() {
-					if !s.Supports(w) {
-						continue
+					if !s.Supports(w) || w.HTTP2 != harness.H2None {
+						continue // HTTP/2 workloads: the h2 subtest
 					}
 					t.Run(w.Name, func(t *testing.T) {
 						p := shared
@@ -75,6 +75,7 @@ func TestServers(t *testing.T) {
 					shared.Stop()
 				}
 			})
+			t.Run("h2", func(t *testing.T) { checkH2(t, ctx, s, binDir) })
 			t.Run("probe", func(t *testing.T) {
 				if !s.Probe {
 					if _, err := harness.Start(ctx, s, harness.StartOptions{BinDir: binDir, Profile: "probe"}); err == nil {

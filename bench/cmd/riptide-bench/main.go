@@ -1,12 +1,14 @@
 // Command riptide-bench runs the cross-library HTTP load benchmark: riptide
 // (native and compat), net/http, chi, fasthttp, a C ceiling and, when
-// installed, nginx, driven by wrk on 127.0.0.1 in interleaved rounds.
+// installed, nginx, driven by wrk on 127.0.0.1 in interleaved rounds; the
+// extra HTTP/2 workloads (h2c, h2tls) are driven by h2load.
 //
 // From the repository root:
 //
 //	go -C bench run ./cmd/riptide-bench            # full run, ≈30 minutes
 //	go -C bench run ./cmd/riptide-bench -quick     # 2 rounds × 2 s smoke run
 //	go -C bench run ./cmd/riptide-bench -servers riptide,fasthttp,nethttp -workloads plaintext,json
+//	go -C bench run ./cmd/riptide-bench -workloads h2c,h2tls   # HTTP/2 (h2load)
 //
 // Results go to bench/results/<date>/ (results.md, results.json, PNG charts,
 // raw wrk output). See bench/README.md for the protocol and caveats.
@@ -33,13 +35,13 @@ func main() {
 func run() int {
 	var (
 		servers     = flag.String("servers", "", "comma-separated servers (default: all; see -list)")
-		workloads   = flag.String("workloads", "", "comma-separated workloads (default: all; see -list)")
+		workloads   = flag.String("workloads", "", "comma-separated workloads (default: all but the extra HTTP/2 ones, h2c and h2tls, which run only when named; see -list)")
 		rounds      = flag.Int("rounds", 6, "rounds per workload; each round runs every server once, order rotated")
-		duration    = flag.Duration("duration", 5*time.Second, "length of each measured wrk run (whole seconds: wrk's unit)")
+		duration    = flag.Duration("duration", 5*time.Second, "length of each measured wrk/h2load run (whole seconds: wrk's unit)")
 		warmup      = flag.Duration("warmup", time.Second, "unmeasured wrk run per server before each workload's rounds, whole seconds (0 disables)")
-		connections = flag.Int("connections", 50, "wrk connections for workloads that do not fix their own (c1000 uses 1000)")
+		connections = flag.Int("connections", 50, "wrk/h2load connections for workloads that do not fix their own (c1000 uses 1000)")
 		serverCPUs  = flag.String("server-cpus", "", "pin servers with taskset -c LIST (e.g. 0); empty: no pinning")
-		wrkCPUs     = flag.String("wrk-cpus", "", "pin wrk with taskset -c LIST (e.g. 1); empty: no pinning")
+		wrkCPUs     = flag.String("wrk-cpus", "", "pin wrk (and h2load) with taskset -c LIST (e.g. 1); empty: no pinning")
 		quick       = flag.Bool("quick", false, "smoke run: 2 rounds × 2 s, no warm-up (explicit -rounds/-duration/-warmup win)")
 		out         = flag.String("out", "", "results directory (default: bench/results/<date>[-quick])")
 		list        = flag.Bool("list", false, "list servers and workloads, then exit")
@@ -55,7 +57,11 @@ func run() int {
 		}
 		fmt.Println("workloads:")
 		for _, w := range harness.Workloads() {
-			fmt.Printf("  %-12s %s\n", w.Name, w.Desc)
+			extra := ""
+			if w.Extra {
+				extra = " [" + w.Tool() + "; not in the default set]"
+			}
+			fmt.Printf("  %-12s %s%s\n", w.Name, w.Desc, extra)
 		}
 		return 0
 	}

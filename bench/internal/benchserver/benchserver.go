@@ -1,6 +1,6 @@
 // Package benchserver holds what every benchmark server binary shares: the
-// command-line contract (-addr, -profile), the response payloads, and the
-// listen / signal / shutdown lifecycle.
+// command-line contract (-addr, -profile, -h2c, -tls), the response
+// payloads, and the listen / signal / shutdown lifecycle.
 //
 // Every server binary under bench/servers prints exactly one line
 //
@@ -13,9 +13,11 @@ package benchserver
 
 import (
 	"bytes"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -56,22 +58,79 @@ var HelloMessage = Message{Message: Hello}
 type Options struct {
 	Addr    string
 	Profile Profile
+	// H2C (-h2c) serves cleartext HTTP/2 with prior knowledge on the same
+	// port as HTTP/1.1.
+	H2C bool
+	// TLS (-tls) serves HTTPS with ALPN offering h2 and http/1.1; TLSConfig
+	// then holds a self-signed certificate generated at start.
+	TLS       bool
+	TLSConfig *tls.Config
 }
 
-// ParseFlags defines -addr and -profile on the default flag set, parses the
-// command line and validates the profile. It exits with status 2 on error.
+// ParseFlags defines -addr, -profile, -h2c and -tls on the default flag set,
+// parses the command line and validates it; with -tls it generates the
+// self-signed certificate. It exits with status 2 on a usage error.
 func ParseFlags() Options {
 	var o Options
 	var profile string
 	flag.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "listen address host:port (port 0 picks a free port)")
 	flag.StringVar(&profile, "profile", string(ProfileBench), "route profile: bench or probe")
+	flag.BoolVar(&o.H2C, "h2c", false, "also serve cleartext HTTP/2 (prior knowledge) on the HTTP/1.1 port")
+	flag.BoolVar(&o.TLS, "tls", false, "serve HTTPS (ALPN h2 and http/1.1) with a self-signed certificate generated at start")
 	flag.Parse()
 	o.Profile = Profile(profile)
 	if o.Profile != ProfileBench && o.Profile != ProfileProbe {
 		fmt.Fprintf(os.Stderr, "unknown -profile %q (want bench or probe)\n", profile)
 		os.Exit(2)
 	}
+	if o.H2C && o.TLS {
+		fmt.Fprintln(os.Stderr, "-h2c and -tls are exclusive (TLS negotiates h2 with ALPN)")
+		os.Exit(2)
+	}
+	if o.TLS {
+		cfg, err := SelfSignedTLS()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tls:", err)
+			os.Exit(1)
+		}
+		o.TLSConfig = cfg
+	}
 	return o
+}
+
+// RequireHTTP1 exits with status 2 if -h2c or -tls was given: for servers
+// without HTTP/2 or TLS support (fasthttp).
+func (o Options) RequireHTTP1(name string) {
+	if o.H2C || o.TLS {
+		fmt.Fprintf(os.Stderr, "%s: -h2c and -tls are not supported by this server\n", name)
+		os.Exit(2)
+	}
+}
+
+// Serve returns the serve function Main should call: serve for plain TCP,
+// or serveTLS(ln, "", "") with -tls (the certificate is in the server's
+// TLSConfig, set from o.TLSConfig).
+func (o Options) Serve(serve func(net.Listener) error, serveTLS func(ln net.Listener, certFile, keyFile string) error) func(net.Listener) error {
+	if o.TLS {
+		return func(ln net.Listener) error { return serveTLS(ln, "", "") }
+	}
+	return serve
+}
+
+// ConfigureNetHTTP applies -h2c and -tls to a net/http server: h2c through
+// http.Server.Protocols (HTTP/1.1 plus unencrypted HTTP/2), TLS through
+// TLSConfig (ServeTLS then negotiates h2 or http/1.1 with ALPN). Without
+// either flag it leaves srv untouched, so HTTP/1.1 behaviour is unchanged.
+func ConfigureNetHTTP(srv *http.Server, o Options) {
+	if o.H2C {
+		var p http.Protocols
+		p.SetHTTP1(true)
+		p.SetUnencryptedHTTP2(true)
+		srv.Protocols = &p
+	}
+	if o.TLS {
+		srv.TLSConfig = o.TLSConfig
+	}
 }
 
 // Listen opens a TCP listener on addr and announces it on standard output

@@ -6,8 +6,10 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseWrk(t *testing.T) {
@@ -162,5 +164,78 @@ func TestSelect(t *testing.T) {
 	}
 	if _, err := SelectServers("nethttp,bogus"); err == nil {
 		t.Error("unknown server name accepted")
+	}
+}
+
+func TestSelectDefaultLeavesOutExtra(t *testing.T) {
+	ws, err := SelectWorkloads("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Extra || w.HTTP2 != H2None {
+			t.Errorf("default workloads include %s", w.Name)
+		}
+	}
+	ws, err = SelectWorkloads("h2c,h2tls")
+	if err != nil || len(ws) != 2 || ws[0].HTTP2 != H2C || ws[1].HTTP2 != H2TLS {
+		t.Errorf("SelectWorkloads(h2c,h2tls) = %v, %v", ws, err)
+	}
+}
+
+func TestHTTP2Support(t *testing.T) {
+	h2c, _ := LookupWorkload("h2c")
+	for _, s := range Registry() {
+		want := s.Kind == KindGo && s.Name != "fasthttp"
+		if s.Supports(h2c) != want {
+			t.Errorf("%s supports h2c = %v, want %v", s.Name, s.Supports(h2c), want)
+		}
+	}
+	tls, _ := LookupWorkload("h2tls")
+	if got := tls.ServerFlags(); len(got) != 1 || got[0] != "-tls" {
+		t.Errorf("h2tls server flags = %v", got)
+	}
+	r := h2loadRun{h2load: "h2load", addr: "127.0.0.1:1", w: tls, conns: 50, duration: 3 * time.Second}
+	if got, want := strings.Join(r.args(), " "), "h2load -t1 -c50 -m10 -D3 https://127.0.0.1:1/"; got != want {
+		t.Errorf("h2load args = %q, want %q", got, want)
+	}
+}
+
+const h2loadOutput = `starting benchmark...
+spawning thread #0: 50 total client(s). Timing-based test with 0s of warm-up time and 2s of main duration for measurements.
+TLS Protocol: TLSv1.3
+Cipher: TLS_AES_128_GCM_SHA256
+Server Temp Key: X25519 253 bits
+Application protocol: h2
+Main benchmark duration is over for thread #0. Stopping all clients.
+Stopped all clients for thread #0
+
+finished in 2.01s, 26612.00 req/s, 913.61KB/s
+requests: 53224 total, 53724 started, 53224 done, 53220 succeeded, 4 failed, 3 errored, 1 timeout
+status codes: 53250 2xx, 0 3xx, 1 4xx, 0 5xx
+traffic: 1.78MB (1871078) total, 212.45KB (217550) headers (space savings 95.74%), 675.70KB (691912) data
+                     min         max         mean         sd        +/- sd
+time for request:      248us    100.63ms     17.39ms      9.08ms    77.00%
+time for connect:     8.36ms     37.19ms     28.04ms      6.73ms    68.00%
+time to 1st byte:    38.05ms    136.26ms     62.22ms     20.74ms    90.00%
+req/s           :     452.78      576.71      530.03       23.27    76.00%
+`
+
+func TestParseH2load(t *testing.T) {
+	s, err := parseH2load([]byte(h2loadOutput))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := WrkStats{Requests: 53224, DurationUS: 2010000, Bytes: 1871078, Status: 1, Timeout: 1,
+		RPS: 26612, Failed: 4, Errored: 3, MinUS: 248, MaxUS: 100630, MeanUS: 17390, SDUS: 9080, Protocol: "h2"}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("parseH2load =\n%+v\nwant\n%+v", s, want)
+	}
+	flag := flagOf(s, nil, &Proc{done: make(chan struct{})})
+	if !strings.Contains(flag, "4 failed requests (3 errored, 1 timed out)") || !strings.Contains(flag, "1 non-2xx/3xx") {
+		t.Errorf("flag = %q", flag)
+	}
+	if _, err := parseH2load([]byte("connect: Connection refused\n")); err == nil {
+		t.Error("parseH2load accepted output without a summary")
 	}
 }

@@ -36,7 +36,8 @@ type StartOptions struct {
 	BinDir string
 	// Profile is "bench" or "probe".
 	Profile string
-	// Workload shapes the ceiling's canned response; nil means plaintext.
+	// Workload shapes the ceiling's canned response and, for HTTP/2
+	// workloads, adds -h2c or -tls; nil means plaintext over HTTP/1.1.
 	Workload *Workload
 	// CPUs, when set, pins the server with `taskset -c CPUs`.
 	CPUs string
@@ -74,12 +75,20 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	if o.Workload != nil {
+		if why := s.Unsupported(*o.Workload); why != "" {
+			return nil, fmt.Errorf("%s cannot run workload %s: %s", s.Name, o.Workload.Name, why)
+		}
+	}
 	p := &Proc{Server: s, done: make(chan struct{})}
 	var argv []string
 	announce := true
 	switch s.Kind {
 	case KindGo:
 		argv = []string{s.BinPath(o.BinDir), "-addr", "127.0.0.1:0", "-profile", o.Profile}
+		if o.Workload != nil {
+			argv = append(argv, o.Workload.ServerFlags()...)
+		}
 	case KindCeiling:
 		if o.Profile != "bench" {
 			return nil, fmt.Errorf("%s: only the bench profile is supported", s.Name)

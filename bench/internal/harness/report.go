@@ -15,12 +15,16 @@ import (
 // ServerSummary is one server's statistics over the clean runs of one
 // workload.
 type ServerSummary struct {
-	Server      string  `json:"server"`
-	Runs        int     `json:"runs"`
-	Flagged     int     `json:"flagged_runs"`
-	RPS         Spread  `json:"rps"`
-	P50US       float64 `json:"p50_us_median"`
-	P99US       float64 `json:"p99_us_median"`
+	Server  string  `json:"server"`
+	Runs    int     `json:"runs"`
+	Flagged int     `json:"flagged_runs"`
+	RPS     Spread  `json:"rps"`
+	P50US   float64 `json:"p50_us_median"`
+	P99US   float64 `json:"p99_us_median"`
+	// MeanUS and SDUS are the medians over rounds of h2load's mean and
+	// standard deviation of request time (h2load has no percentiles).
+	MeanUS      float64 `json:"mean_us_median,omitempty"`
+	SDUS        float64 `json:"sd_us_median,omitempty"`
 	CPUPerReqUS float64 `json:"cpu_us_per_request_median"`
 	PeakRSS     int64   `json:"peak_rss_bytes"`
 	// VsBaseline and VsReference are the per-round RPS ratios against
@@ -31,10 +35,13 @@ type ServerSummary struct {
 
 // WorkloadSummary holds every server's summary for one workload.
 type WorkloadSummary struct {
-	Workload string          `json:"workload"`
-	Desc     string          `json:"desc"`
-	Conns    int             `json:"connections"`
-	Servers  []ServerSummary `json:"servers"`
+	Workload string `json:"workload"`
+	Desc     string `json:"desc"`
+	Conns    int    `json:"connections"`
+	// Tool is the load generator, "wrk" or "h2load"; Load its invocation.
+	Tool    string          `json:"tool"`
+	Load    string          `json:"load"`
+	Servers []ServerSummary `json:"servers"`
 }
 
 // Summarize computes the per-workload summaries from res.Runs.
@@ -46,9 +53,10 @@ func Summarize(res *Results) []WorkloadSummary {
 		if w.Conns > 0 {
 			ws.Conns = w.Conns
 		}
+		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns)
 		for _, sn := range res.Servers {
 			ss := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[wn+"/"+sn]}
-			var rps, p50, p99, cpu []float64
+			var rps, p50, p99, mean, sd, cpu []float64
 			for _, r := range res.Runs {
 				if r.Workload != wn || r.Server != sn {
 					continue
@@ -61,6 +69,8 @@ func Summarize(res *Results) []WorkloadSummary {
 				rps = append(rps, r.RPS)
 				p50 = append(p50, r.P50US)
 				p99 = append(p99, r.P99US)
+				mean = append(mean, r.MeanUS)
+				sd = append(sd, r.SDUS)
 				cpu = append(cpu, r.CPUPerReqUS)
 			}
 			if ss.Runs == 0 {
@@ -69,6 +79,8 @@ func Summarize(res *Results) []WorkloadSummary {
 			ss.RPS = spreadOf(rps)
 			ss.P50US = spreadOf(p50).Median
 			ss.P99US = spreadOf(p99).Median
+			ss.MeanUS = spreadOf(mean).Median
+			ss.SDUS = spreadOf(sd).Median
 			ss.CPUPerReqUS = spreadOf(cpu).Median
 			ss.VsBaseline = spreadOf(roundRatios(res.Runs, wn, sn, Baseline))
 			ss.VsReference = spreadOf(roundRatios(res.Runs, wn, sn, Reference))
@@ -119,7 +131,14 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 	row("kernel", m.Kernel)
 	row("Go", m.GoVersion)
 	row("commit", m.Commit)
-	row("load generator", m.Wrk+", `-t1`, one wrk process at a time")
+	var gens []string
+	if m.Wrk != "not used" {
+		gens = append(gens, m.Wrk+", `-t1`")
+	}
+	if m.H2load != "" {
+		gens = append(gens, fmt.Sprintf("%s, `-t1 -m%d`", m.H2load, H2Streams))
+	}
+	row("load generator", strings.Join(gens, "; ")+"; one load-generator process at a time")
 	if len(m.Modules) > 0 {
 		row("peers", strings.Join(m.Modules, ", "))
 	}
@@ -163,15 +182,26 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		}
 	}
 
+	anyH2 := false
 	for _, ws := range res.Summary {
-		fmt.Fprintf(w, "## %s: %s, wrk -t1 -c%d\n\n", ws.Workload, ws.Desc, ws.Conns)
-		fmt.Fprintf(w, "| server | RPS median | min | max | spread | ×nethttp | ×fasthttp | p50 | p99 | CPU µs/req | peak RSS | flagged runs |\n")
+		h2 := ws.Tool == "h2load"
+		anyH2 = anyH2 || h2
+		fmt.Fprintf(w, "## %s: %s, %s\n\n", ws.Workload, ws.Desc, ws.Load)
+		lat1, lat2 := "p50", "p99"
+		if h2 {
+			lat1, lat2 = "mean", "sd" // h2load reports no percentiles
+		}
+		fmt.Fprintf(w, "| server | RPS median | min | max | spread | ×nethttp | ×fasthttp | %s | %s | CPU µs/req | peak RSS | flagged runs |\n", lat1, lat2)
 		fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, ss := range ws.Servers {
+			l1, l2 := ss.P50US, ss.P99US
+			if h2 {
+				l1, l2 = ss.MeanUS, ss.SDUS
+			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				ss.Server, num(ss.RPS.Median, ss.RPS.N), num(ss.RPS.Min, ss.RPS.N), num(ss.RPS.Max, ss.RPS.N),
 				pct(ss.RPS.SpreadPct()), ratioCell(&ss, true), ratioCell(&ss, false),
-				dur(ss.P50US, ss.RPS.N), dur(ss.P99US, ss.RPS.N), cpuCell(ss),
+				dur(l1, ss.RPS.N), dur(l2, ss.RPS.N), cpuCell(ss),
 				mib(ss.PeakRSS), flaggedCell(ss))
 		}
 		fmt.Fprintln(w)
@@ -227,6 +257,18 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 - Raw wrk output for every run is under raw/, server logs under logs/, the
   wrk scripts under lua/.
 `)
+	if anyH2 {
+		fmt.Fprintf(w, `- HTTP/2 workloads (h2c, h2tls) are driven by h2load (-t1, -m%d concurrent
+  streams per connection, timing-based -D), whose raw output is under raw/
+  too. h2load reports no latency percentiles: their tables show the median
+  over rounds of h2load's mean and standard deviation of request time. A run
+  with any failed or errored request, any 4xx/5xx, or a negotiated protocol
+  other than h2c / h2 is flagged. Servers without HTTP/2 (fasthttp, the
+  ceiling, nginx as configured here) are skipped for them. h2tls includes
+  the TLS cost on both sides of loopback; each raw h2load output records
+  the negotiated TLS version and cipher.
+`, H2Streams)
+	}
 }
 
 func findServer(ws WorkloadSummary, name string) *ServerSummary {
@@ -312,13 +354,17 @@ func printWorkloadSummary(w io.Writer, res *Results, workload string) {
 		if ws.Workload != workload {
 			continue
 		}
-		fmt.Fprintf(w, "%s (-c%d):\n", ws.Workload, ws.Conns)
+		fmt.Fprintf(w, "%s (%s):\n", ws.Workload, ws.Load)
 		rows := append([]ServerSummary(nil), ws.Servers...)
 		sort.SliceStable(rows, func(i, j int) bool { return rows[i].RPS.Median > rows[j].RPS.Median })
 		for _, ss := range rows {
-			fmt.Fprintf(w, "  %-12s %10s rps [%s–%s]  ×nethttp %-18s ×fasthttp %-18s p99 %-9s flagged %d/%d\n",
+			lat, v := "p99", ss.P99US
+			if ws.Tool == "h2load" {
+				lat, v = "mean", ss.MeanUS
+			}
+			fmt.Fprintf(w, "  %-12s %10s rps [%s–%s]  ×nethttp %-18s ×fasthttp %-18s %s %-9s flagged %d/%d\n",
 				ss.Server, num(ss.RPS.Median, ss.RPS.N), num(ss.RPS.Min, ss.RPS.N), num(ss.RPS.Max, ss.RPS.N),
-				ratioCell(&ss, true), ratioCell(&ss, false), dur(ss.P99US, ss.RPS.N), ss.Flagged, ss.Runs)
+				ratioCell(&ss, true), ratioCell(&ss, false), lat, dur(v, ss.RPS.N), ss.Flagged, ss.Runs)
 		}
 	}
 }

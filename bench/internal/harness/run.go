@@ -103,9 +103,22 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	}
 	defer Cleanup()
 
-	wrk, err := EnsureWrk(ctx, cfg.Log)
-	if err != nil {
-		return nil, err
+	var tools loadTools
+	for _, w := range cfg.Workloads {
+		var err error
+		switch w.Tool() {
+		case "wrk":
+			if tools.wrk == "" {
+				tools.wrk, err = EnsureWrk(ctx, cfg.Log)
+			}
+		case "h2load":
+			if tools.h2load == "" {
+				tools.h2load, err = EnsureH2load(ctx, cfg.Log)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	res := &Results{Config: cfg, PeakRSS: map[string]int64{}}
 	var servers []Server
@@ -129,7 +142,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	if err := Build(ctx, cfg.Root, binDir, servers); err != nil {
 		return nil, err
 	}
-	res.Meta = CollectSysInfo(ctx, cfg.Root, wrk)
+	res.Meta = CollectSysInfo(ctx, cfg.Root, tools.wrk, tools.h2load)
 
 	for _, d := range []string{"raw", "lua", "logs"} {
 		if err := os.MkdirAll(filepath.Join(cfg.OutDir, d), 0o755); err != nil {
@@ -146,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		len(cfg.Workloads), cfg.Rounds, len(servers), cfg.Duration, cfg.Warmup, p.remaining().Round(time.Second))
 
 	for _, w := range cfg.Workloads {
-		if err := runWorkload(ctx, cfg, res, w, servers, wrk, scripts[w.Name], binDir, p); err != nil {
+		if err := runWorkload(ctx, cfg, res, w, servers, tools, scripts[w.Name], binDir, p); err != nil {
 			p.clear()
 			res.Interrupted = true
 			res.Elapsed = time.Since(start)
@@ -161,20 +174,30 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	return res, nil
 }
 
+// loadTools are the load generators' paths ("" when no selected workload
+// needs one).
+type loadTools struct{ wrk, h2load string }
+
+// loadRun is one load-generator invocation: wrkRun or h2loadRun.
+type loadRun interface {
+	run(ctx context.Context) ([]byte, WrkStats, error)
+}
+
 // runWorkload starts every server supporting w, warms each up, runs the
 // rounds and records peak RSS, then stops the servers.
 func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all []Server,
-	wrk, script, binDir string, p *progress) error {
+	tools loadTools, script, binDir string, p *progress) error {
 	conns := cfg.Connections
 	if w.Conns > 0 {
 		conns = w.Conns
 	}
 	var servers []Server
 	for _, s := range all {
-		if s.Supports(w) {
+		if why := s.Unsupported(w); why == "" {
 			servers = append(servers, s)
 		} else {
-			res.Skipped = append(res.Skipped, Skip{Server: s.Name, Workload: w.Name, Reason: "does not support this workload"})
+			res.Skipped = append(res.Skipped, Skip{Server: s.Name, Workload: w.Name, Reason: why})
+			fmt.Fprintf(cfg.Log, "skipping %s on %s: %s\n", s.Name, w.Name, why)
 		}
 	}
 	rawDir := filepath.Join(cfg.OutDir, "raw", w.Name)
@@ -200,8 +223,11 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		}
 		procs[s.Name] = pr
 	}
-	newRun := func(s Server, d time.Duration) wrkRun {
-		return wrkRun{wrk: wrk, script: script, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs}
+	newRun := func(s Server, d time.Duration) loadRun {
+		if w.Tool() == "h2load" {
+			return h2loadRun{h2load: tools.h2load, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs}
+		}
+		return wrkRun{wrk: tools.wrk, script: script, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs}
 	}
 	if cfg.Warmup > 0 {
 		for _, s := range servers {
@@ -261,10 +287,14 @@ func flagOf(st WrkStats, err error, pr *Proc) string {
 	if pr.Exited() {
 		why = append(why, "server exited")
 	}
-	if st.Requests == 0 && err == nil {
+	if st.Requests == 0 && (err == nil || st.Protocol != "") {
 		why = append(why, "no requests completed")
 	}
-	if n := st.SocketErrors(); n > 0 {
+	if st.Failed > 0 || st.Errored > 0 {
+		// h2load: failed includes errored, which includes timeouts.
+		why = append(why, fmt.Sprintf("h2load: %d failed requests (%d errored, %d timed out)",
+			st.Failed, st.Errored, st.Timeout))
+	} else if n := st.SocketErrors(); n > 0 {
 		why = append(why, fmt.Sprintf("socket errors: connect %d, read %d, write %d, timeout %d",
 			st.Connect, st.Read, st.Write, st.Timeout))
 	}

@@ -38,6 +38,8 @@ type Server struct {
 	Probe bool
 	// Default servers run when -servers is not given.
 	Default bool
+	// HTTP2 servers accept -h2c and -tls and so run the HTTP/2 workloads.
+	HTTP2 bool
 }
 
 // Baseline and Reference are the servers ratios are computed against.
@@ -50,12 +52,12 @@ const (
 // is one entry here plus its main package under bench/servers/<name>.
 func Registry() []Server {
 	return []Server{
-		{Name: "riptide", Desc: "riptide native API (func(*riptide.Ctx))", Kind: KindGo, Pkg: "./servers/riptide", Probe: true, Default: true},
-		{Name: "riptide-mux", Desc: "riptide compat door (riptide.FromHTTP) with http.ServeMux", Kind: KindGo, Pkg: "./servers/riptide-mux", Probe: true, Default: true},
-		{Name: "riptide-chi", Desc: "riptide compat door (riptide.FromHTTP) with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/riptide-chi", Probe: true, Default: true},
+		{Name: "riptide", Desc: "riptide native API (func(*riptide.Ctx))", Kind: KindGo, Pkg: "./servers/riptide", Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide-mux", Desc: "riptide compat door (riptide.FromHTTP) with http.ServeMux", Kind: KindGo, Pkg: "./servers/riptide-mux", Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide-chi", Desc: "riptide compat door (riptide.FromHTTP) with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/riptide-chi", Probe: true, Default: true, HTTP2: true},
 		{Name: "fasthttp", Desc: "valyala/fasthttp, default settings", Kind: KindGo, Pkg: "./servers/fasthttp", Probe: true, Default: true},
-		{Name: "nethttp", Desc: "net/http with http.ServeMux", Kind: KindGo, Pkg: "./servers/nethttp", Probe: true, Default: true},
-		{Name: "chi", Desc: "net/http with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/chi", Probe: true, Default: true},
+		{Name: "nethttp", Desc: "net/http with http.ServeMux", Kind: KindGo, Pkg: "./servers/nethttp", Probe: true, Default: true, HTTP2: true},
+		{Name: "chi", Desc: "net/http with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/chi", Probe: true, Default: true, HTTP2: true},
 		{Name: "ceiling", Desc: "C epoll responder, canned response, no parsing (machine limit)", Kind: KindCeiling, Default: true},
 		{Name: "nginx", Desc: "nginx, `return 200` and a static 64 KiB file (when installed)", Kind: KindNginx, Optional: true, Default: true},
 	}
@@ -92,11 +94,23 @@ func (s Server) Available(root string) error {
 }
 
 // Supports reports whether the server can run workload w.
-func (s Server) Supports(w Workload) bool {
-	if s.Kind == KindNginx && w.NeedsEcho {
-		return false // stock nginx has no request-body echo
+func (s Server) Supports(w Workload) bool { return s.Unsupported(w) == "" }
+
+// Unsupported says why the server cannot run workload w, or "" if it can.
+func (s Server) Unsupported(w Workload) string {
+	if w.HTTP2 != H2None && !s.HTTP2 {
+		switch s.Kind {
+		case KindCeiling:
+			return "the ceiling speaks only HTTP/1.1 (no HTTP/2 framing, no TLS)"
+		case KindNginx:
+			return "the generated nginx configuration serves HTTP/1.1 only (no http2, no TLS)"
+		}
+		return "no HTTP/2 support (fasthttp has none)"
 	}
-	return true
+	if s.Kind == KindNginx && w.NeedsEcho {
+		return "stock nginx has no request-body echo"
+	}
+	return ""
 }
 
 // BinPath is where Build puts the server's executable.

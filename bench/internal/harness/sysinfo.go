@@ -22,13 +22,15 @@ type SysInfo struct {
 	GoVersion string    `json:"go_version"`
 	Commit    string    `json:"commit"`
 	Wrk       string    `json:"wrk"`
+	H2load    string    `json:"h2load,omitempty"`
 	Nginx     string    `json:"nginx,omitempty"`
 	CC        string    `json:"cc"`
 	Modules   []string  `json:"modules"` // peer library versions from go.mod
 }
 
 // CollectSysInfo gathers SysInfo; fields it cannot learn read "unknown".
-func CollectSysInfo(ctx context.Context, root, wrk string) SysInfo {
+// wrk and h2load are the load generators' paths, "" when unused.
+func CollectSysInfo(ctx context.Context, root, wrk, h2load string) SysInfo {
 	si := SysInfo{Date: time.Now().UTC(), NProc: runtime.NumCPU()}
 	si.Hostname, _ = os.Hostname()
 	si.Machine = orUnknown(strings.TrimSpace(readFile("/sys/class/dmi/id/sys_vendor") + " " +
@@ -46,7 +48,13 @@ func CollectSysInfo(ctx context.Context, root, wrk string) SysInfo {
 	if si.Commit != "unknown" && gitOut(ctx, filepath.Dir(root), "status", "--porcelain", "--untracked-files=no") != "" {
 		si.Commit += "-dirty"
 	}
-	si.Wrk = orUnknown(firstLine(cmdOut(ctx, root, wrk, "-v")))
+	si.Wrk = "not used"
+	if wrk != "" {
+		si.Wrk = orUnknown(firstLine(cmdOut(ctx, root, wrk, "-v")))
+	}
+	if h2load != "" {
+		si.H2load = orUnknown(firstLine(cmdOut(ctx, root, h2load, "--version")))
+	}
 	if p, err := nginxPath(); err == nil {
 		si.Nginx = firstLine(cmdOut(ctx, root, p, "-v"))
 	}

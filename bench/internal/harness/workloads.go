@@ -10,8 +10,26 @@ import (
 	"github.com/riptide-http/riptide/bench/internal/benchserver"
 )
 
-// Workload is one wrk traffic shape, and the response every server must
-// give to it.
+// H2Mode says how an HTTP/2 workload reaches the server.
+type H2Mode string
+
+const (
+	// H2None is HTTP/1.1, driven by wrk.
+	H2None H2Mode = ""
+	// H2C is cleartext HTTP/2 with prior knowledge: the server runs with
+	// -h2c, h2load connects to http://.
+	H2C H2Mode = "h2c"
+	// H2TLS is HTTP/2 over TLS chosen by ALPN: the server runs with -tls
+	// (self-signed certificate), h2load connects to https://.
+	H2TLS H2Mode = "tls"
+)
+
+// H2Streams is h2load's -m, the concurrent streams per connection of the
+// HTTP/2 workloads.
+const H2Streams = 10
+
+// Workload is one traffic shape (wrk for HTTP/1.1, h2load for HTTP/2), and
+// the response every server must give to it.
 type Workload struct {
 	// Name is the identifier used by -workloads and in reports.
 	Name string
@@ -33,6 +51,14 @@ type Workload struct {
 	CeilingArgs []string
 	// NeedsEcho marks workloads that need a server echoing the request body.
 	NeedsEcho bool
+	// HTTP2, when set, makes this an HTTP/2 workload driven by h2load
+	// (-t1 -c<conns> -m H2Streams) instead of wrk; only servers with
+	// HTTP2 support run it. Method, Headers, Body and Pipeline are unused.
+	HTTP2 H2Mode
+	// Extra workloads are not in the default set: they run only when named
+	// in -workloads (the HTTP/2 ones, so that a default run stays under 30
+	// minutes).
+	Extra bool
 
 	// ExpectType is the Content-Type prefix of a correct response.
 	ExpectType string
@@ -82,7 +108,39 @@ func Workloads() []Workload {
 			ExpectType:  "text/plain", ExpectBody: hello, ExpectClose: true},
 		{Name: "c1000", Desc: fmt.Sprintf("keep-alive GET / over %d connections", ManyConns), Path: "/",
 			Conns: ManyConns, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "h2c", Desc: fmt.Sprintf("HTTP/2 cleartext (prior knowledge) GET /, %d streams per connection", H2Streams),
+			Path: "/", HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "h2tls", Desc: fmt.Sprintf("HTTP/2 over TLS (ALPN h2, self-signed ECDSA P-256) GET /, %d streams per connection", H2Streams),
+			Path: "/", HTTP2: H2TLS, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 	}
+}
+
+// Tool is the load generator that drives w: "wrk" or "h2load".
+func (w Workload) Tool() string {
+	if w.HTTP2 != H2None {
+		return "h2load"
+	}
+	return "wrk"
+}
+
+// ServerFlags are the extra server flags w needs (-h2c or -tls).
+func (w Workload) ServerFlags() []string {
+	switch w.HTTP2 {
+	case H2C:
+		return []string{"-h2c"}
+	case H2TLS:
+		return []string{"-tls"}
+	}
+	return nil
+}
+
+// LoadCommand describes the load generator invocation for reports, e.g.
+// "wrk -t1 -c50" or "h2load -t1 -c50 -m10".
+func (w Workload) LoadCommand(conns int) string {
+	if w.HTTP2 != H2None {
+		return fmt.Sprintf("h2load -t1 -c%d -m%d", conns, H2Streams)
+	}
+	return fmt.Sprintf("wrk -t1 -c%d", conns)
 }
 
 func (w Workload) method() string {
@@ -196,7 +254,8 @@ func SelectServers(list string) ([]Server, error) {
 	return selectNames(list, Registry(), func(s Server) string { return s.Name }, func(s Server) bool { return s.Default })
 }
 
-// SelectWorkloads resolves a -workloads list ("" for all).
+// SelectWorkloads resolves a -workloads list ("" or "all" for every
+// workload except the Extra ones, which run only when named).
 func SelectWorkloads(list string) ([]Workload, error) {
-	return selectNames(list, Workloads(), func(w Workload) string { return w.Name }, func(Workload) bool { return true })
+	return selectNames(list, Workloads(), func(w Workload) string { return w.Name }, func(w Workload) bool { return !w.Extra })
 }

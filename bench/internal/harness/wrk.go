@@ -20,18 +20,29 @@ import (
 // install -y wrk), reporting progress to log; otherwise it returns an error
 // saying how to install it.
 func EnsureWrk(ctx context.Context, log io.Writer) (string, error) {
-	if p, err := exec.LookPath("wrk"); err == nil {
+	return ensureTool(ctx, log, "wrk", "wrk", "or build wrk 4.x from source")
+}
+
+// EnsureH2load is EnsureWrk for h2load (Debian package nghttp2-client).
+func EnsureH2load(ctx context.Context, log io.Writer) (string, error) {
+	return ensureTool(ctx, log, "h2load", "nghttp2-client", "or build nghttp2 with its apps")
+}
+
+// ensureTool returns the path of tool, installing the Debian package pkg
+// with apt-get when it is missing and the process runs as root.
+func ensureTool(ctx context.Context, log io.Writer, tool, pkg, otherwise string) (string, error) {
+	if p, err := exec.LookPath(tool); err == nil {
 		return p, nil
 	}
 	if os.Geteuid() != 0 {
-		return "", errors.New("wrk is not installed and this is not root, so it cannot be installed here: " +
-			"run `sudo apt-get install -y wrk` (Debian/Ubuntu) or build wrk 4.x from source, then rerun")
+		return "", fmt.Errorf("%s is not installed and this is not root, so it cannot be installed here: "+
+			"run `sudo apt-get install -y %s` (Debian/Ubuntu) %s, then rerun", tool, pkg, otherwise)
 	}
 	if _, err := exec.LookPath("apt-get"); err != nil {
-		return "", errors.New("wrk is not installed and apt-get is unavailable: install wrk 4.x and rerun")
+		return "", fmt.Errorf("%s is not installed and apt-get is unavailable: install it (package %s) and rerun", tool, pkg)
 	}
-	fmt.Fprintln(log, "wrk not found; installing it: apt-get update && apt-get install -y wrk")
-	for _, args := range [][]string{{"update"}, {"install", "-y", "wrk"}} {
+	fmt.Fprintf(log, "%s not found; installing it: apt-get update && apt-get install -y %s\n", tool, pkg)
+	for _, args := range [][]string{{"update"}, {"install", "-y", pkg}} {
 		cmd := exec.CommandContext(ctx, "apt-get", args...)
 		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 		cmd.Stdout, cmd.Stderr = log, log
@@ -39,7 +50,7 @@ func EnsureWrk(ctx context.Context, log io.Writer) (string, error) {
 			return "", fmt.Errorf("apt-get %s: %w", strings.Join(args, " "), err)
 		}
 	}
-	return exec.LookPath("wrk")
+	return exec.LookPath(tool)
 }
 
 // summaryMarker starts the machine-readable line printed by the done()
@@ -60,7 +71,13 @@ done = function(summary, latency, requests)
 end
 `
 
-// WrkStats is what one wrk run measured.
+// WrkStats is what one load-generator run (wrk or h2load) measured.
+//
+// h2load reports no percentiles: its runs leave P50US, P90US and P99US at
+// zero and fill MinUS, MeanUS, SDUS and MaxUS from its "time for request"
+// line. Its failed requests (which include errored ones, which include
+// timeouts) are in Failed, Errored and Timeout; 4xx and 5xx responses in
+// Status.
 type WrkStats struct {
 	Requests   int64   `json:"requests"`
 	DurationUS int64   `json:"duration_us"`
@@ -75,6 +92,14 @@ type WrkStats struct {
 	P99US      float64 `json:"p99_us"`
 	MaxUS      float64 `json:"max_us"`
 	RPS        float64 `json:"rps"`
+
+	// h2load only.
+	Failed   int64   `json:"failed,omitempty"`
+	Errored  int64   `json:"errored,omitempty"`
+	MinUS    float64 `json:"min_us,omitempty"`
+	MeanUS   float64 `json:"mean_us,omitempty"`
+	SDUS     float64 `json:"sd_us,omitempty"`
+	Protocol string  `json:"protocol,omitempty"` // ALPN or h2c, as h2load printed it
 }
 
 // SocketErrors is the sum of wrk's connect, read, write and timeout errors.
@@ -151,9 +176,7 @@ func wholeSeconds(d time.Duration) int {
 func (r wrkRun) run(ctx context.Context) ([]byte, WrkStats, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.duration+30*time.Second)
 	defer cancel()
-	a := r.args()
-	cmd := exec.CommandContext(ctx, a[0], a[1:]...)
-	out, err := cmd.CombinedOutput()
+	out, err := execCombined(ctx, r.args())
 	if err != nil {
 		return out, WrkStats{}, fmt.Errorf("wrk: %v", err)
 	}
@@ -161,11 +184,19 @@ func (r wrkRun) run(ctx context.Context) ([]byte, WrkStats, error) {
 	return out, s, err
 }
 
-// writeScripts writes one Lua script per workload into dir and returns
+// execCombined runs argv and returns its combined output.
+func execCombined(ctx context.Context, argv []string) ([]byte, error) {
+	return exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+}
+
+// writeScripts writes one Lua script per wrk workload into dir and returns
 // their paths by workload name.
 func writeScripts(dir string, ws []Workload) (map[string]string, error) {
 	paths := map[string]string{}
 	for _, w := range ws {
+		if w.Tool() != "wrk" {
+			continue
+		}
 		p := filepath.Join(dir, w.Name+".lua")
 		if err := os.WriteFile(p, []byte(w.Script()+doneLua), 0o644); err != nil {
 			return nil, err

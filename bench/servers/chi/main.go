@@ -1,7 +1,7 @@
 // Command chi serves the benchmark or probe routes with net/http and a
 // go-chi/chi router.
 //
-//	chi -addr 127.0.0.1:8080 -profile bench
+//	chi -addr 127.0.0.1:8080 -profile bench [-h2c | -tls]
 package main
 
 import (
@@ -15,5 +15,6 @@ import (
 func main() {
 	o := benchserver.ParseFlags()
 	srv := &http.Server{Handler: stdroutes.Chi(o.Profile)}
-	benchserver.Main(o, srv.Serve, func() { srv.Shutdown(context.Background()) })
+	benchserver.ConfigureNetHTTP(srv, o)
+	benchserver.Main(o, o.Serve(srv.Serve, srv.ServeTLS), func() { srv.Shutdown(context.Background()) })
 }

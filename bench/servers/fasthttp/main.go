@@ -13,6 +13,7 @@ import (
 
 func main() {
 	o := benchserver.ParseFlags()
+	o.RequireHTTP1("fasthttp") // no HTTP/2 in fasthttp
 	srv := &fasthttp.Server{Handler: fastroutes.Handler(o.Profile)}
 	benchserver.Main(o, srv.Serve, func() { srv.Shutdown() })
 }

@@ -1,7 +1,7 @@
 // Command nethttp serves the benchmark or probe routes with net/http and an
 // http.ServeMux. It is the baseline every ratio is computed against.
 //
-//	nethttp -addr 127.0.0.1:8080 -profile bench
+//	nethttp -addr 127.0.0.1:8080 -profile bench [-h2c | -tls]
 package main
 
 import (
@@ -15,5 +15,6 @@ import (
 func main() {
 	o := benchserver.ParseFlags()
 	srv := &http.Server{Handler: stdroutes.Mux(o.Profile)}
-	benchserver.Main(o, srv.Serve, func() { srv.Shutdown(context.Background()) })
+	benchserver.ConfigureNetHTTP(srv, o)
+	benchserver.Main(o, o.Serve(srv.Serve, srv.ServeTLS), func() { srv.Shutdown(context.Background()) })
 }

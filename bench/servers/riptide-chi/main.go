@@ -2,7 +2,7 @@
 // net/http compat door: the very handlers the chi server runs, on a
 // go-chi/chi router, wrapped with riptide.FromHTTP.
 //
-//	riptide-chi -addr 127.0.0.1:8080 -profile bench
+//	riptide-chi -addr 127.0.0.1:8080 -profile bench [-h2c | -tls]
 package main
 
 import (
@@ -17,5 +17,6 @@ import (
 func main() {
 	o := benchserver.ParseFlags()
 	srv := &riptide.Server{Handler: riptide.FromHTTP(stdroutes.Chi(o.Profile))}
-	benchserver.Main(o, srv.Serve, func() { srv.Shutdown(context.Background()) })
+	benchserver.ConfigureRiptide(srv, o)
+	benchserver.Main(o, o.Serve(srv.Serve, srv.ServeTLS), func() { srv.Shutdown(context.Background()) })
 }

@@ -1,7 +1,7 @@
 // Command riptide serves the benchmark or probe routes on riptide's native
 // API (func(*riptide.Ctx)) with a zero-value riptide.Server.
 //
-//	riptide -addr 127.0.0.1:8080 -profile bench
+//	riptide -addr 127.0.0.1:8080 -profile bench [-h2c | -tls]
 package main
 
 import (
@@ -16,5 +16,6 @@ import (
 func main() {
 	o := benchserver.ParseFlags()
 	srv := &riptide.Server{Handler: riptideroutes.Handler(o.Profile)}
-	benchserver.Main(o, srv.Serve, func() { srv.Shutdown(context.Background()) })
+	benchserver.ConfigureRiptide(srv, o)
+	benchserver.Main(o, o.Serve(srv.Serve, srv.ServeTLS), func() { srv.Shutdown(context.Background()) })
 }

@@ -1,0 +1,17 @@
+package benchserver
+
+import "github.com/riptide-http/riptide"
+
+// ConfigureRiptide applies -h2c and -tls to a riptide server: h2c through
+// HTTP2Config.H2C (prior knowledge on the HTTP/1.1 port), TLS through
+// TLSConfig (ServeTLS negotiates h2 or http/1.1 with ALPN; HTTP/2 over TLS
+// is on by default). Without either flag it leaves srv untouched, so
+// HTTP/1.1 behaviour is unchanged.
+func ConfigureRiptide(srv *riptide.Server, o Options) {
+	if o.H2C {
+		srv.HTTP2 = &riptide.HTTP2Config{H2C: true}
+	}
+	if o.TLS {
+		srv.TLSConfig = o.TLSConfig
+	}
+}
