@@ -22,16 +22,38 @@ import (
 // holds without a separate allocation.
 const compatInlineValues = 10
 
-// compatRequest is everything a compat request owns, in one allocation:
-// the *http.Request handed to the handler with its URL, Context and Body,
-// and the backing array of its header values. It is never pooled: the
-// handler may keep any of it after ServeHTTP returns, as net/http allows.
+// compatInlineHead is the longest request head a compatRequest for a
+// request without header values (besides Host) holds without a separate
+// allocation. It brings compatRequestHead to the 640-byte size class.
+const compatInlineHead = 96
+
+// compatRequest is everything a compat request owns: the *http.Request
+// handed to the handler with its URL, Context and Body. It is allocated in
+// one piece with either the backing array of its header values
+// (compatRequestVals) or, when the request has no header values, the bytes
+// of its head (compatRequestHead), so that a request costs one allocation
+// besides its Header map. It is never pooled: the handler may keep any of
+// it after ServeHTTP returns, as net/http allows, and a string the handler
+// keeps keeps all of it alive.
 type compatRequest struct {
 	req  http.Request
 	url  url.URL
 	ctx  compatContext
 	body compatBody
+}
+
+// compatRequestVals is a compatRequest with room for its header values.
+type compatRequestVals struct {
+	compatRequest
 	vals [compatInlineValues]string
+}
+
+// compatRequestHead is a compatRequest with room for a short head. The
+// array is written once, before any string refers to it, and never again:
+// the strings made from it are immutable as Go requires.
+type compatRequestHead struct {
+	compatRequest
+	head [compatInlineHead]byte
 }
 
 // newRequest builds the *http.Request for the request in x. On a target
@@ -39,14 +61,31 @@ type compatRequest struct {
 func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	hr := &x.req
 	c := x.conn
-	rq := new(compatRequest)
-	r := &rq.req
 
 	// One string holds every byte of the head; every string in the
 	// Request (method, target, header names and values) is a substring.
 	base := c.rbuf[:c.pin]
-	start := offsetIn(base, hr.Method)
-	sub := headString{s: string(base[start:]), base: unsafe.Pointer(unsafe.SliceData(hr.Method))}
+	head := base[offsetIn(base, hr.Method):]
+	sub := headString{base: unsafe.Pointer(unsafe.SliceData(hr.Method))}
+	nvals := headerValues(hr)
+	var rq *compatRequest
+	var vals []string
+	switch {
+	case nvals == 0 && len(head) <= compatInlineHead:
+		rh := new(compatRequestHead)
+		n := copy(rh.head[:], head)
+		sub.s = unsafe.String(&rh.head[0], n)
+		rq = &rh.compatRequest
+	case nvals <= compatInlineValues:
+		rv := new(compatRequestVals)
+		sub.s = string(head)
+		rq, vals = &rv.compatRequest, rv.vals[:nvals]
+	default:
+		rq = new(compatRequest)
+		sub.s = string(head)
+		vals = make([]string, nvals)
+	}
+	r := &rq.req
 
 	r.Method = internMethod(hr.Method, sub)
 	r.RequestURI = sub.of(hr.Target)
@@ -64,7 +103,7 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	} else {
 		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.0", 1, 0
 	}
-	r.Header = rq.header(hr, sub)
+	r.Header = header(hr, sub, vals)
 	r.Host = rq.url.Host
 	if r.Host == "" {
 		r.Host = sub.of(hr.Host)
@@ -197,24 +236,29 @@ var plainPathByte = func() (t [256]bool) {
 	return t
 }()
 
+// headerValues returns how many values the request's Header holds: every
+// field but Host and Transfer-Encoding.
+func headerValues(hr *h1.Request) int {
+	n := 0
+	for i := range hr.Headers {
+		switch hr.Headers[i].Key {
+		case h1.HeaderHost, h1.HeaderTransferEncoding:
+		default:
+			n++
+		}
+	}
+	return n
+}
+
 // header builds the canonical request Header as net/http does: Host and
 // Transfer-Encoding are left out (they are in Request.Host and
 // Request.TransferEncoding), keys are canonical, and repeated fields become
-// one key with several values.
-func (rq *compatRequest) header(hr *h1.Request, sub headString) http.Header {
+// one key with several values. vals, of length headerValues(hr), backs the
+// values.
+func header(hr *h1.Request, sub headString, vals []string) http.Header {
 	hs := hr.Headers
-	n := len(hs)
-	if hr.Host != nil {
-		n-- // Host is not in Header; an exact hint saves the map a bucket
-	}
-	if hr.Chunked {
-		n--
-	}
-	h := make(http.Header, max(n, 0))
-	vals := rq.vals[:]
-	if len(hs) > len(vals) {
-		vals = make([]string, len(hs))
-	}
+	// An exact hint (at most one key per value) saves the map growth.
+	h := make(http.Header, len(vals))
 	nv := 0
 	for i := range hs {
 		f := &hs[i]

@@ -45,6 +45,11 @@ type compatWriter struct {
 	// chunked even if it would fit the buffer.
 	trailers bool
 
+	// known: the header map, when the head was written, held only the
+	// keys in this set (knownCL, knownCT), found by lookup (see
+	// serializeHeader).
+	known uint8
+
 	keys     []string // scratch for sorting header keys
 	lr       io.LimitedReader
 	sniffBuf [sniffLen]byte
@@ -63,6 +68,7 @@ func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
 	w.header = nil
 	w.status = 0
 	w.wroteHeader, w.hijacked, w.sniff, w.trailers = false, false, false, false
+	w.known = 0
 }
 
 // end runs when ServeHTTP has returned or panicked: the request's Context
@@ -119,78 +125,160 @@ func bodyAllowed(status int) bool {
 // and LF in values replaced by spaces (net/http's rules), and the fields the
 // engine manages (Content-Length, Transfer-Encoding, Connection) turned into
 // its settings.
+//
+// The common header of a handler that sets only Content-Type and/or
+// Content-Length is found with lookups rather than by iterating and
+// sorting the map; w.known records it, so that finish can skip looking
+// for trailers (see onlyKnownKeys).
 func (w *compatWriter) serializeHeader() {
 	r := &w.x.resp
 	code := w.status
 	r.status = code
 	w.sniff = bodyAllowed(code)
+	w.known = 0
 	h := w.header
 	if len(h) == 0 {
 		return
 	}
-	keys := w.sortedKeys()
 	te := ""
-	for _, k := range keys {
-		vs := h[k]
-		switch k {
-		case "Content-Type":
-			w.sniff = false
-			if code == http.StatusNotModified {
-				continue
-			}
-		case "Content-Length":
-			if bodyAllowed(code) && len(vs) > 0 {
-				if n, err := strconv.ParseInt(vs[0], 10, 64); err == nil && n >= 0 {
-					r.clen = n
-				}
-			}
-			continue
-		case "Transfer-Encoding":
-			if bodyAllowed(code) && len(vs) > 0 {
-				te = vs[0]
-				w.sniff = false
-			}
-			// The engine frames the body itself: chunked on HTTP/1.1.
-			continue
-		case "Connection":
-			rest := vs[:0:0]
-			for _, v := range vs {
-				switch {
-				case hasToken(v, "close"):
-					r.close = true
-				case strings.EqualFold(strings.TrimSpace(v), "keep-alive"):
-					// The engine says keep-alive itself where needed.
-				default:
-					rest = append(rest, v)
-				}
-			}
-			vs = rest
-		case "Content-Encoding":
-			if len(vs) > 0 && vs[0] != "" {
-				w.sniff = false
-			}
-		case "Date":
-			r.userDate = true
-		case "Server":
-			r.userServer = true
-		case "Trailer":
-			w.trailers = true
+	if known, cl, ct := knownKeys(h); known != 0 {
+		// Sorted: "Content-Length" < "Content-Type".
+		if known&knownCL != 0 {
+			w.serializeField("Content-Length", cl, &te)
 		}
-		if strings.HasPrefix(k, http.TrailerPrefix) {
-			w.trailers = true
-			continue
+		if known&knownCT != 0 {
+			w.serializeField("Content-Type", ct, &te)
 		}
-		if !h1.ValidHeaderName(k) {
-			continue
-		}
-		for _, v := range vs {
-			r.hdr = appendHeaderLine(r.hdr, k, v)
+		w.known = known
+	} else {
+		for _, k := range w.sortedKeys() {
+			w.serializeField(k, h[k], &te)
 		}
 	}
 	if te != "" && te != "identity" {
 		// A Transfer-Encoding overrides a Content-Length (net/http logs it).
 		r.clen = -1
 	}
+}
+
+// The keys of the header fast path (serializeHeader).
+const (
+	knownCL uint8 = 1 << iota // Content-Length
+	knownCT                   // Content-Type
+)
+
+// knownKeys reports which of Content-Length and Content-Type h holds, with
+// their values, when h holds no other key; otherwise known is 0.
+func knownKeys(h http.Header) (known uint8, cl, ct []string) {
+	if len(h) > 2 {
+		return 0, nil, nil
+	}
+	n := 0
+	cl, okCL := h["Content-Length"]
+	if okCL {
+		known |= knownCL
+		n++
+	}
+	ct, okCT := h["Content-Type"]
+	if okCT {
+		known |= knownCT
+		n++
+	}
+	if n != len(h) {
+		return 0, nil, nil
+	}
+	return known, cl, ct
+}
+
+// onlyKnownKeys reports whether the header map still holds exactly the
+// keys serializeHeader found by lookup, so nothing in it can be a trailer.
+func (w *compatWriter) onlyKnownKeys() bool {
+	if w.known == 0 {
+		return false
+	}
+	known, _, _ := knownKeys(w.header)
+	return known == w.known
+}
+
+// serializeField adds the header field k with values vs to the response
+// head, or turns it into the engine's settings.
+func (w *compatWriter) serializeField(k string, vs []string, te *string) {
+	r := &w.x.resp
+	code := w.status
+	switch k {
+	case "Content-Type":
+		w.sniff = false
+		if code == http.StatusNotModified {
+			return
+		}
+	case "Content-Length":
+		if bodyAllowed(code) && len(vs) > 0 {
+			if n, ok := parseContentLength(vs[0]); ok {
+				r.clen = n
+			}
+		}
+		return
+	case "Transfer-Encoding":
+		if bodyAllowed(code) && len(vs) > 0 {
+			*te = vs[0]
+			w.sniff = false
+		}
+		// The engine frames the body itself: chunked on HTTP/1.1.
+		return
+	case "Connection":
+		rest := vs[:0:0]
+		for _, v := range vs {
+			switch {
+			case hasToken(v, "close"):
+				r.close = true
+			case strings.EqualFold(strings.TrimSpace(v), "keep-alive"):
+				// The engine says keep-alive itself where needed.
+			default:
+				rest = append(rest, v)
+			}
+		}
+		vs = rest
+	case "Content-Encoding":
+		if len(vs) > 0 && vs[0] != "" {
+			w.sniff = false
+		}
+	case "Date":
+		r.userDate = true
+	case "Server":
+		r.userServer = true
+	case "Trailer":
+		w.trailers = true
+	}
+	if strings.HasPrefix(k, http.TrailerPrefix) {
+		w.trailers = true
+		return
+	}
+	if !h1.ValidHeaderName(k) {
+		return
+	}
+	for _, v := range vs {
+		r.hdr = appendHeaderLine(r.hdr, k, v)
+	}
+}
+
+// parseContentLength parses a Content-Length value the handler set:
+// strconv.ParseInt's result when that is a non-negative int64, with a fast
+// path for plain digits.
+func parseContentLength(v string) (int64, bool) {
+	if len(v) > 0 && len(v) <= 18 {
+		var n int64
+		for i := 0; i < len(v); i++ {
+			c := v[i]
+			if c < '0' || c > '9' {
+				goto slow
+			}
+			n = n*10 + int64(c-'0')
+		}
+		return n, true
+	}
+slow:
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil && n >= 0
 }
 
 // sortedKeys returns the header map's keys, sorted, in a reused slice.
@@ -357,7 +445,7 @@ func (w *compatWriter) finish() {
 		w.writeHeader(http.StatusOK)
 	}
 	r := &w.x.resp
-	if len(w.header) > 0 {
+	if len(w.header) > 0 && !w.onlyKnownKeys() {
 		w.collectTrailers()
 	}
 	if !r.committed {

@@ -437,8 +437,6 @@ var llhttpDisagreements = map[string]string{
 // Host field supplied.
 const withHostSuffix = " (with Host)"
 
-// whyCoding is the reason for transfer codings riptide does not implement.
-const whyCoding = "RFC 9112 §6.1: a server SHOULD answer 501 to a transfer coding it does not understand; riptide decodes only chunked, so deflate, chunked is a 501 (llhttp only frames the body and leaves decoding to the application)"
 
 // whyFragment is the reason for the llhttp vectors whose target carries a
 // fragment ("/url#frag"), which riptide rejects before looking at Host.
