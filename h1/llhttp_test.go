@@ -437,7 +437,6 @@ var llhttpDisagreements = map[string]string{
 // Host field supplied.
 const withHostSuffix = " (with Host)"
 
-
 // whyFragment is the reason for the llhttp vectors whose target carries a
 // fragment ("/url#frag"), which riptide rejects before looking at Host.
 const whyFragment = "RFC 9112 §3.2: a request-target has no fragment (origin-form is absolute-path [ \"?\" query ]); the client must strip it, so riptide answers 400 (Http11Probe RFC9112-3.2-FRAGMENT-IN-TARGET)"
