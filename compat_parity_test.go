@@ -131,6 +131,13 @@ var parityDifferences = []parityDiff{
 		"a request the parser rejects gets the engine's canned error response, the same for " +
 			"both doors (framed with Content-Length), before any handler runs; net/http's is " +
 			"close-delimited. Status and Connection: close agree."},
+	{"fragment in target", []string{
+		"+HTTP/1.1 400 Bad Request", "+(Connection: close)", "+Content-Length: 12",
+		"-HTTP/1.1 200 OK", "-Content-Length: 2", "+body 12 bytes:", `+| "Bad Request\n"`,
+		"+[closed]", "-body 2 bytes:", `-| "ok"`, "-[open]"},
+		"RFC 9112 §3.2: a request-target has no fragment (a client strips it before sending), " +
+			"so the codec rejects '#' with 400 (Http11Probe RFC9112-3.2-FRAGMENT-IN-TARGET); " +
+			"net/http passes it through into RawQuery or Path."},
 	{"io.Copy uses ReadFrom", []string{
 		"+Content-Length: 5000", "-Transfer-Encoding: chunked",
 		"+Content-Length: 5000", "-Transfer-Encoding: chunked"}, whyBuffer},
@@ -564,10 +571,16 @@ var parityCases = []parityCase{
 			raw("PUT /chunked HTTP/1.1\r\nHost: p\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n3\r\nabc\r\n0\r\nX-T: tv\r\n\r\n"),
 			raw("GET /old HTTP/1.0\r\nHost: h10\r\nConnection: keep-alive\r\n\r\n"),
 			raw("GET //double//slash/../x HTTP/1.1\r\nHost: p\r\n\r\n"),
-			get("/frag?a#b"),
 		},
 		want: []string{`RawPath=\"/a%2Fb/c%20d\"`, `Body=\"abc\"`, `Trailer after body=map[\"X-T\":[\"tv\"]]`},
+	}, {
+		name: "fragment in target",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "ok")
+		},
+		reqs: []parityRequest{get("/frag?a#b")},
 	},
+
 	{
 		name:    "target net/url rejects",
 		handler: describeRequest,
