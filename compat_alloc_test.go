@@ -1,7 +1,6 @@
 package riptide
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
 	"net"
@@ -44,7 +43,7 @@ func TestCompatAllocs(t *testing.T) {
 	srv := &Server{Handler: FromHTTP(hello), Logger: slog.New(slog.DiscardHandler)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	rip := testing.AllocsPerRun(2000, newCompatAllocClient(t, ln.Addr().String(), compatAllocRequest).roundTrip)
+	rip := testing.AllocsPerRun(2000, newAllocClient(t, ln.Addr().String(), compatAllocRequest).roundTrip)
 
 	ln2, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -53,57 +52,10 @@ func TestCompatAllocs(t *testing.T) {
 	std := &http.Server{Handler: hello}
 	go std.Serve(ln2)
 	t.Cleanup(func() { std.Close() })
-	nh := testing.AllocsPerRun(2000, newCompatAllocClient(t, ln2.Addr().String(), compatAllocRequest).roundTrip)
+	nh := testing.AllocsPerRun(2000, newAllocClient(t, ln2.Addr().String(), compatAllocRequest).roundTrip)
 
 	t.Logf("GET with 10 headers through an http.HandlerFunc: riptide compat %v allocs/request, net/http %v", rip, nh)
 	if rip > 6 {
 		t.Errorf("riptide compat: %v allocs per request, want at most 6", rip)
-	}
-}
-
-// compatAllocClient sends a request and reads the whole response
-// without allocating.
-type compatAllocClient struct {
-	t    testing.TB
-	nc   net.Conn
-	req  []byte
-	buf  []byte
-	size int
-}
-
-func newCompatAllocClient(t testing.TB, addr, req string) *compatAllocClient {
-	nc, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	ac := &compatAllocClient{t: t, nc: nc, req: []byte(req), buf: make([]byte, 4096)}
-	// Learn the response length from the first response: every response
-	// has the same length (Date is fixed-width).
-	if _, err := nc.Write(ac.req); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for !bytes.HasSuffix(ac.buf[:n], []byte("Hello, World!")) {
-		m, err := nc.Read(ac.buf[n:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += m
-	}
-	ac.size = n
-	return ac
-}
-
-func (ac *compatAllocClient) roundTrip() {
-	if _, err := ac.nc.Write(ac.req); err != nil {
-		ac.t.Fatal(err)
-	}
-	for n := 0; n < ac.size; {
-		m, err := ac.nc.Read(ac.buf[n:ac.size])
-		if err != nil {
-			ac.t.Fatal(err)
-		}
-		n += m
 	}
 }
