@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -240,19 +241,30 @@ func traceHidesSecret(secret string) Judge {
 
 // noContentLengthIn204: a 204 must not carry Content-Length; another status
 // cannot show the rule and warns (COMP-NO-CL-IN-204).
-func noContentLengthIn204() Judge {
+func noContentLengthIn204() Judge { return statusHeaderRule(204, "Content-Length", false) }
+
+// statusHeaderRule judges a rule of the form "a response with this status
+// must (want) or must not (!want) carry this header". A different status
+// cannot show the rule and warns; no response fails.
+func statusHeaderRule(status int, header string, want bool) Judge {
+	code := strconv.Itoa(status)
 	return func(x *Exchange) (Verdict, string) {
 		r := x.First().Final()
 		switch {
 		case r == nil:
 			return Fail, x.Outcome()
-		case r.Status != 204:
-			return Warn, x.Outcome() + " (not a 204; rule not exercised)"
+		case r.Status != status:
+			return Warn, x.Outcome() + " (not a " + code + "; rule not exercised)"
 		}
-		if _, ok := r.Get("Content-Length"); ok {
-			return Fail, "204 with Content-Length"
+		_, has := r.Get(header)
+		what := code + " without " + header
+		if has {
+			what = code + " with " + header
 		}
-		return Pass, "204 without Content-Length"
+		if has != want {
+			return Fail, what
+		}
+		return Pass, what
 	}
 }
 
@@ -332,21 +344,7 @@ func headHasNoBody() Judge {
 
 // methodNotAllowedHasAllow: a 405 must carry Allow; another status cannot
 // show the rule and warns (COMP-405-ALLOW).
-func methodNotAllowedHasAllow() Judge {
-	return func(x *Exchange) (Verdict, string) {
-		r := x.First().Final()
-		switch {
-		case r == nil:
-			return Fail, x.Outcome()
-		case r.Status != 405:
-			return Warn, x.Outcome() + " (not a 405; rule not exercised)"
-		}
-		if _, ok := r.Get("Allow"); !ok {
-			return Fail, "405 without Allow"
-		}
-		return Pass, "405 with Allow"
-	}
-}
+func methodNotAllowedHasAllow() Judge { return statusHeaderRule(405, "Allow", true) }
 
 // survives: the listed outcomes pass, a 5xx or no answer at all fails (the
 // parser crashed or hung), anything else warns (COOK-EMPTY, COOK-MALFORMED,
