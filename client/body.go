@@ -147,18 +147,12 @@ func (b *bodyReader) readChunked(p []byte) (int, error) {
 }
 
 func (b *bodyReader) readUntilClose(p []byte) (int, error) {
-	c := b.c
-	if c.r < c.w {
-		n := copy(p, c.rbuf[c.r:c.w])
-		c.r += n
-		return n, nil
-	}
-	n, err := c.nc.Read(p)
+	n, err := b.c.read(p)
 	if err == io.EOF {
 		return n, io.EOF
 	}
 	if err != nil && n == 0 {
-		return 0, c.readErr(err, true)
+		return 0, b.c.readErr(err, true)
 	}
 	return n, nil
 }

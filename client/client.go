@@ -5,7 +5,11 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"net/http"
 	"net/url"
+	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -182,7 +186,8 @@ func (c *Client) Do(ctx context.Context, req *Request, resp *Response) error {
 // body on the connection: read it from resp.BodyStream, and read it to
 // io.EOF or Close it to release the connection. The body is read from the
 // network only as fast as the caller reads it. Redirects are not followed
-// and Gzip does not apply.
+// and Gzip does not apply. After a 101 (Switching Protocols) response, take
+// the connection with resp.Upgraded.
 func (c *Client) DoStream(ctx context.Context, req *Request, resp *Response) error {
 	return c.do(ctx, req, resp, true)
 }
@@ -222,10 +227,11 @@ func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bo
 	pipelined := c.Pipeline > 1 && !stream && req.idempotent() && !req.close
 	for attempt := 0; ; attempt++ {
 		var cn *conn
+		retryable := attempt < c.maxRetries() && req.idempotent()
 		if pipelined {
-			cn, err = p.getPipe(ctx, deadline)
+			cn, err = p.getPipe(ctx, deadline, retryable)
 		} else {
-			cn, err = p.get(ctx, deadline)
+			cn, err = p.get(ctx, deadline, retryable)
 		}
 		if err != nil {
 			return err
@@ -288,7 +294,7 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 	}
 	if send {
 		if req.bodyStream != nil {
-			err = c.writeStream(req.bodyStream, req.bodySize)
+			err = c.writeStream(req.bodyStream, req.bodySize, req.trailer)
 		} else {
 			err = c.write(req.body)
 		}
@@ -296,6 +302,10 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 			return fail(err)
 		}
 		bodySent = true
+	}
+	if c.yield {
+		// See conn.yield.
+		runtime.Gosched()
 	}
 	return c.readResponse(req, resp, deadline, bodySent, stream)
 }
@@ -324,6 +334,18 @@ func (c *conn) readResponse(req *Request, resp *Response, deadline time.Time, bo
 		c.setReadDeadline(deadline)
 	}
 	h := &resp.head
+	if h.Status == 101 && stream && switchesProtocol(h) {
+		// The connection now carries another protocol: hand it over.
+		ctx := c.ctx
+		if !c.endExchange() {
+			// The context was cancelled as the switch arrived.
+			c.p.closeConn(c)
+			return false, context.Cause(ctx)
+		}
+		c.setDeadlines(time.Time{}, time.Time{})
+		resp.upgraded = c
+		return false, nil
+	}
 	isHead := isHeadMethod(req.Method())
 	mode := h.BodyMode(isHead)
 	keep := bodySent && !h.Close && !req.close && mode != h1.BodyUntilClose && h.Status != 101
@@ -438,6 +460,9 @@ func (c *conn) appendHead(w []byte, req *Request) []byte {
 	case req.bodyStream != nil || len(req.body) > 0 || methodWantsLength(req.Method()):
 		w = h1.AppendContentLength(w, req.bodySize)
 	}
+	if req.trailer != nil {
+		w = appendTrailerField(w, req.trailer)
+	}
 	if req.expect100 && (req.bodyStream != nil || len(req.body) > 0) {
 		w = append(w, "Expect: 100-continue\r\n"...)
 	}
@@ -455,4 +480,32 @@ func methodWantsLength(m []byte) bool {
 		return true
 	}
 	return false
+}
+
+// appendTrailerField appends the Trailer field announcing trailer's names,
+// sorted and canonical, as net/http does.
+func appendTrailerField(w []byte, trailer http.Header) []byte {
+	names := make([]string, 0, len(trailer))
+	for name := range trailer {
+		names = append(names, http.CanonicalHeaderKey(name))
+	}
+	slices.Sort(names)
+	return h1.AppendHeader(w, "Trailer", strings.Join(names, ","))
+}
+
+// switchesProtocol reports whether a 101 response names the protocol it
+// switches to ("Upgrade" and "Connection: upgrade"), as net/http requires
+// before handing the connection over.
+func switchesProtocol(h *h1.Response) bool {
+	upgrade, connUpgrade := false, false
+	for i := range h.Headers {
+		f := &h.Headers[i]
+		switch f.Key {
+		case h1.HeaderUpgrade:
+			upgrade = len(bytes.TrimSpace(f.Value)) > 0
+		case h1.HeaderConnection:
+			connUpgrade = connUpgrade || hasToken(string(f.Value), "upgrade")
+		}
+	}
+	return upgrade && connUpgrade
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,13 @@ type conn struct {
 	idleAt time.Time // when the connection was last put in the pool
 	reused bool      // completed at least one exchange
 	got    bool      // received bytes of the current response
+	// yield makes the exchange yield the processor between writing the
+	// request and reading the response. It is set when other exchanges of
+	// the pool are in flight: the response cannot arrive sooner than a
+	// round trip, so reading at once would mostly fail with "would block"
+	// and park, while yielding first lets the other exchanges run and
+	// finds the response already there. Alone, the exchange reads at once.
+	yield bool
 
 	ctx        context.Context // of the current exchange
 	deadline   time.Time       // of the current exchange
@@ -110,6 +118,17 @@ func (c *conn) fill() error {
 		return io.ErrNoProgress
 	}
 	return err
+}
+
+// read reads into p the bytes already buffered, if any, else from the
+// network: for bodies read until close and switched protocols.
+func (c *conn) read(p []byte) (int, error) {
+	if c.r < c.w {
+		n := copy(p, c.rbuf[c.r:c.w])
+		c.r += n
+		return n, nil
+	}
+	return c.nc.Read(p)
 }
 
 // readErr translates a read or write error: deadlines become the timeout
@@ -249,9 +268,10 @@ func (c *conn) write(b []byte) error {
 }
 
 // writeStream sends a streamed request body: exactly size bytes, or chunked
-// when size < 0. It uses the write buffer, so it reads rd no faster than the
-// connection drains.
-func (c *conn) writeStream(rd io.Reader, size int64) error {
+// when size < 0, followed by trailer's fields as they are once rd has
+// returned io.EOF. It uses the write buffer, so it reads rd no faster than
+// the connection drains.
+func (c *conn) writeStream(rd io.Reader, size int64, trailer http.Header) error {
 	buf := c.wbuf[:cap(c.wbuf)]
 	if size >= 0 {
 		for size > 0 {
@@ -291,7 +311,11 @@ func (c *conn) writeStream(rd io.Reader, size int64) error {
 			}
 		}
 		if err == io.EOF {
-			return c.write(h1.AppendLastChunk(buf[:0], nil))
+			last, err := appendLastChunk(buf[:0], trailer)
+			if err != nil {
+				return err
+			}
+			return c.write(last)
 		}
 		if err != nil {
 			return err
@@ -327,4 +351,23 @@ func (c *conn) await100(h *h1.Response, timeout time.Duration, restore time.Time
 			return false, c.readErr(err, false)
 		}
 	}
+}
+
+// appendLastChunk appends the last chunk of a chunked request body with
+// trailer's fields. A field that would not be a valid header field fails
+// the request rather than being sent.
+func appendLastChunk(dst []byte, trailer http.Header) ([]byte, error) {
+	dst = append(dst, '0', '\r', '\n')
+	for name, vs := range trailer {
+		if !h1.ValidHeaderName(name) {
+			return nil, ErrBadHeader
+		}
+		for _, v := range vs {
+			if !h1.ValidHeaderValue(v) {
+				return nil, ErrBadHeader
+			}
+			dst = h1.AppendHeader(dst, name, v)
+		}
+	}
+	return append(dst, '\r', '\n'), nil
 }

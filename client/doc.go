@@ -19,13 +19,22 @@
 //
 // Each origin (scheme and host:port) has its own pool, bounded by
 // MaxConnsPerHost, with idle connections kept up to IdleTimeout. Before an
-// idle connection is reused the client checks, with a non-blocking peek at
-// the socket, that the server has not closed it meanwhile; a connection the
-// server dropped is discarded before anything is written to it. If a reused
-// connection still fails before any response byte arrives (the server closed
-// it as the request went out), idempotent requests are sent again on a new
-// connection. Optional pipelining (Client.Pipeline) keeps several idempotent
-// requests in flight per connection.
+// idle connection carries a request that could not safely be sent twice
+// (a POST, a streamed body, retries turned off), or after it sat idle for
+// a quarter of a second or more, the client checks with a non-blocking peek
+// at the socket that the server has not closed it meanwhile; a connection
+// the server dropped is discarded before anything is written to it. A
+// connection reused within moments for a retryable request skips that
+// system call. If a reused connection fails before any response byte
+// arrives (the server closed it as the request went out), idempotent
+// requests are sent again on a new connection. Optional pipelining
+// (Client.Pipeline) keeps several idempotent requests in flight per
+// connection.
+//
+// When other exchanges of the same pool are in flight, an exchange yields
+// the processor between writing its request and reading the response,
+// which cannot arrive sooner than a round trip: the other goroutines run
+// first, and the read then finds the response instead of parking.
 //
 // # Timeouts and cancellation
 //
@@ -43,6 +52,10 @@
 // streamed by DoStream and RoundTrip, in which case the server is read only
 // as fast as the caller consumes the body. Gzip is decoded transparently
 // when asked for (Client.Gzip; RoundTrip by default, as net/http does).
+// RoundTrip sends request trailers (http.Request.Trailer) after a chunked
+// body. A 101 (Switching Protocols) response hands the connection over:
+// Response.Upgraded in the native API, the response Body (an
+// io.ReadWriteCloser) through RoundTrip, as with net/http.
 //
 // # Ownership
 //

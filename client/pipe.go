@@ -24,8 +24,8 @@ type pipeState struct {
 
 // getPipe returns a pipelined connection with room for one more request:
 // the least loaded open one, a new one when all are full and the host limit
-// allows, or waits.
-func (p *hostPool) getPipe(ctx context.Context, deadline time.Time) (*conn, error) {
+// allows, or waits. retryable is as for get.
+func (p *hostPool) getPipe(ctx context.Context, deadline time.Time, retryable bool) (*conn, error) {
 	depth := p.c.Pipeline
 	for {
 		p.mu.Lock()
@@ -35,7 +35,7 @@ func (p *hostPool) getPipe(ctx context.Context, deadline time.Time) (*conn, erro
 				best = c
 			}
 		}
-		if best != nil && best.pipe.inflight == 0 && !best.usable(p.idleTimeout()) {
+		if best != nil && best.pipe.inflight == 0 && !best.usable(p.idleTimeout(), retryable) {
 			// Closed by the server (or expired) while idle: drop it.
 			p.removePipe(best)
 			p.mu.Unlock()

@@ -77,17 +77,29 @@ func (p *hostPool) idleTimeout() time.Duration {
 	return DefaultIdleTimeout
 }
 
+// freshIdle is how long a pooled connection counts as freshly used. A fresh
+// connection carrying a request that can be retried is reused without the
+// liveness probe: under load connections are reused within microseconds,
+// the probe is a system call (and can make the kernel send a lone ACK), and
+// a server seldom closes a connection it answered moments ago. If it did, the
+// request fails before any response byte and is retried on another
+// connection. Requests that cannot be retried are always probed.
+const freshIdle = 250 * time.Millisecond
+
 // get returns an idle connection that is still open, or dials a new one if
 // the host is below MaxConnsPerHost, or waits for one to be released.
-func (p *hostPool) get(ctx context.Context, deadline time.Time) (*conn, error) {
+// retryable says the request may be sent again if the connection turns out
+// to be closed (see freshIdle).
+func (p *hostPool) get(ctx context.Context, deadline time.Time, retryable bool) (*conn, error) {
 	for {
 		p.mu.Lock()
 		if n := len(p.idle); n > 0 {
 			c := p.idle[n-1]
 			p.idle[n-1] = nil
 			p.idle = p.idle[:n-1]
+			c.yield = p.total-len(p.idle) > 1
 			p.mu.Unlock()
-			if !c.usable(p.idleTimeout()) {
+			if !c.usable(p.idleTimeout(), retryable) {
 				p.closeConn(c)
 				continue
 			}
@@ -109,13 +121,18 @@ func (p *hostPool) get(ctx context.Context, deadline time.Time) (*conn, error) {
 
 // usable reports whether an idle connection may carry a request: it has
 // not been idle too long, holds no unsolicited bytes, and the server has not
-// closed it (checked without blocking, before anything is written).
-func (c *conn) usable(idleTimeout time.Duration) bool {
+// closed it (checked without blocking, before anything is written). The
+// last check is skipped for a fresh connection when retryable is set.
+func (c *conn) usable(idleTimeout time.Duration, retryable bool) bool {
 	if c.r != c.w {
 		return false
 	}
-	if time.Since(c.idleAt) > idleTimeout {
+	idle := time.Since(c.idleAt)
+	if idle > idleTimeout {
 		return false
+	}
+	if retryable && idle < freshIdle {
+		return true
 	}
 	return c.live.alive()
 }
@@ -188,6 +205,7 @@ func (p *hostPool) put(c *conn) {
 	if len(p.waiters) > 0 {
 		ch := p.waiters[0]
 		p.waiters = p.waiters[1:]
+		c.yield = true // requests are queueing: see conn.yield
 		p.mu.Unlock()
 		ch <- c
 		return

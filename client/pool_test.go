@@ -88,19 +88,72 @@ func TestPoolWaitHonoursContext(t *testing.T) {
 	}
 }
 
-// TestIdleCloseDetectedBeforeReuse: the server closes each connection
-// right after answering, without saying so. With retries disabled, the
-// second request can only succeed if the client notices the close while
-// the connection is idle, before writing to it.
-func TestIdleCloseDetectedBeforeReuse(t *testing.T) {
-	closed := make(chan struct{}, 10)
-	s := newRawServer(t, func(c net.Conn, req *h1.Request, body []byte) bool {
+// closingServer answers each request and closes the connection without
+// saying so, then signals closed.
+func closingServer(t *testing.T, closed chan<- struct{}) *rawServer {
+	return newRawServer(t, func(c net.Conn, req *h1.Request, body []byte) bool {
 		c.Write([]byte(helloResp))
 		c.(*net.TCPConn).Close()
 		closed <- struct{}{}
 		return false
 	})
-	c := &Client{MaxRetries: -1}
+}
+
+// TestIdleCloseDetectedBeforeReuse: the server closes each connection
+// right after answering, without saying so. For a request that cannot be
+// retried (a GET with retries disabled, a POST), the next request can only
+// succeed if the client notices the close while the connection is idle,
+// before writing to it.
+func TestIdleCloseDetectedBeforeReuse(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		method  string
+		retries int
+	}{
+		{"GET-no-retries", "GET", -1},
+		{"POST", "POST", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			closed := make(chan struct{}, 10)
+			s := closingServer(t, closed)
+			c := &Client{MaxRetries: tc.retries}
+			var req Request
+			var resp Response
+			req.SetURL(s.url("/"))
+			req.SetMethod(tc.method)
+			if tc.method == "POST" {
+				req.SetBody([]byte("payload"))
+			}
+			for i := 0; i < 5; i++ {
+				if err := c.Do(context.Background(), &req, &resp); err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				<-closed
+				// Wait until the FIN has reached the client's socket.
+				p := req.pool
+				waitFor(t, func() bool {
+					p.mu.Lock()
+					defer p.mu.Unlock()
+					return len(p.idle) == 0 || !p.idle[0].live.alive()
+				})
+			}
+			if n := s.accepts.Load(); n != 5 {
+				t.Fatalf("accepts = %d, want 5 (one fresh connection per request)", n)
+			}
+			if total, idle := req.pool.stats(); total > 1 || idle > 1 {
+				t.Fatalf("pool holds %d connections (%d idle), want at most 1", total, idle)
+			}
+		})
+	}
+}
+
+// TestFreshIdleCloseRetried: a GET with retries enabled reuses a freshly
+// used connection without probing it (see freshIdle); when the server has
+// closed it, the request is retried on a new connection and succeeds.
+func TestFreshIdleCloseRetried(t *testing.T) {
+	closed := make(chan struct{}, 10)
+	s := closingServer(t, closed)
+	c := &Client{}
 	var req Request
 	var resp Response
 	req.SetURL(s.url("/"))
@@ -108,20 +161,13 @@ func TestIdleCloseDetectedBeforeReuse(t *testing.T) {
 		if err := c.Do(context.Background(), &req, &resp); err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
+		if string(resp.Body()) != "Hello, World!" {
+			t.Fatalf("request %d: body %q", i, resp.Body())
+		}
 		<-closed
-		// Wait until the FIN has reached the client's socket.
-		p := req.pool
-		waitFor(t, func() bool {
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			return len(p.idle) == 0 || !p.idle[0].live.alive()
-		})
 	}
 	if n := s.accepts.Load(); n != 5 {
 		t.Fatalf("accepts = %d, want 5 (one fresh connection per request)", n)
-	}
-	if total, idle := req.pool.stats(); total > 1 || idle > 1 {
-		t.Fatalf("pool holds %d connections (%d idle), want at most 1", total, idle)
 	}
 }
 

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/riptide-http/riptide/h1"
@@ -32,6 +33,9 @@ type Request struct {
 
 	bodyStream io.Reader
 	bodySize   int64
+	// trailer holds the request trailers of a RoundTrip request sent
+	// chunked: the values are read when the body has reached io.EOF.
+	trailer http.Header
 
 	close     bool
 	expect100 bool
@@ -54,6 +58,7 @@ func (r *Request) Reset() {
 	r.hdrs = r.hdrs[:0]
 	r.body = r.body[:0]
 	r.bodyStream, r.bodySize = nil, 0
+	r.trailer = nil
 	r.close, r.expect100, r.hasUA, r.hasAE, r.idemKey = false, false, false, false, false
 	r.urlErr = nil
 	r.pool = nil

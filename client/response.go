@@ -24,9 +24,13 @@ type Response struct {
 	trailers []h1.Header
 	traw     []byte // trailer bytes; trailers' slices point here
 
-	br      bodyReader
-	stream  bool
-	parsing bool // head parse in progress: head's scan state is stale
+	br     bodyReader
+	stream bool
+	// upgraded is the connection after a 101 (Switching Protocols) read
+	// by DoStream or RoundTrip: it no longer speaks HTTP/1.1 and belongs to
+	// whoever takes it (RoundTrip's response body); Reset closes it.
+	upgraded *conn
+	parsing  bool // head parse in progress: head's scan state is stale
 
 	zsrc    byteReader // gunzip source
 	zbuf    []byte     // spare body buffer for gunzip
@@ -39,6 +43,10 @@ func (r *Response) Reset() {
 	if r.stream {
 		r.br.Close()
 		r.stream = false
+	}
+	if r.upgraded != nil {
+		r.upgraded.p.closeConn(r.upgraded)
+		r.upgraded = nil
 	}
 	if r.parsing {
 		// An abandoned parse leaves scan progress in head that a new
@@ -142,4 +150,20 @@ func rebase(dst, src, s []byte) []byte {
 	}
 	off := cap(src) - cap(s)
 	return dst[off : off+len(s) : off+len(s)]
+}
+
+// Upgraded hands over the connection after DoStream (or RoundTrip) read a
+// 101 (Switching Protocols) response naming its new protocol ("Upgrade"
+// and "Connection: upgrade"): reads return the server's bytes, including
+// any that arrived with the head, and writes go to the server. The caller
+// owns the connection and must Close it. Upgraded returns nil for any
+// other response and on later calls; a connection not taken is closed when
+// r is reset.
+func (r *Response) Upgraded() io.ReadWriteCloser {
+	c := r.upgraded
+	if c == nil {
+		return nil
+	}
+	r.upgraded = nil
+	return &upgradedConn{c: c}
 }

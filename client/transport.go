@@ -41,7 +41,9 @@ const defaultUserAgent = "Go-http-client/1.1"
 // resp.Trailer once the body has returned io.EOF. Unless DisableCompression
 // is set, gzip is requested and transparently decoded as net/http does.
 // Redirects are returned, not followed; http.Client follows them. Request
-// trailers and protocol upgrades are not supported.
+// trailers (req.Trailer) are sent after a body of unknown length, which
+// goes chunked, with the values the map holds once req.Body has returned
+// io.EOF; as in net/http, they are dropped when ContentLength is known.
 func (c *Client) RoundTrip(req *http.Request) (*http.Response, error) {
 	st := rtStates.Get().(*rtState)
 	defer rtStates.Put(st)
@@ -70,7 +72,7 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 	}
 	deadline := c.deadline(ctx)
 	for attempt := 0; ; attempt++ {
-		cn, err := p.get(ctx, deadline)
+		cn, err := p.get(ctx, deadline, attempt < c.maxRetries() && replayable(hreq))
 		if err != nil {
 			return nil, err
 		}
@@ -168,6 +170,19 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 			size = -1
 		}
 		r.SetBodyStream(hreq.Body, size)
+		if size < 0 && len(hreq.Trailer) > 0 {
+			// Trailers go only with a chunked body, as in net/http.
+			for name := range hreq.Trailer {
+				switch http.CanonicalHeaderKey(name) {
+				case "Transfer-Encoding", "Trailer", "Content-Length":
+					return false, ErrBadHeader
+				}
+				if !h1.ValidHeaderName(name) {
+					return false, ErrBadHeader
+				}
+			}
+			r.trailer = hreq.Trailer
+		}
 	} else if hreq.ContentLength > 0 {
 		return false, errors.New("client: Request.ContentLength > 0 with nil Body")
 	}
@@ -223,6 +238,12 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, cn *conn, gz
 				break
 			}
 		}
+	}
+	if up := resp.Upgraded(); up != nil {
+		// 101 Switching Protocols: as in net/http, the body is the
+		// connection itself, an io.ReadWriteCloser.
+		hr.Body = up
+		return hr
 	}
 	isHead := hreq.Method == "HEAD"
 	mode := h.BodyMode(isHead)
@@ -439,3 +460,26 @@ func (g *gzipBody) Read(p []byte) (int, error) {
 func (g *gzipBody) Close() error { return g.body.Close() }
 
 var _ http.RoundTripper = (*Client)(nil)
+
+// upgradedConn is the body of a 101 response: the connection, starting with
+// any bytes that arrived behind the response head.
+type upgradedConn struct {
+	c    *conn
+	once sync.Once
+	err  error
+}
+
+// Read reads the switched protocol's bytes from the server.
+func (u *upgradedConn) Read(p []byte) (int, error) { return u.c.read(p) }
+
+// Write sends bytes of the switched protocol to the server.
+func (u *upgradedConn) Write(p []byte) (int, error) { return u.c.nc.Write(p) }
+
+// Close closes the connection and frees its place in the pool.
+func (u *upgradedConn) Close() error {
+	u.once.Do(func() {
+		u.err = u.c.nc.Close()
+		u.c.p.releaseSlot()
+	})
+	return u.err
+}

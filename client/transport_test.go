@@ -1,10 +1,15 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,5 +161,216 @@ func TestRoundTripRetryReplaysBody(t *testing.T) {
 		}
 		readAllString(t, resp.Body)
 		resp.Body.Close()
+	}
+}
+
+// trailerBody is a request body that fills in its trailer when it reaches
+// io.EOF, the way net/http callers compute a checksum trailer.
+type trailerBody struct {
+	r       io.Reader
+	trailer http.Header
+	sum     int
+}
+
+func (b *trailerBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	for _, c := range p[:n] {
+		b.sum += int(c)
+	}
+	if err == io.EOF {
+		b.trailer.Set("X-Sum", strconv.Itoa(b.sum))
+	}
+	return n, err
+}
+
+// TestRoundTripRequestTrailers: req.Trailer is sent after a chunked body,
+// with the values set when the body ended, and a net/http server sees
+// them in Request.Trailer.
+func TestRoundTripRequestTrailers(t *testing.T) {
+	type seen struct {
+		te      []string
+		body    string
+		trailer http.Header
+	}
+	got := make(chan seen, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.TransferEncoding, string(b), r.Trailer.Clone()}
+	}))
+	defer srv.Close()
+	hc := &http.Client{Transport: &Client{}}
+
+	body := &trailerBody{r: strings.NewReader("abc"), trailer: http.Header{"X-Sum": nil, "x-other": nil}}
+	req, _ := http.NewRequest("POST", srv.URL, body)
+	req.Trailer = body.trailer
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	s := <-got
+	if len(s.te) != 1 || s.te[0] != "chunked" || s.body != "abc" {
+		t.Fatalf("server saw Transfer-Encoding %q, body %q; want chunked, \"abc\"", s.te, s.body)
+	}
+	if v := s.trailer.Get("X-Sum"); v != strconv.Itoa('a'+'b'+'c') {
+		t.Fatalf("trailer X-Sum = %q, want %d (trailers: %v)", v, 'a'+'b'+'c', s.trailer)
+	}
+	if _, ok := s.trailer["X-Other"]; !ok {
+		t.Fatalf("trailer X-Other not announced: %v", s.trailer)
+	}
+
+	// A known length means no chunked framing, so no trailers (net/http too).
+	req, _ = http.NewRequest("POST", srv.URL, strings.NewReader("abc"))
+	req.Trailer = http.Header{"X-Sum": {"1"}}
+	resp, err = hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if s := <-got; len(s.te) != 0 || len(s.trailer) != 0 {
+		t.Fatalf("known length: Transfer-Encoding %q, trailers %v; want neither", s.te, s.trailer)
+	}
+
+	// Framing fields cannot be trailers; invalid values are not sent.
+	for _, tr := range []http.Header{{"Content-Length": nil}, {"Bad Name": nil}} {
+		req, _ = http.NewRequest("POST", srv.URL, io.NopCloser(strings.NewReader("abc")))
+		req.Trailer = tr
+		if _, err := hc.Do(req); !errors.Is(err, ErrBadHeader) {
+			t.Fatalf("trailer %v: err %v, want ErrBadHeader", tr, err)
+		}
+	}
+	body = &trailerBody{r: strings.NewReader("abc"), trailer: http.Header{"X-Sum": nil}}
+	req, _ = http.NewRequest("POST", srv.URL, body)
+	req.Trailer = http.Header{"X-Evil": {"a\r\nInjected: 1"}}
+	if _, err := hc.Do(req); !errors.Is(err, ErrBadHeader) {
+		t.Fatalf("trailer value with CRLF: err %v, want ErrBadHeader", err)
+	}
+}
+
+// upgradeServer switches to an echo protocol on "Upgrade: echo": it
+// hijacks the connection, answers 101 with a greeting in the same write,
+// then echoes lines back. Without the Upgrade header it answers 101 with no
+// protocol named, which no client may treat as a switch.
+func upgradeServer(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		if r.Header.Get("Upgrade") != "echo" {
+			conn.Write([]byte("HTTP/1.1 101 Switching Protocols\r\n\r\n"))
+			return
+		}
+		conn.Write([]byte("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\nhello\n"))
+		for {
+			line, err := brw.ReadString('\n')
+			if err != nil {
+				return
+			}
+			conn.Write([]byte(line))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestRoundTripUpgrade: a 101 response's Body is the connection, an
+// io.ReadWriteCloser, as with net/http's Transport; both are run.
+func TestRoundTripUpgrade(t *testing.T) {
+	srv := upgradeServer(t)
+	ours := &Client{}
+	for _, tc := range []struct {
+		name string
+		rt   http.RoundTripper
+	}{{"riptide", ours}, {"net/http", &http.Transport{}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			hc := &http.Client{Transport: tc.rt}
+			req, _ := http.NewRequest("GET", srv.URL, nil)
+			req.Header.Set("Connection", "Upgrade")
+			req.Header.Set("Upgrade", "echo")
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != 101 || resp.Header.Get("Upgrade") != "echo" {
+				t.Fatalf("status %d, Upgrade %q", resp.StatusCode, resp.Header.Get("Upgrade"))
+			}
+			rwc, ok := resp.Body.(io.ReadWriteCloser)
+			if !ok {
+				t.Fatalf("Body is %T, not an io.ReadWriteCloser", resp.Body)
+			}
+			br := bufio.NewReader(rwc)
+			if line, err := br.ReadString('\n'); err != nil || line != "hello\n" {
+				t.Fatalf("greeting %q, %v", line, err)
+			}
+			for _, msg := range []string{"one\n", "two\n"} {
+				if _, err := rwc.Write([]byte(msg)); err != nil {
+					t.Fatal(err)
+				}
+				if line, err := br.ReadString('\n'); err != nil || line != msg {
+					t.Fatalf("echo %q, %v; want %q", line, err, msg)
+				}
+			}
+			if err := rwc.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	var probe Request
+	probe.SetURL(srv.URL)
+	p, _ := ours.poolFor(&probe)
+	if total, _ := p.stats(); total != 0 {
+		t.Fatalf("riptide pool still counts %d connections after Close", total)
+	}
+
+	// A 101 that names no protocol is not a switch: riptide closes the
+	// connection and the body is empty.
+	resp, err := (&http.Client{Transport: ours}).Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := resp.Body.(io.Writer); ok {
+		t.Fatal("a 101 without Upgrade was handed over as a connection")
+	}
+	resp.Body.Close()
+}
+
+// TestDoStreamUpgraded: the native API hands over the connection with
+// Response.Upgraded after a 101.
+func TestDoStreamUpgraded(t *testing.T) {
+	srv := upgradeServer(t)
+	c := &Client{}
+	var req Request
+	var resp Response
+	req.SetURL(srv.URL)
+	req.AddHeader("Connection", "Upgrade")
+	req.AddHeader("Upgrade", "echo")
+	if err := c.DoStream(context.Background(), &req, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode() != 101 {
+		t.Fatalf("status %d", resp.StatusCode())
+	}
+	rwc := resp.Upgraded()
+	if rwc == nil {
+		t.Fatal("Upgraded() = nil after a 101 with Upgrade")
+	}
+	if resp.Upgraded() != nil {
+		t.Fatal("second Upgraded() call returned the connection again")
+	}
+	br := bufio.NewReader(rwc)
+	if line, _ := br.ReadString('\n'); line != "hello\n" {
+		t.Fatalf("greeting %q", line)
+	}
+	rwc.Write([]byte("ping\n"))
+	if line, _ := br.ReadString('\n'); line != "ping\n" {
+		t.Fatalf("echo %q", line)
+	}
+	rwc.Close()
+	resp.Reset()
+	if total, _ := req.pool.stats(); total != 0 {
+		t.Fatalf("pool counts %d connections after Close", total)
 	}
 }

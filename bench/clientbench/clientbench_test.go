@@ -1,12 +1,19 @@
 package clientbench
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -23,20 +30,146 @@ const parallelism = 16
 // every client.
 const maxConns = 512
 
-var serverAddr string
+// Environment variables that choose the server (see the package doc).
+const (
+	envServer = "CLIENTBENCH_SERVER" // ceiling (default), fasthttp or inproc
+	envAddr   = "CLIENTBENCH_ADDR"   // host:port of a server already running
+	envServe  = "CLIENTBENCH_SERVE"  // set in the fasthttp child process
+)
+
+var (
+	serverOnce   sync.Once
+	serverAddr   string
+	serverEchoes bool // POST /echo echoes the body (not the ceiling)
+	serverStop   func()
+)
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envServe) == "1" {
+		serveChild()
+		return
+	}
+	code := m.Run()
+	if serverStop != nil {
+		serverStop()
+	}
+	os.Exit(code)
+}
+
+// addr returns the server's address, starting the server on first use.
+func addr(b *testing.B) string {
+	serverOnce.Do(func() {
+		var err error
+		mode := os.Getenv(envServer)
+		switch {
+		case os.Getenv(envAddr) != "":
+			serverAddr = os.Getenv(envAddr)
+			serverEchoes = mode != "" && mode != "ceiling"
+		case mode == "" || mode == "ceiling":
+			serverAddr, serverStop, err = startCeiling()
+		case mode == "fasthttp":
+			serverAddr, serverStop, err = startChild()
+			serverEchoes = true
+		case mode == "inproc":
+			serverAddr, serverStop, err = serveInProcess()
+			serverEchoes = true
+		default:
+			err = fmt.Errorf("%s=%q: want ceiling, fasthttp or inproc", envServer, mode)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "clientbench:", err)
+			os.Exit(1)
+		}
+	})
+	if serverAddr == "" {
+		b.Fatal("no server")
+	}
+	return serverAddr
+}
+
+func newServer() *fasthttp.Server {
+	return &fasthttp.Server{Handler: fastroutes.Handler(benchserver.ProfileBench)}
+}
+
+func serveInProcess() (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		panic(err)
+		return "", nil, err
 	}
-	srv := &fasthttp.Server{Handler: fastroutes.Handler(benchserver.ProfileBench)}
+	srv := newServer()
 	go srv.Serve(ln)
-	serverAddr = ln.Addr().String()
-	code := m.Run()
-	srv.Shutdown()
-	if code != 0 {
-		panic("tests failed")
+	return ln.Addr().String(), func() { srv.Shutdown() }, nil
+}
+
+// startCeiling builds bench/ceiling (the C epoll responder) with cc into a
+// temporary directory and runs it with one thread.
+func startCeiling() (string, func(), error) {
+	dir, err := os.MkdirTemp("", "clientbench")
+	if err != nil {
+		return "", nil, err
+	}
+	bin := filepath.Join(dir, "ceiling")
+	out, err := exec.Command("cc", "-O2", "-o", bin, filepath.Join("..", "ceiling", "ceiling.c"), "-lpthread").CombinedOutput()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("building the ceiling server (needs cc; or set %s=fasthttp): %v\n%s", envServer, err, out)
+	}
+	a, stop, err := startProcess(exec.Command(bin, "-addr", "127.0.0.1:0", "-threads", "1"), "listening on ")
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return a, func() { stop(); os.RemoveAll(dir) }, nil
+}
+
+// startChild runs the fasthttp server in a child process: this test
+// binary again, with envServe set.
+func startChild() (string, func(), error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), envServe+"=1")
+	return startProcess(cmd, "")
+}
+
+// startProcess starts a server process and returns the address it prints
+// on its first line after prefix. The process is killed by stop, and by
+// the kernel if the benchmark dies first (see setDeathSignal).
+func startProcess(cmd *exec.Cmd, prefix string) (string, func(), error) {
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd.Stderr = os.Stderr
+	setDeathSignal(cmd)
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		stop()
+		return "", nil, fmt.Errorf("%s: no address: %v", cmd.Path, err)
+	}
+	return strings.TrimPrefix(strings.TrimSpace(line), prefix), stop, nil
+}
+
+// serveChild is the fasthttp child process: it serves until killed.
+func serveChild() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(ln.Addr().String())
+	if err := newServer().Serve(ln); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 }
 
@@ -67,14 +200,24 @@ type workload struct {
 	path    string
 	headers []header
 	body    []byte
-	want    int // response body length
+	want    int  // response body length
+	echo    bool // the response echoes the request body
 }
 
 var (
 	getHello = workload{name: "GET", method: "GET", path: "/", want: len(benchserver.Hello)}
 	getHdrs  = workload{name: "GETHeaders", method: "GET", path: "/", headers: tenHeaders, want: len(benchserver.Hello)}
-	post1K   = workload{name: "POST1K", method: "POST", path: "/echo", body: body1K, want: len(body1K)}
+	post1K   = workload{name: "POST1K", method: "POST", path: "/echo", body: body1K, want: len(body1K), echo: true}
 )
+
+// forServer adjusts w to the server: the ceiling answers every request
+// with the same 13 bytes.
+func (w workload) forServer() workload {
+	if w.echo && !serverEchoes {
+		w.want = len(benchserver.Hello)
+	}
+	return w
+}
 
 // doer runs requests of one workload from one goroutine.
 type doer func() error
@@ -82,7 +225,7 @@ type doer func() error
 // clientImpl makes per-goroutine doers sharing one client.
 type clientImpl struct {
 	name string
-	make func(w workload) func() doer
+	make func(addr string, w workload) func() doer
 }
 
 var clients = []clientImpl{
@@ -93,24 +236,24 @@ var clients = []clientImpl{
 	{"nethttp", netHTTP},
 }
 
-func riptideNative(w workload) func() doer {
-	return riptideDoer(&client.Client{MaxConnsPerHost: maxConns}, w)
+func riptideNative(addr string, w workload) func() doer {
+	return riptideDoer(&client.Client{MaxConnsPerHost: maxConns}, addr, w)
 }
 
 // riptidePipelined is riptide's native client with HTTP/1.1 pipelining:
 // up to 8 requests in flight on each of at most pipelinedConns connections.
-func riptidePipelined(w workload) func() doer {
-	return riptideDoer(&client.Client{MaxConnsPerHost: pipelinedConns, Pipeline: 8}, w)
+func riptidePipelined(addr string, w workload) func() doer {
+	return riptideDoer(&client.Client{MaxConnsPerHost: pipelinedConns, Pipeline: 8}, addr, w)
 }
 
 // pipelinedConns bounds riptide-pipelined's connections.
 const pipelinedConns = 4
 
-func riptideDoer(c *client.Client, w workload) func() doer {
+func riptideDoer(c *client.Client, addr string, w workload) func() doer {
 	return func() doer {
 		var req client.Request
 		var resp client.Response
-		req.SetURL("http://" + serverAddr + w.path)
+		req.SetURL("http://" + addr + w.path)
 		req.SetMethod(w.method)
 		for _, h := range w.headers {
 			req.AddHeader(h.name, h.value)
@@ -128,17 +271,17 @@ func riptideDoer(c *client.Client, w workload) func() doer {
 	}
 }
 
-func riptideRoundTripper(w workload) func() doer {
-	return stdDoer(&client.Client{MaxConnsPerHost: maxConns, DisableCompression: true}, w)
+func riptideRoundTripper(addr string, w workload) func() doer {
+	return stdDoer(&client.Client{MaxConnsPerHost: maxConns, DisableCompression: true}, addr, w)
 }
 
-func netHTTP(w workload) func() doer {
-	return stdDoer(&http.Transport{MaxConnsPerHost: maxConns, MaxIdleConnsPerHost: maxConns, DisableCompression: true}, w)
+func netHTTP(addr string, w workload) func() doer {
+	return stdDoer(&http.Transport{MaxConnsPerHost: maxConns, MaxIdleConnsPerHost: maxConns, DisableCompression: true}, addr, w)
 }
 
-func stdDoer(rt http.RoundTripper, w workload) func() doer {
+func stdDoer(rt http.RoundTripper, addr string, w workload) func() doer {
 	hc := &http.Client{Transport: rt}
-	url := "http://" + serverAddr + w.path
+	url := "http://" + addr + w.path
 	return func() doer {
 		buf := make([]byte, 4096)
 		return func() error {
@@ -167,9 +310,9 @@ func stdDoer(rt http.RoundTripper, w workload) func() doer {
 	}
 }
 
-func fastHTTP(w workload) func() doer {
+func fastHTTP(addr string, w workload) func() doer {
 	c := &fasthttp.Client{MaxConnsPerHost: maxConns}
-	url := "http://" + serverAddr + w.path
+	url := "http://" + addr + w.path
 	return func() doer {
 		req := fasthttp.AcquireRequest()
 		resp := fasthttp.AcquireResponse()
@@ -206,7 +349,7 @@ func check(status, n, want int) error {
 func runSequential(b *testing.B, w workload) {
 	for _, ci := range clients {
 		b.Run("client="+ci.name, func(b *testing.B) {
-			do := ci.make(w)()
+			do := ci.make(addr(b), w.forServer())()
 			if err := do(); err != nil {
 				b.Fatal(err)
 			}
@@ -224,7 +367,7 @@ func runSequential(b *testing.B, w workload) {
 func runConcurrent(b *testing.B, w workload) {
 	for _, ci := range clients {
 		b.Run("client="+ci.name, func(b *testing.B) {
-			newDoer := ci.make(w)
+			newDoer := ci.make(addr(b), w.forServer())
 			if err := newDoer()(); err != nil {
 				b.Fatal(err)
 			}

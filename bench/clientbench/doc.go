@@ -10,13 +10,29 @@
 //
 // All clients allow 512 connections per host and do not ask for gzip.
 //
-// Every benchmark runs all clients against the same server: a
-// valyala/fasthttp server (pinned in bench/go.mod) with the bench profile's
-// routes (package fastroutes: GET / answers 13 bytes of text, POST /echo
-// echoes the body), started in the benchmark process on 127.0.0.1. It is
-// cheap and the same for every client, so the differences are the clients'.
-// Client and server share the machine's CPUs; compare clients within one
-// run, not across machines.
+// Every benchmark runs all clients against the same server, chosen with
+// CLIENTBENCH_SERVER:
+//
+//   - ceiling (the default): bench/ceiling, the C epoll responder, built
+//     with cc and run with one thread in its own process. It answers every
+//     request with the same 13-byte body (POST1K included) and does the
+//     least work per request of any server here, so the clients, not the
+//     server, are the bottleneck, and -cpu sets the clients' GOMAXPROCS
+//     only.
+//   - fasthttp: a valyala/fasthttp server (pinned in bench/go.mod) with the
+//     bench profile's routes (package fastroutes: GET / answers 13 bytes,
+//     POST /echo echoes the body), in a child process.
+//   - inproc: the same fasthttp server inside the benchmark process. Server
+//     and clients then share the Ps set by -cpu, so the result is the cost
+//     of client and server together per request.
+//
+// CLIENTBENCH_ADDR=host:port uses a server that is already running instead
+// (set CLIENTBENCH_SERVER=fasthttp too if it echoes POST bodies).
+//
+// The machine's CPUs are shared by server and clients; compare clients
+// within one run, not across machines. With a server in another process,
+// a single goroutine's round trip includes waking that process, so the
+// one-goroutine benchmarks measure latency there and CPU cost with inproc.
 //
 // Run, and compare the clients with benchstat:
 //
@@ -25,5 +41,5 @@
 //
 // Benchmarks: SequentialGET (one goroutine, keep-alive), ConcurrentGET
 // (b.RunParallel with 16 goroutines per GOMAXPROCS, so run it with -cpu 1,2),
-// GETHeaders (ten request headers), POST1K (1 KiB body echoed back).
+// GETHeaders (ten request headers), POST1K (1 KiB body).
 package clientbench
