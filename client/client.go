@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -302,10 +301,6 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 			return fail(err)
 		}
 		bodySent = true
-	}
-	if c.yield {
-		// See conn.yield.
-		runtime.Gosched()
 	}
 	return c.readResponse(req, resp, deadline, bodySent, stream)
 }

@@ -39,13 +39,6 @@ type conn struct {
 	idleAt time.Time // when the connection was last put in the pool
 	reused bool      // completed at least one exchange
 	got    bool      // received bytes of the current response
-	// yield makes the exchange yield the processor between writing the
-	// request and reading the response. It is set when other exchanges of
-	// the pool are in flight: the response cannot arrive sooner than a
-	// round trip, so reading at once would mostly fail with "would block"
-	// and park, while yielding first lets the other exchanges run and
-	// finds the response already there. Alone, the exchange reads at once.
-	yield bool
 
 	ctx        context.Context // of the current exchange
 	deadline   time.Time       // of the current exchange

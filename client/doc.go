@@ -31,11 +31,6 @@
 // (Client.Pipeline) keeps several idempotent requests in flight per
 // connection.
 //
-// When other exchanges of the same pool are in flight, an exchange yields
-// the processor between writing its request and reading the response,
-// which cannot arrive sooner than a round trip: the other goroutines run
-// first, and the read then finds the response instead of parking.
-//
 // # Timeouts and cancellation
 //
 // DialTimeout, TLSHandshakeTimeout, ResponseHeaderTimeout and Timeout (the

@@ -97,7 +97,6 @@ func (p *hostPool) get(ctx context.Context, deadline time.Time, retryable bool) 
 			c := p.idle[n-1]
 			p.idle[n-1] = nil
 			p.idle = p.idle[:n-1]
-			c.yield = p.total-len(p.idle) > 1
 			p.mu.Unlock()
 			if !c.usable(p.idleTimeout(), retryable) {
 				p.closeConn(c)
@@ -205,7 +204,6 @@ func (p *hostPool) put(c *conn) {
 	if len(p.waiters) > 0 {
 		ch := p.waiters[0]
 		p.waiters = p.waiters[1:]
-		c.yield = true // requests are queueing: see conn.yield
 		p.mu.Unlock()
 		ch <- c
 		return
