@@ -234,6 +234,7 @@ var clients = []clientImpl{
 	{"riptide-rt", riptideRoundTripper},
 	{"fasthttp", fastHTTP},
 	{"nethttp", netHTTP},
+	{"raw", rawConn},
 }
 
 func riptideNative(addr string, w workload) func() doer {
@@ -333,6 +334,72 @@ func fastHTTP(addr string, w workload) func() doer {
 	}
 }
 
+// rawConn is not a client but a yardstick: each goroutine owns one
+// connection, writes the canned request bytes and reads until the head's
+// end and the body's known length have arrived, with no parsing, pooling,
+// timeouts or error recovery. No Go client doing one write and one read
+// per request can beat it on this machine, so a client's distance from it
+// is that client's own cost.
+func rawConn(addr string, w workload) func() doer {
+	var head []byte
+	head = append(head, w.method+" "+w.path+" HTTP/1.1\r\nHost: "+addr+"\r\n"...)
+	for _, h := range w.headers {
+		head = append(head, h.name+": "+h.value+"\r\n"...)
+	}
+	if w.body != nil {
+		head = append(head, "Content-Length: "+strconv.Itoa(len(w.body))+"\r\n"...)
+	}
+	head = append(head, "\r\n"...)
+	head = append(head, w.body...)
+	return func() doer {
+		var nc net.Conn
+		buf := make([]byte, 64<<10)
+		return func() error {
+			if nc == nil {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					return err
+				}
+				nc = c
+				rawConns.Lock()
+				rawConns.list = append(rawConns.list, c)
+				rawConns.Unlock()
+			}
+			if _, err := nc.Write(head); err != nil {
+				return err
+			}
+			n := 0
+			for {
+				m, err := nc.Read(buf[n:])
+				if err != nil {
+					return err
+				}
+				n += m
+				if i := bytes.Index(buf[:n], crlfcrlf); i >= 0 && n-(i+4) >= w.want {
+					return nil
+				}
+			}
+		}
+	}
+}
+
+var crlfcrlf = []byte("\r\n\r\n")
+
+// rawConns are rawConn's connections, closed after each sub-benchmark.
+var rawConns struct {
+	sync.Mutex
+	list []net.Conn
+}
+
+func closeRawConns() {
+	rawConns.Lock()
+	defer rawConns.Unlock()
+	for _, c := range rawConns.list {
+		c.Close()
+	}
+	rawConns.list = nil
+}
+
 type badResponse struct{ status, n, want int }
 
 func (e *badResponse) Error() string {
@@ -347,6 +414,7 @@ func check(status, n, want int) error {
 }
 
 func runSequential(b *testing.B, w workload) {
+	defer closeRawConns()
 	for _, ci := range clients {
 		b.Run("client="+ci.name, func(b *testing.B) {
 			do := ci.make(addr(b), w.forServer())()
@@ -365,6 +433,7 @@ func runSequential(b *testing.B, w workload) {
 }
 
 func runConcurrent(b *testing.B, w workload) {
+	defer closeRawConns()
 	for _, ci := range clients {
 		b.Run("client="+ci.name, func(b *testing.B) {
 			newDoer := ci.make(addr(b), w.forServer())

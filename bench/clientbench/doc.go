@@ -6,7 +6,11 @@
 //     connections (HTTP/1.1 pipelining, idempotent requests only);
 //   - riptide-rt: riptide as the http.RoundTripper of an http.Client;
 //   - fasthttp: valyala/fasthttp's Client;
-//   - nethttp: net/http's Client with its Transport.
+//   - nethttp: net/http's Client with its Transport;
+//   - raw: not a client but a yardstick, one connection per goroutine that
+//     writes canned request bytes and reads the known response length with
+//     no parsing or pooling: the limit for a Go client doing one write and
+//     one read per request on this machine.
 //
 // All clients allow 512 connections per host and do not ask for gzip.
 //
