@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"net"
@@ -239,7 +238,7 @@ func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bo
 		if err == nil {
 			return nil
 		}
-		if !retry || attempt >= c.maxRetries() || !req.idempotent() || ctx.Err() != nil {
+		if !retry || !retryable || ctx.Err() != nil {
 			return err
 		}
 		resp.Reset()
@@ -318,7 +317,9 @@ func (c *conn) readResponse(req *Request, resp *Response, deadline time.Time, bo
 		return retry, err
 	}
 	resp.parsing = false
-	if resp.head.TransferEncoding && !onlyChunked(&resp.head) {
+	if h := &resp.head; h.TransferEncoding && (!h.Chunked || h.UnknownCoding) {
+		// A coding other than chunked would leave the body coded in a
+		// way the client does not undo.
 		c.discard()
 		return false, ErrUnsupportedTransferCoding
 	}
@@ -329,7 +330,7 @@ func (c *conn) readResponse(req *Request, resp *Response, deadline time.Time, bo
 		c.setReadDeadline(deadline)
 	}
 	h := &resp.head
-	if h.Status == 101 && stream && switchesProtocol(h) {
+	if h.Status == 101 && stream && h.Upgrade {
 		// The connection now carries another protocol: hand it over.
 		ctx := c.ctx
 		if !c.endExchange() {
@@ -359,34 +360,6 @@ func (c *conn) readResponse(req *Request, resp *Response, deadline time.Time, bo
 		}
 	}
 	return false, nil
-}
-
-// onlyChunked reports whether the Transfer-Encoding fields of h list
-// exactly one coding, chunked. Any other coding would leave the body
-// transfer-coded in a way the client does not undo.
-func onlyChunked(h *h1.Response) bool {
-	n := 0
-	for i := range h.Headers {
-		if h.Headers[i].Key != h1.HeaderTransferEncoding {
-			continue
-		}
-		for v := h.Headers[i].Value; len(v) > 0; {
-			item := v
-			if j := bytes.IndexByte(v, ','); j >= 0 {
-				item, v = v[:j], v[j+1:]
-			} else {
-				v = nil
-			}
-			item = bytes.TrimSpace(item)
-			if len(item) == 0 {
-				continue
-			}
-			if n++; n > 1 || !h1.EqualFold(item, "chunked") {
-				return false
-			}
-		}
-	}
-	return n == 1
 }
 
 // readHeadFinal reads response heads until a final one, skipping interim
@@ -486,21 +459,4 @@ func appendTrailerField(w []byte, trailer http.Header) []byte {
 	}
 	slices.Sort(names)
 	return h1.AppendHeader(w, "Trailer", strings.Join(names, ","))
-}
-
-// switchesProtocol reports whether a 101 response names the protocol it
-// switches to ("Upgrade" and "Connection: upgrade"), as net/http requires
-// before handing the connection over.
-func switchesProtocol(h *h1.Response) bool {
-	upgrade, connUpgrade := false, false
-	for i := range h.Headers {
-		f := &h.Headers[i]
-		switch f.Key {
-		case h1.HeaderUpgrade:
-			upgrade = len(bytes.TrimSpace(f.Value)) > 0
-		case h1.HeaderConnection:
-			connUpgrade = connUpgrade || hasToken(string(f.Value), "upgrade")
-		}
-	}
-	return upgrade && connUpgrade
 }

@@ -72,7 +72,8 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 	}
 	deadline := c.deadline(ctx)
 	for attempt := 0; ; attempt++ {
-		cn, err := p.get(ctx, deadline, attempt < c.maxRetries() && replayable(hreq))
+		retryable := attempt < c.maxRetries() && replayable(hreq)
+		cn, err := p.get(ctx, deadline, retryable)
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +86,7 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 			}
 			return c.toHTTPResponse(hreq, &st.resp, cn, gz), nil
 		}
-		if !retry || attempt >= c.maxRetries() || ctx.Err() != nil || !replayable(hreq) {
+		if !retry || !retryable || ctx.Err() != nil {
 			return nil, err
 		}
 		if r.bodyStream != nil {

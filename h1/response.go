@@ -28,6 +28,14 @@ type Response struct {
 	Chunked bool
 	// TransferEncoding reports that a Transfer-Encoding field was present.
 	TransferEncoding bool
+	// UnknownCoding reports that Transfer-Encoding lists a coding other
+	// than chunked, which leaves the body coded in a way the codec does not
+	// undo.
+	UnknownCoding bool
+	// Upgrade reports that the response names a protocol to switch to: an
+	// Upgrade field and "upgrade" in Connection (RFC 9110 §7.8). With
+	// status 101 the connection then carries that protocol.
+	Upgrade bool
 	// Close reports that the connection must not be reused after this
 	// response: the server said it will close it, or the framing (both
 	// Transfer-Encoding and Content-Length) makes reuse unsafe. A body
@@ -48,6 +56,7 @@ func (r *Response) Reset() {
 	r.Major, r.Minor, r.Status, r.Reason = 0, 0, 0, nil
 	r.Headers = hs[:0]
 	r.ContentLength, r.Chunked, r.TransferEncoding, r.Close = -1, false, false, false
+	r.UnknownCoding, r.Upgrade = false, false
 	r.known = [numKnown]uint8{}
 	r.scanned = 0
 }
@@ -119,6 +128,8 @@ func (r *Response) Parse(buf []byte, lim *Limits) (n int, err error) {
 	}
 	r.TransferEncoding = f.te
 	r.Chunked = f.chunked
+	r.UnknownCoding = f.teUnknown
+	r.Upgrade = f.upgrade && r.known[HeaderUpgrade] != 0
 	if !f.te {
 		r.ContentLength = f.contentLength
 	}

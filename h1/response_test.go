@@ -154,3 +154,34 @@ func TestResponseTrickle(t *testing.T) {
 		t.Fatalf("after Reset: n=%d err=%v", n, err)
 	}
 }
+
+// TestResponseCodingAndUpgrade: UnknownCoding flags a transfer coding the
+// codec does not undo; Upgrade needs both an Upgrade field and "upgrade" in
+// Connection.
+func TestResponseCodingAndUpgrade(t *testing.T) {
+	for _, tc := range []struct {
+		head                   string
+		unknownCoding, upgrade bool
+	}{
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", false, false},
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", true, false},
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", true, false},
+		{"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", false, true},
+		{"HTTP/1.1 101 Switching Protocols\r\nConnection: keep-alive, upgrade\r\nUpgrade: echo\r\n\r\n", false, true},
+		{"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n", false, false},
+		{"HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\n\r\n", false, false},
+	} {
+		var r Response
+		r.Reset()
+		if _, err := r.Parse([]byte(tc.head), nil); err != nil {
+			t.Fatalf("%q: %v", tc.head, err)
+		}
+		if r.UnknownCoding != tc.unknownCoding || r.Upgrade != tc.upgrade {
+			t.Errorf("%q: UnknownCoding %v, Upgrade %v; want %v, %v", tc.head, r.UnknownCoding, r.Upgrade, tc.unknownCoding, tc.upgrade)
+		}
+		r.Reset()
+		if r.UnknownCoding || r.Upgrade {
+			t.Errorf("%q: Reset kept UnknownCoding/Upgrade", tc.head)
+		}
+	}
+}
