@@ -426,14 +426,24 @@ func TestPipelining(t *testing.T) {
 		return true
 	})
 	c := &Client{Pipeline: 8, MaxConnsPerHost: 2}
+	pathEchoLoad(t, c, s, 16, 50)
+	if n := s.accepts.Load(); n > 2 {
+		t.Fatalf("accepts = %d, want at most 2", n)
+	}
+}
+
+// pathEchoLoad runs goroutines × requests GETs with distinct paths through
+// c against a server that echoes the path, checking each body.
+func pathEchoLoad(t *testing.T, c *Client, s *rawServer, goroutines, requests int) {
+	t.Helper()
 	var wg sync.WaitGroup
-	for g := 0; g < 16; g++ {
+	for g := 0; g < goroutines; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var req Request
 			var resp Response
-			for i := 0; i < 50; i++ {
+			for i := 0; i < requests; i++ {
 				path := fmt.Sprintf("/g%d/%d", g, i)
 				req.SetURL(s.url(path))
 				if err := c.Do(context.Background(), &req, &resp); err != nil || string(resp.Body()) != path {
@@ -444,9 +454,6 @@ func TestPipelining(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := s.accepts.Load(); n > 2 {
-		t.Fatalf("accepts = %d, want at most 2", n)
-	}
 }
 
 func TestPipeliningServerCloses(t *testing.T) {
@@ -465,22 +472,5 @@ func TestPipeliningServerCloses(t *testing.T) {
 	// A request pipelined behind the third fails each time; retries bound how
 	// often one request may lose that race in a row.
 	c := &Client{Pipeline: 4, MaxConnsPerHost: 1, MaxRetries: 1000}
-	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var req Request
-			var resp Response
-			for i := 0; i < 20; i++ {
-				path := fmt.Sprintf("/g%d/%d", g, i)
-				req.SetURL(s.url(path))
-				if err := c.Do(context.Background(), &req, &resp); err != nil || string(resp.Body()) != path {
-					t.Errorf("%s: %v %q", path, err, resp.Body())
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	pathEchoLoad(t, c, s, 4, 20)
 }

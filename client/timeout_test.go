@@ -40,13 +40,7 @@ func TestResponseHeaderTimeout(t *testing.T) {
 }
 
 func TestWholeRequestTimeoutCoversBody(t *testing.T) {
-	done := make(chan struct{})
-	defer close(done)
-	s := newRawServer(t, func(c net.Conn, req *h1.Request, body []byte) bool {
-		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial"))
-		<-done
-		return false
-	})
+	s := stalledBodyServer(t)
 	c := &Client{Timeout: 30 * time.Millisecond, ResponseHeaderTimeout: time.Hour}
 	var req Request
 	var resp Response
@@ -151,13 +145,7 @@ func TestContextAlreadyDone(t *testing.T) {
 }
 
 func TestRoundTripContextCancelDuringBody(t *testing.T) {
-	done := make(chan struct{})
-	defer close(done)
-	s := newRawServer(t, func(c net.Conn, req *h1.Request, body []byte) bool {
-		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial"))
-		<-done
-		return false
-	})
+	s := stalledBodyServer(t)
 	hc := &http.Client{Transport: &Client{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.url("/"), nil)
@@ -198,4 +186,17 @@ func TestRoundTripCloseUnblocksRead(t *testing.T) {
 	if err := <-readErr; err == nil {
 		t.Fatal("read of a closed body succeeded")
 	}
+}
+
+// stalledBodyServer answers with the head and 7 of 100 body bytes, then
+// sends nothing more until the test ends.
+func stalledBodyServer(t *testing.T) *rawServer {
+	done := make(chan struct{})
+	s := newRawServer(t, func(c net.Conn, req *h1.Request, body []byte) bool {
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial"))
+		<-done
+		return false
+	})
+	t.Cleanup(func() { close(done) }) // runs before the server's own cleanup
+	return s
 }
