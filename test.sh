@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh runs riptide's whole test suite from a clean clone: formatting,
-# go vet and staticcheck on every module, then go test -race in every module.
+# go vet and staticcheck on every module, then go test -race in every module,
+# then the allocation tests without -race.
 # Long benchmarks and long fuzzing are not part of it; see README.md.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -31,3 +32,8 @@ for m in "${modules[@]}"; do
 	echo "== $m: go test -race"
 	(cd "$m" && go test -race -count=1 -timeout 20m ./...)
 done
+
+# The allocation tests skip themselves under -race (its instrumentation
+# allocates), so they run once more without it.
+echo "== .: allocation tests without -race"
+go test -count=1 -run 'Alloc' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs'
