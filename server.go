@@ -40,6 +40,10 @@ const (
 	// DefaultMaxDrainBytes is how much unread request body the server reads
 	// and discards to keep a connection alive; a larger remainder closes it.
 	DefaultMaxDrainBytes = 256 << 10
+	// DefaultMaxReadBodySize bounds Ctx.ReadBody, which buffers a whole
+	// body, when Server.MaxRequestBodySize is zero (net/http's ParseForm
+	// stops at the same 10 MiB). Streamed bodies are not bounded by it.
+	DefaultMaxReadBodySize = 10 << 20
 )
 
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown or
@@ -85,7 +89,11 @@ type Server struct {
 	// MaxRequestBodySize bounds a request body in bytes: a larger declared
 	// Content-Length is answered 413 before the handler runs, and a chunked
 	// body that grows past it fails the handler's read with
-	// ErrBodyTooLarge and closes the connection. Zero means no limit.
+	// ErrBodyTooLarge and closes the connection. Zero means no limit for a
+	// body the handler streams (Ctx.Body, and the compat door's
+	// Request.Body, as in net/http: the handler decides how much it reads)
+	// and DefaultMaxReadBodySize for Ctx.ReadBody, which holds the whole
+	// body in memory. Negative means no limit at all.
 	MaxRequestBodySize int64
 	// MaxConns bounds the number of open connections. A connection accepted
 	// beyond it is answered 503 with Connection: close and closed. Zero
@@ -142,9 +150,11 @@ type config struct {
 	readHeader, readBody, write, idle time.Duration
 	limits                            h1.Limits
 	maxBody                           int64
-	maxReqs                           int
-	readBuf, writeBuf                 int
-	keepAlive                         bool
+	// readBodyMax bounds Ctx.ReadBody; 0 means no limit.
+	readBodyMax       int64
+	maxReqs           int
+	readBuf, writeBuf int
+	keepAlive         bool
 	// serverHeader is "Server: name\r\n" or empty.
 	serverHeader []byte
 }
@@ -166,6 +176,10 @@ func (s *Server) init() {
 			c.limits.MaxHeaders = s.MaxHeaderCount
 		}
 		c.maxBody = max(s.MaxRequestBodySize, 0)
+		c.readBodyMax = c.maxBody
+		if s.MaxRequestBodySize == 0 {
+			c.readBodyMax = DefaultMaxReadBodySize
+		}
 		c.maxReqs = max(s.MaxRequestsPerConn, 0)
 		c.readBuf = s.ReadBufferSize
 		if c.readBuf <= 0 {
