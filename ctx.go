@@ -69,8 +69,31 @@ func (x *Ctx) RawQuery() []byte { return x.req.Query }
 // RequestURI returns the request target exactly as sent.
 func (x *Ctx) RequestURI() []byte { return x.req.Target }
 
-// Host returns the Host header (possibly empty for HTTP/1.0).
-func (x *Ctx) Host() []byte { return x.req.Host }
+// Host returns the host the request is for: the authority of an
+// absolute-form target ("http://host:port/path"), which RFC 9112 §3.2.2
+// says wins over the Host header, as in net/http's Request.Host; else the
+// Host header (possibly empty for HTTP/1.0). Request().Host is always the
+// header.
+func (x *Ctx) Host() []byte {
+	if x.req.Form == h1.AbsoluteForm {
+		return targetAuthority(x.req.Target)
+	}
+	return x.req.Host
+}
+
+// targetAuthority returns the authority of an absolute-form target, which
+// the parser has validated: between "://" and the first '/' or '?'.
+func targetAuthority(t []byte) []byte {
+	i := bytes.Index(t, []byte("://"))
+	if i < 0 {
+		return nil
+	}
+	auth := t[i+3:]
+	if j := bytes.IndexAny(auth, "/?"); j >= 0 {
+		auth = auth[:j]
+	}
+	return auth
+}
 
 // ProtoMinor returns 1 for HTTP/1.1 and 0 for HTTP/1.0.
 func (x *Ctx) ProtoMinor() int { return x.req.Minor }
