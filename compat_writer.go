@@ -455,14 +455,16 @@ func (w *compatWriter) finish() {
 }
 
 // collectTrailers gathers the trailer values the handler set: the fields
-// named in the Trailer header and the keys with http.TrailerPrefix.
+// named in the Trailer header and the keys with http.TrailerPrefix, less
+// the names that must not be trailers (net/http drops those only when
+// declared, or over HTTP/2; riptide drops them always).
 func (w *compatWriter) collectTrailers() {
 	r := &w.x.resp
 	h := w.header
 	for _, v := range h["Trailer"] {
 		for name := range strings.SplitSeq(v, ",") {
 			name = textproto.CanonicalMIMEHeaderKey(textproto.TrimString(name))
-			if name == "" || forbiddenTrailer[name] || !h1.ValidHeaderName(name) {
+			if name == "" || forbiddenTrailer(name) || !h1.ValidHeaderName(name) {
 				continue
 			}
 			for _, tv := range h[name] {
@@ -472,7 +474,7 @@ func (w *compatWriter) collectTrailers() {
 	}
 	for k, vs := range h {
 		name, ok := strings.CutPrefix(k, http.TrailerPrefix)
-		if !ok || !h1.ValidHeaderName(name) {
+		if !ok || forbiddenTrailer(name) || !h1.ValidHeaderName(name) {
 			continue
 		}
 		for _, tv := range vs {
@@ -698,15 +700,28 @@ func hasToken(v, token string) bool {
 	return false
 }
 
-// forbiddenTrailer lists the fields that must not be sent as trailers
-// (RFC 9110 §6.5.1: framing, routing, authentication, controls), in
-// canonical form.
-var forbiddenTrailer = map[string]bool{
-	"Authorization": true, "Cache-Control": true, "Connection": true,
-	"Content-Encoding": true, "Content-Length": true, "Content-Range": true,
-	"Content-Type": true, "Expect": true, "Host": true, "Keep-Alive": true,
-	"Max-Forwards": true, "Pragma": true, "Proxy-Authenticate": true,
-	"Proxy-Authorization": true, "Proxy-Connection": true, "Range": true,
-	"Realm": true, "Te": true, "Trailer": true, "Transfer-Encoding": true,
-	"Www-Authenticate": true,
+// forbiddenTrailers lists, in lower case, the fields that must not be sent
+// as trailers (RFC 9110 §6.5.1: framing, routing, authentication, response
+// controls): net/http's list (httpguts.ValidTrailerHeader).
+var forbiddenTrailers = [...]string{
+	"authorization", "cache-control", "connection", "content-encoding",
+	"content-length", "content-range", "content-type", "expect", "host",
+	"keep-alive", "max-forwards", "pragma", "proxy-authenticate",
+	"proxy-authorization", "proxy-connection", "range", "realm", "te",
+	"trailer", "transfer-encoding", "www-authenticate",
+}
+
+// forbiddenTrailer reports, case-insensitively and without allocating,
+// whether name must not be sent as a trailer: one of forbiddenTrailers or
+// an If-* precondition (as in net/http).
+func forbiddenTrailer(name string) bool {
+	if len(name) >= 3 && equalFold(name[:3], "if-") {
+		return true
+	}
+	for _, f := range forbiddenTrailers {
+		if equalFold(name, f) {
+			return true
+		}
+	}
+	return false
 }
