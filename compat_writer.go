@@ -114,6 +114,20 @@ func (w *compatWriter) writeHeader(code int) {
 	w.serializeHeader()
 }
 
+// appendStatusLine is h1.AppendStatusLine, except that codes 600..999 are
+// sent as they are: RFC 9110 §15 ends the valid codes at 599, but net/http
+// sends any three-digit code a handler sets (its WriteHeader panics only
+// outside 100..999) and the compat door does the same. Only compat
+// handlers can set such a code: Ctx.SetStatus sends it as 500.
+func appendStatusLine(dst []byte, code int) []byte {
+	if code < 600 || code > 999 {
+		return h1.AppendStatusLine(dst, code)
+	}
+	dst = append(dst, "HTTP/1.1 "...)
+	dst = strconv.AppendInt(dst, int64(code), 10)
+	return append(dst, " \r\n"...) // no reason phrase, as for 599
+}
+
 // bodyAllowed reports whether a response with this status has a body
 // (RFC 9110 §6.4.1).
 func bodyAllowed(status int) bool {

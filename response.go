@@ -441,7 +441,7 @@ func (x *Ctx) commit(streaming bool) {
 		r.close = true
 	}
 	r.wmark = len(c.wbuf)
-	w := h1.AppendStatusLine(c.wbuf, status)
+	w := appendStatusLine(c.wbuf, status)
 	w = append(w, r.hdr...)
 	if !r.userDate {
 		w = append(w, c.date.get()...)
