@@ -539,10 +539,20 @@ func (w *compatWriter) ReadFrom(src io.Reader) (int64, error) {
 		return n, err
 	}
 	// Only this goroutine writes the response: the socket is ours until
-	// the next engine write, which needs the lock.
+	// the next engine write, which needs the lock. Go's sendfile unwraps
+	// one io.LimitedReader only: a caller's (io.CopyN, http.ServeContent)
+	// is replaced by ours, with the smaller of the two limits, and its N
+	// is brought up to date afterwards.
+	outer, _ := src.(*io.LimitedReader)
+	if outer != nil {
+		src, remaining = outer.R, min(remaining, outer.N)
+	}
 	w.lr = io.LimitedReader{R: src, N: remaining}
 	m, err := rf.ReadFrom(&w.lr)
 	w.lr.R = nil
+	if outer != nil {
+		outer.N -= m
+	}
 	w.cx.lock()
 	r.written += m
 	if err != nil && c.werr == nil {
