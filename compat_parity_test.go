@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -1009,4 +1010,19 @@ func quoteAll(ss []string) []string {
 // sameLines reports whether a and b hold the same lines, in any order.
 func sameLines(a, b []string) bool {
 	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+// TestCompatDocListsDifferences keeps docs/compat.md, the user's list of
+// compat differences, in step with parityDifferences: every listed case is
+// named there.
+func TestCompatDocListsDifferences(t *testing.T) {
+	doc, err := os.ReadFile("docs/compat.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range parityDifferences {
+		if !strings.Contains(string(doc), d.cas) {
+			t.Errorf("docs/compat.md does not describe the difference %q", d.cas)
+		}
+	}
 }

@@ -279,7 +279,8 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // IsHTTP2 reports whether the request arrived over HTTP/2. The request view
 // is the same either way (Request() shows it as HTTP/1.1: version 1.1, the
-// :authority as Host).
+// :authority as Host; a body of unknown length reports Chunked and
+// ContentLength -1, with no Transfer-Encoding field).
 func (x *Ctx) IsHTTP2() bool {
 	_, ok := x.conn.nc.(*h2Stream)
 	return ok

@@ -51,8 +51,13 @@ const (
 var ErrServerClosed = errors.New("riptide: server closed")
 
 // Server serves HTTP/1.1 on net.Listeners. The zero value is a usable server
-// with safe limits (see each field); a nil Handler answers 404 to everything.
-// Fields must not be changed after the first call to Serve.
+// with safe limits on request heads, header counts, slow clients, idle
+// connections and buffered bodies (see each field); as in net/http, a body
+// the handler streams, the number of connections and the time to write a
+// response are not limited unless set (MaxRequestBodySize, MaxConns,
+// WriteTimeout). docs/security.md lists every limit. A nil Handler answers
+// 404 to everything. Fields must not be changed after the first call to
+// Serve.
 type Server struct {
 	// Handler serves every request. Nil answers 404.
 	Handler Handler
