@@ -107,16 +107,13 @@ func TestH2CUpgradeCountsTowardMaxConns(t *testing.T) {
 // 413 (issue 18.4). Both doors.
 func TestH2CUpgradeLargeBodyServedOverHTTP1(t *testing.T) {
 	const size = 1<<20 + 1
-	handlers := map[string]riptide.Handler{
-		"native": riptide.HandlerFunc(func(c *riptide.Ctx) {
-			n, err := io.Copy(io.Discard, c.Body())
-			fmt.Fprintf(c, "%d %v h2=%v", n, err, c.IsHTTP2())
-		}),
-		"compat": riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			n, err := io.Copy(io.Discard, r.Body)
-			fmt.Fprintf(w, "%d %v h2=%v", n, err, r.ProtoMajor == 2)
-		})),
-	}
+	handlers := h2BothDoors(func(c *riptide.Ctx) {
+		n, err := io.Copy(io.Discard, c.Body())
+		fmt.Fprintf(c, "%d %v h2=%v", n, err, c.IsHTTP2())
+	}, func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "%d %v h2=%v", n, err, r.ProtoMajor == 2)
+	})
 	body := strings.Repeat("x", size)
 	chunked := strconv.FormatInt(size, 16) + "\r\n" + body + "\r\n0\r\n\r\n"
 	for name, h := range handlers {
