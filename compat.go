@@ -29,7 +29,8 @@ import (
 // strings after ServeHTTP returns; they are never reused. The ResponseWriter
 // is reused for a later request and must not be used after ServeHTTP
 // returns. Differences from net/http are listed, with their reasons, in
-// compat_parity_test.go.
+// docs/compat.md, which also says which io.ReaderFrom sources are sent with
+// sendfile.
 func FromHTTP(h http.Handler) Handler {
 	if h == nil {
 		h = http.NotFoundHandler()

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -94,7 +95,8 @@ const (
 // and net/http, with the reason. A difference not listed here fails the test,
 // and so does a listed one that no longer happens.
 var parityDifferences = []parityDiff{
-	{"unknown status code", []string{"-HTTP/1.1 599 status code 599", "+HTTP/1.1 599 "},
+	{"unknown status code", []string{"-HTTP/1.1 599 status code 599", "+HTTP/1.1 599 ",
+		"-HTTP/1.1 600 status code 600", "+HTTP/1.1 600 ", "-HTTP/1.1 999 status code 999", "+HTTP/1.1 999 "},
 		"the reason phrase is optional (RFC 9112 §4) and riptide sends none for an " +
 			"unregistered code rather than net/http's invented \"status code N\"."},
 	{"trailers on HTTP/1.0 dropped", []string{"-HTTP/1.0 200 OK", "+HTTP/1.1 200 OK"}, whyVersion},
@@ -221,10 +223,13 @@ var parityCases = []parityCase{
 	{
 		name: "unknown status code",
 		handler: func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(599)
+			// 600..999 are sent too (net/http panics only outside 100..999).
+			if code, err := strconv.Atoi(r.URL.Query().Get("code")); err == nil {
+				w.WriteHeader(code)
+			}
 		},
-		reqs: []parityRequest{get("/")},
-		want: []string{"HTTP/1.1 599 status code 599"},
+		reqs: []parityRequest{get("/?code=599"), get("/?code=600"), get("/?code=999")},
+		want: []string{"HTTP/1.1 599 status code 599", "HTTP/1.1 600 status code 600", "HTTP/1.1 999 status code 999"},
 	},
 	{
 		name: "superfluous WriteHeader ignored",
@@ -1005,4 +1010,19 @@ func quoteAll(ss []string) []string {
 // sameLines reports whether a and b hold the same lines, in any order.
 func sameLines(a, b []string) bool {
 	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+// TestCompatDocListsDifferences keeps docs/compat.md, the user's list of
+// compat differences, in step with parityDifferences: every listed case is
+// named there.
+func TestCompatDocListsDifferences(t *testing.T) {
+	doc, err := os.ReadFile("docs/compat.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range parityDifferences {
+		if !strings.Contains(string(doc), d.cas) {
+			t.Errorf("docs/compat.md does not describe the difference %q", d.cas)
+		}
+	}
 }

@@ -114,6 +114,20 @@ func (w *compatWriter) writeHeader(code int) {
 	w.serializeHeader()
 }
 
+// appendStatusLine is h1.AppendStatusLine, except that codes 600..999 are
+// sent as they are: RFC 9110 §15 ends the valid codes at 599, but net/http
+// sends any three-digit code a handler sets (its WriteHeader panics only
+// outside 100..999) and the compat door does the same. Only compat
+// handlers can set such a code: Ctx.SetStatus sends it as 500.
+func appendStatusLine(dst []byte, code int) []byte {
+	if code < 600 || code > 999 {
+		return h1.AppendStatusLine(dst, code)
+	}
+	dst = append(dst, "HTTP/1.1 "...)
+	dst = strconv.AppendInt(dst, int64(code), 10)
+	return append(dst, " \r\n"...) // no reason phrase, as for 599
+}
+
 // bodyAllowed reports whether a response with this status has a body
 // (RFC 9110 §6.4.1).
 func bodyAllowed(status int) bool {
@@ -455,14 +469,16 @@ func (w *compatWriter) finish() {
 }
 
 // collectTrailers gathers the trailer values the handler set: the fields
-// named in the Trailer header and the keys with http.TrailerPrefix.
+// named in the Trailer header and the keys with http.TrailerPrefix, less
+// the names that must not be trailers (net/http drops those only when
+// declared, or over HTTP/2; riptide drops them always).
 func (w *compatWriter) collectTrailers() {
 	r := &w.x.resp
 	h := w.header
 	for _, v := range h["Trailer"] {
 		for name := range strings.SplitSeq(v, ",") {
 			name = textproto.CanonicalMIMEHeaderKey(textproto.TrimString(name))
-			if name == "" || forbiddenTrailer[name] || !h1.ValidHeaderName(name) {
+			if name == "" || forbiddenTrailer(name) || !h1.ValidHeaderName(name) {
 				continue
 			}
 			for _, tv := range h[name] {
@@ -472,7 +488,7 @@ func (w *compatWriter) collectTrailers() {
 	}
 	for k, vs := range h {
 		name, ok := strings.CutPrefix(k, http.TrailerPrefix)
-		if !ok || !h1.ValidHeaderName(name) {
+		if !ok || forbiddenTrailer(name) || !h1.ValidHeaderName(name) {
 			continue
 		}
 		for _, tv := range vs {
@@ -523,10 +539,20 @@ func (w *compatWriter) ReadFrom(src io.Reader) (int64, error) {
 		return n, err
 	}
 	// Only this goroutine writes the response: the socket is ours until
-	// the next engine write, which needs the lock.
+	// the next engine write, which needs the lock. Go's sendfile unwraps
+	// one io.LimitedReader only: a caller's (io.CopyN, http.ServeContent)
+	// is replaced by ours, with the smaller of the two limits, and its N
+	// is brought up to date afterwards.
+	outer, _ := src.(*io.LimitedReader)
+	if outer != nil {
+		src, remaining = outer.R, min(remaining, outer.N)
+	}
 	w.lr = io.LimitedReader{R: src, N: remaining}
 	m, err := rf.ReadFrom(&w.lr)
 	w.lr.R = nil
+	if outer != nil {
+		outer.N -= m
+	}
 	w.cx.lock()
 	r.written += m
 	if err != nil && c.werr == nil {
@@ -698,15 +724,28 @@ func hasToken(v, token string) bool {
 	return false
 }
 
-// forbiddenTrailer lists the fields that must not be sent as trailers
-// (RFC 9110 §6.5.1: framing, routing, authentication, controls), in
-// canonical form.
-var forbiddenTrailer = map[string]bool{
-	"Authorization": true, "Cache-Control": true, "Connection": true,
-	"Content-Encoding": true, "Content-Length": true, "Content-Range": true,
-	"Content-Type": true, "Expect": true, "Host": true, "Keep-Alive": true,
-	"Max-Forwards": true, "Pragma": true, "Proxy-Authenticate": true,
-	"Proxy-Authorization": true, "Proxy-Connection": true, "Range": true,
-	"Realm": true, "Te": true, "Trailer": true, "Transfer-Encoding": true,
-	"Www-Authenticate": true,
+// forbiddenTrailers lists, in lower case, the fields that must not be sent
+// as trailers (RFC 9110 §6.5.1: framing, routing, authentication, response
+// controls): net/http's list (httpguts.ValidTrailerHeader).
+var forbiddenTrailers = [...]string{
+	"authorization", "cache-control", "connection", "content-encoding",
+	"content-length", "content-range", "content-type", "expect", "host",
+	"keep-alive", "max-forwards", "pragma", "proxy-authenticate",
+	"proxy-authorization", "proxy-connection", "range", "realm", "te",
+	"trailer", "transfer-encoding", "www-authenticate",
+}
+
+// forbiddenTrailer reports, case-insensitively and without allocating,
+// whether name must not be sent as a trailer: one of forbiddenTrailers or
+// an If-* precondition (as in net/http).
+func forbiddenTrailer(name string) bool {
+	if len(name) >= 3 && equalFold(name[:3], "if-") {
+		return true
+	}
+	for _, f := range forbiddenTrailers {
+		if equalFold(name, f) {
+			return true
+		}
+	}
+	return false
 }

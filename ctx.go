@@ -5,6 +5,7 @@ import (
 	"io"
 	"iter"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
@@ -68,8 +69,31 @@ func (x *Ctx) RawQuery() []byte { return x.req.Query }
 // RequestURI returns the request target exactly as sent.
 func (x *Ctx) RequestURI() []byte { return x.req.Target }
 
-// Host returns the Host header (possibly empty for HTTP/1.0).
-func (x *Ctx) Host() []byte { return x.req.Host }
+// Host returns the host the request is for: the authority of an
+// absolute-form target ("http://host:port/path"), which RFC 9112 §3.2.2
+// says wins over the Host header, as in net/http's Request.Host; else the
+// Host header (possibly empty for HTTP/1.0). Request().Host is always the
+// header.
+func (x *Ctx) Host() []byte {
+	if x.req.Form == h1.AbsoluteForm {
+		return targetAuthority(x.req.Target)
+	}
+	return x.req.Host
+}
+
+// targetAuthority returns the authority of an absolute-form target, which
+// the parser has validated: between "://" and the first '/' or '?'.
+func targetAuthority(t []byte) []byte {
+	i := bytes.Index(t, []byte("://"))
+	if i < 0 {
+		return nil
+	}
+	auth := t[i+3:]
+	if j := bytes.IndexAny(auth, "/?"); j >= 0 {
+		auth = auth[:j]
+	}
+	return auth
+}
 
 // ProtoMinor returns 1 for HTTP/1.1 and 0 for HTTP/1.0.
 func (x *Ctx) ProtoMinor() int { return x.req.Minor }
@@ -99,24 +123,89 @@ func (x *Ctx) LocalAddr() net.Addr { return x.conn.nc.LocalAddr() }
 func (x *Ctx) Body() io.Reader { return &x.conn.body }
 
 // ReadBody reads the whole request body into a buffer owned by the Ctx
-// (valid until the handler returns) and returns it.
+// (valid until the handler returns) and returns it. Since the whole body
+// is held in memory, it is bounded even when streaming is not: by
+// Server.MaxRequestBodySize, or DefaultMaxReadBodySize when that is zero.
+// A larger body fails with ErrBodyTooLarge (a declared length before
+// anything is read) and the connection closes after the response, which is
+// 413 if the handler writes nothing. Use Body to stream a larger one.
 func (x *Ctx) ReadBody() ([]byte, error) {
-	// Grow scratch itself: growing a slice of its tail would leave scratch
-	// on the old array, too short for the bytes read.
+	b := &x.conn.body
+	limit := x.conn.cfg.readBodyMax
 	start := len(x.scratch)
-	for {
-		if len(x.scratch) == cap(x.scratch) {
-			x.scratch = append(x.scratch, 0)[:len(x.scratch)]
+	if !b.chunked && !b.done && b.err == nil && !b.closed {
+		if limit > 0 && b.read+b.remaining > limit {
+			return x.scratch[start:], b.tooLarge()
 		}
-		n, err := x.conn.body.Read(x.scratch[len(x.scratch):cap(x.scratch)])
-		x.scratch = x.scratch[:len(x.scratch)+n]
-		if err == io.EOF {
-			return x.scratch[start:], nil
+		// The length is declared: one buffer of the right size (a peer's
+		// claim is trusted only up to the limit, or 1 MiB without one).
+		want := b.remaining
+		if limit <= 0 {
+			want = min(want, readBodyBlockMax)
+		}
+		x.scratch = slices.Grow(x.scratch, int(want))
+	}
+	err := x.readAll(b, limit)
+	return x.scratch[start:], err
+}
+
+// readBodyBlockMax is the largest block readAll allocates at once.
+const readBodyBlockMax = 1 << 20
+
+// readAll reads the rest of the body to EOF onto x.scratch. Once scratch's
+// capacity is used up, further bytes go into blocks of doubling size (up to
+// readBodyBlockMax) that are joined once at the end: a body of unknown
+// length costs about twice its size in allocations, where growing one
+// slice with append costs four to five times.
+func (x *Ctx) readAll(b *bodyReader, limit int64) error {
+	var blocks [][]byte
+	cur := x.scratch // filled in place; later the newest block
+	size := 4 << 10
+	for {
+		if len(cur) == cap(cur) {
+			if blocks == nil {
+				x.scratch = cur
+			}
+			blocks = append(blocks, cur)
+			size = min(2*size, readBodyBlockMax)
+			cur = make([]byte, 0, size)
+		}
+		p := cur[len(cur):cap(cur)]
+		if limit > 0 {
+			// One byte past the limit proves the body too large.
+			p = p[:min(int64(len(p)), limit-b.read+1)]
+		}
+		n, err := b.Read(p)
+		cur = cur[:len(cur)+n]
+		if err == nil && limit > 0 && b.read > limit {
+			err = b.tooLarge()
 		}
 		if err != nil {
-			return x.scratch[start:], err
+			x.joinBlocks(blocks, cur)
+			if err == io.EOF {
+				return nil
+			}
+			return err
 		}
 	}
+}
+
+// joinBlocks leaves on x.scratch what readAll read: cur alone, or scratch
+// followed by the later blocks and cur.
+func (x *Ctx) joinBlocks(blocks [][]byte, cur []byte) {
+	if blocks == nil {
+		x.scratch = cur
+		return
+	}
+	n := len(cur)
+	for _, blk := range blocks[1:] {
+		n += len(blk)
+	}
+	x.scratch = slices.Grow(x.scratch, n)
+	for _, blk := range blocks[1:] {
+		x.scratch = append(x.scratch, blk...)
+	}
+	x.scratch = append(x.scratch, cur...)
 }
 
 // Trailers returns the request's trailer fields once its chunked body has

@@ -51,8 +51,10 @@ type HTTP2Config struct {
 	// §3.2, removed from RFC 9113), answering 101 and continuing in HTTP/2.
 	// It implies H2C. Upgraded connections leave the engine's accounting,
 	// like hijacked ones: Shutdown sends them GOAWAY but does not wait for
-	// them, and Close does not close them. The body of the upgrade request
-	// is read into memory (at most 1 MiB, else 413).
+	// them, and Close does not close them; MaxConns still counts them. The
+	// body of the upgrade request is read into memory: a request with a
+	// body over 1 MiB or of unknown length (chunked) is not upgraded but
+	// served over HTTP/1.1.
 	H2CUpgrade bool
 
 	// MaxConcurrentStreams is SETTINGS_MAX_CONCURRENT_STREAMS: how many
@@ -277,7 +279,8 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // IsHTTP2 reports whether the request arrived over HTTP/2. The request view
 // is the same either way (Request() shows it as HTTP/1.1: version 1.1, the
-// :authority as Host).
+// :authority as Host; a body of unknown length reports Chunked and
+// ContentLength -1, with no Transfer-Encoding field).
 func (x *Ctx) IsHTTP2() bool {
 	_, ok := x.conn.nc.(*h2Stream)
 	return ok
@@ -315,9 +318,19 @@ func (s *Server) h2Upgrade(x *Ctx) bool {
 	if _, ok := x.conn.nc.(*tls.Conn); ok {
 		return false // h2c is for cleartext only (RFC 7540 §3.2)
 	}
+	if x.req.Chunked || x.req.ContentLength > h2UpgradeMaxBody {
+		// x/net needs the upgrade request's body whole: one too large to
+		// buffer (or of unknown length) is served over HTTP/1.1 instead,
+		// as RFC 9113 §3.2 lets a server ignore Upgrade.
+		return false
+	}
 	s.h2UpgradeConn(x)
 	return true
 }
+
+// h2UpgradeMaxBody is the largest upgrade request body buffered for an h2c
+// upgrade.
+const h2UpgradeMaxBody = 1 << 20
 
 func (s *Server) h2UpgradeConn(x *Ctx) {
 	settings, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(string(x.req.Get("HTTP2-Settings")), "="))
@@ -328,8 +341,11 @@ func (s *Server) h2UpgradeConn(x *Ctx) {
 	}
 	req, err := h2UpgradeRequest(x)
 	if err != nil {
-		x.SetStatus(413)
-		x.WriteString("upgrade request body too large\n")
+		// The body read failed (the client stopped early, a timeout) or
+		// the target cannot form a URL; a failed body closes the
+		// connection after this answer.
+		x.SetStatus(400)
+		x.WriteString("bad upgrade request\n")
 		return
 	}
 	nc, buffered, err := x.Hijack()
@@ -345,7 +361,11 @@ func (s *Server) h2UpgradeConn(x *Ctx) {
 	}
 	st := s.h2()
 	h := s.h2Handler(nc)
+	// The engine stops counting the hijacked conn; the server still owns
+	// the connection, so MaxConns must go on counting it.
+	s.nconns.Add(1)
 	go func() {
+		defer s.nconns.Add(-1)
 		st.srv.ServeConn(nc, &http2.ServeConnOpts{ //lint:ignore SA1019 see h2State.srv
 			BaseConfig:     st.base,
 			Handler:        h,
@@ -359,10 +379,10 @@ func (s *Server) h2UpgradeConn(x *Ctx) {
 // h2UpgradeRequest copies the upgrade request into an *http.Request, with
 // its body read whole (x/net requires it).
 func h2UpgradeRequest(x *Ctx) (*http.Request, error) {
-	const maxBody = 1 << 20
-	body, err := io.ReadAll(io.LimitReader(x.Body(), maxBody+1))
-	if err != nil || len(body) > maxBody {
-		return nil, errors.New("upgrade body too large")
+	// h2Upgrade took only bodies of a declared length up to the limit.
+	body, err := io.ReadAll(x.Body())
+	if err != nil {
+		return nil, err
 	}
 	r, err := http.NewRequest(string(x.req.Method), "http://"+string(x.req.Host)+string(x.req.Target), bytes.NewReader(body))
 	if err != nil {

@@ -8,7 +8,8 @@ package riptide
 //   - the request is written into the conn's read buffer as an HTTP/1.1 head
 //     and parsed by the engine, so Ctx's zero-copy request view is the same;
 //   - the conn's net.Conn is the stream itself (h2Stream): reads return the
-//     request body (re-framed as chunked when its length is unknown), and
+//     request body (re-framed as chunked when its length is unknown, with
+//     no Transfer-Encoding header shown to the handler), and
 //     the response the engine writes (an HTTP/1.1 head, then the body,
 //     chunked when streamed) is turned back into the ResponseWriter's
 //     header, status, body and trailers.
@@ -112,6 +113,13 @@ func (st *h2Stream) serve() (abort bool) {
 	c.state.Store(int32(StateActive))
 	st.writeHead(c)
 	if c.readRequest() {
+		if st.chunked {
+			// The body of unknown length is re-framed as chunked, but the
+			// client sent no Transfer-Encoding (HTTP/2 has none), so the
+			// head carries none for the handler to see: the framing is
+			// set here instead.
+			c.ctx.req.Chunked, c.ctx.req.ContentLength = true, -1
+		}
 		c.serveRequest()
 	}
 	st.final = true
@@ -154,8 +162,7 @@ func (st *h2Stream) writeHead(c *conn) {
 		b = strconv.AppendInt(b, r.ContentLength, 10)
 		b = append(b, '\r', '\n')
 	case r.ContentLength < 0:
-		b = append(b, "Transfer-Encoding: chunked\r\n"...)
-		st.chunked = true
+		st.chunked = true // framing set after the parse (serve)
 	default:
 		st.eof = true
 	}
@@ -166,10 +173,21 @@ func (st *h2Stream) writeHead(c *conn) {
 	c.r, c.w = 0, len(b)
 }
 
+// ended reports that the handler has returned and its response is
+// complete: what is written now is its tail, so nothing is flushed early
+// and x/net ends the stream when ServeHTTP returns.
+func (st *h2Stream) ended() bool { return st.final || st.c.ctx.resp.finished }
+
 // Read returns request body bytes; once the body is over, it blocks until
 // the stream is gone (io.EOF: the engine's disconnect watch) or a deadline
-// in the past wakes it.
+// in the past wakes it. After the handler has returned it reads nothing:
+// the engine would drain an unread body to keep an HTTP/1.1 connection in
+// step, which over HTTP/2 only holds the stream open (the client may not
+// even be sending); x/net resets the stream's unread rest instead.
 func (st *h2Stream) Read(p []byte) (int, error) {
+	if st.c.ctx.resp.finished {
+		return 0, io.EOF
+	}
 	if st.chunked {
 		return st.readChunked(p)
 	}
@@ -286,7 +304,7 @@ func (st *h2Stream) Write(p []byte) (int, error) {
 			p = nil
 		}
 	}
-	if !st.final && st.out != outHead {
+	if !st.ended() && st.out != outHead {
 		if f, ok := st.w.(http.Flusher); ok {
 			f.Flush()
 		}
@@ -343,21 +361,28 @@ func (st *h2Stream) response(head []byte, rest int) {
 // derivable reports a header field x/net would produce the same by itself,
 // and cheaper (each field in the header map costs two allocations: ours,
 // and x/net's copy): the engine's own Date, and the Content-Length of a
-// whole body that ends the stream in this write (x/net counts it).
+// whole body that ends the stream in this write and fits x/net's response
+// buffer. x/net counts such a body only when the handler returns before
+// the buffer (its handlerChunkWriteSize, 4 KiB) is flushed; a larger write
+// goes out at once, without a length, so the header must stay.
 func (st *h2Stream) derivable(name, value []byte, rest int) bool {
 	switch {
 	case len(name) == 4 && equalFold(name, "date"):
 		line := st.c.date.get() // "Date: value\r\n", what commit wrote
 		return len(line) > 8 && bytes.Equal(value, line[6:len(line)-2])
 	case len(name) == 14 && equalFold(name, "content-length"):
-		if !st.final || st.r.Method == http.MethodHead {
+		if !st.ended() || st.r.Method == http.MethodHead {
 			return false
 		}
 		n, ok := parseUint(value)
-		return ok && n == int64(rest) && n > 0
+		return ok && n == int64(rest) && n > 0 && n <= h2DerivedLengthMax
 	}
 	return false
 }
+
+// h2DerivedLengthMax is the largest body x/net gives a Content-Length by
+// itself (see derivable).
+const h2DerivedLengthMax = 4 << 10
 
 // value returns value as a string, reusing the last one made for Date and
 // Content-Type.

@@ -271,11 +271,16 @@ func (x *Ctx) Committed() bool { return x.resp.committed }
 // before the response is committed makes an HTTP/1.1 response chunked so
 // that the trailer can be sent; announce it with AddHeader("Trailer", name)
 // if the client needs to know in advance. Trailers are dropped on HTTP/1.0
-// and on responses framed by Content-Length. An invalid trailer cuts the
-// connection instead of finishing the body.
+// and on responses framed by Content-Length. A field that must not be a
+// trailer (RFC 9110 §6.5.1: Content-Length, Transfer-Encoding, Host,
+// Authorization, If-*, ...; net/http's list) is ignored. An invalid
+// trailer cuts the connection instead of finishing the body.
 func (x *Ctx) SetTrailer(name, value string) {
 	if !h1.ValidHeaderName(name) || !h1.ValidHeaderValue(value) {
 		x.resp.badTrailer = true
+		return
+	}
+	if forbiddenTrailer(name) {
 		return
 	}
 	x.resp.trl = h1.AppendHeader(x.resp.trl, name, value)
@@ -436,7 +441,7 @@ func (x *Ctx) commit(streaming bool) {
 		r.close = true
 	}
 	r.wmark = len(c.wbuf)
-	w := h1.AppendStatusLine(c.wbuf, status)
+	w := appendStatusLine(c.wbuf, status)
 	w = append(w, r.hdr...)
 	if !r.userDate {
 		w = append(w, c.date.get()...)

@@ -160,6 +160,46 @@ func TestResponseTrailers(t *testing.T) {
 	}
 }
 
+// RFC 9110 §6.5.1: fields that frame, route, authenticate or control a
+// message (net/http's list, and If-* conditionals) are never sent as
+// trailers, by either door, whether announced in Trailer or not. The rest
+// of the trailers still go out.
+func TestForbiddenTrailersDropped(t *testing.T) {
+	forbidden := []string{"Content-Length", "transfer-encoding", "Host", "Authorization", "Trailer", "If-Match", "Content-Type"}
+	native := func(c *Ctx) {
+		c.AddHeader("Trailer", "X-Ok, Content-Length")
+		c.WriteString("body")
+		for _, name := range forbidden {
+			c.SetTrailer(name, "7")
+		}
+		c.SetTrailer("X-Ok", "1")
+	}
+	compat := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Trailer", "X-Ok, Content-Length, Host")
+		w.Write([]byte("body"))
+		for _, name := range forbidden {
+			if name != "Trailer" { // that would replace the declaration
+				w.Header().Set(name, "7") // for the declared ones
+			}
+			w.Header().Set(http.TrailerPrefix+name, "7")
+		}
+		w.Header().Set("X-Ok", "1")
+	})
+	_, nativeAddr := startServer(t, nil, native)
+	for door, addr := range map[string]string{"native": nativeAddr, "compat": serveCompat(t, compat)} {
+		rc := dial(t, addr)
+		rc.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		raw, _ := io.ReadAll(rc.br)
+		_, trailers, ok := strings.Cut(string(raw), "\r\n0\r\n")
+		if !ok {
+			t.Fatalf("%s: no chunked body in %q", door, raw)
+		}
+		if trailers != "X-Ok: 1\r\n\r\n" {
+			t.Errorf("%s: trailer section %q, want only X-Ok", door, trailers)
+		}
+	}
+}
+
 // Response header injection (CR, LF, NUL in a value; a bad name) is refused
 // with a 500, not sent.
 func TestHeaderInjection(t *testing.T) {

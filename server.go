@@ -40,6 +40,10 @@ const (
 	// DefaultMaxDrainBytes is how much unread request body the server reads
 	// and discards to keep a connection alive; a larger remainder closes it.
 	DefaultMaxDrainBytes = 256 << 10
+	// DefaultMaxReadBodySize bounds Ctx.ReadBody, which buffers a whole
+	// body, when Server.MaxRequestBodySize is zero (net/http's ParseForm
+	// stops at the same 10 MiB). Streamed bodies are not bounded by it.
+	DefaultMaxReadBodySize = 10 << 20
 )
 
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown or
@@ -47,8 +51,13 @@ const (
 var ErrServerClosed = errors.New("riptide: server closed")
 
 // Server serves HTTP/1.1 on net.Listeners. The zero value is a usable server
-// with safe limits (see each field); a nil Handler answers 404 to everything.
-// Fields must not be changed after the first call to Serve.
+// with safe limits on request heads, header counts, slow clients, idle
+// connections and buffered bodies (see each field); as in net/http, a body
+// the handler streams, the number of connections and the time to write a
+// response are not limited unless set (MaxRequestBodySize, MaxConns,
+// WriteTimeout). docs/security.md lists every limit. A nil Handler answers
+// 404 to everything. Fields must not be changed after the first call to
+// Serve.
 type Server struct {
 	// Handler serves every request. Nil answers 404.
 	Handler Handler
@@ -85,7 +94,11 @@ type Server struct {
 	// MaxRequestBodySize bounds a request body in bytes: a larger declared
 	// Content-Length is answered 413 before the handler runs, and a chunked
 	// body that grows past it fails the handler's read with
-	// ErrBodyTooLarge and closes the connection. Zero means no limit.
+	// ErrBodyTooLarge and closes the connection. Zero means no limit for a
+	// body the handler streams (Ctx.Body, and the compat door's
+	// Request.Body, as in net/http: the handler decides how much it reads)
+	// and DefaultMaxReadBodySize for Ctx.ReadBody, which holds the whole
+	// body in memory. Negative means no limit at all.
 	MaxRequestBodySize int64
 	// MaxConns bounds the number of open connections. A connection accepted
 	// beyond it is answered 503 with Connection: close and closed. Zero
@@ -142,9 +155,11 @@ type config struct {
 	readHeader, readBody, write, idle time.Duration
 	limits                            h1.Limits
 	maxBody                           int64
-	maxReqs                           int
-	readBuf, writeBuf                 int
-	keepAlive                         bool
+	// readBodyMax bounds Ctx.ReadBody; 0 means no limit.
+	readBodyMax       int64
+	maxReqs           int
+	readBuf, writeBuf int
+	keepAlive         bool
 	// serverHeader is "Server: name\r\n" or empty.
 	serverHeader []byte
 }
@@ -166,6 +181,10 @@ func (s *Server) init() {
 			c.limits.MaxHeaders = s.MaxHeaderCount
 		}
 		c.maxBody = max(s.MaxRequestBodySize, 0)
+		c.readBodyMax = c.maxBody
+		if s.MaxRequestBodySize == 0 {
+			c.readBodyMax = DefaultMaxReadBodySize
+		}
 		c.maxReqs = max(s.MaxRequestsPerConn, 0)
 		c.readBuf = s.ReadBufferSize
 		if c.readBuf <= 0 {

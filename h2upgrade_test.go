@@ -1,0 +1,144 @@
+package riptide_test
+
+// The "Upgrade: h2c" dance (HTTP2Config.H2CUpgrade): what the server does
+// with the connections it takes over and with upgrade requests it cannot
+// buffer.
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/riptide-http/riptide"
+	"golang.org/x/net/http2"
+)
+
+// upgradeHead is an HTTP/1.1 request head asking for h2c; the
+// HTTP2-Settings value is an empty SETTINGS payload.
+func upgradeHead(method, framing string) string {
+	return method + " /upgrade HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n" +
+		"Upgrade: h2c\r\nHTTP2-Settings: \r\n" + framing + "\r\n"
+}
+
+// startUpgrade dials addr and sends an upgrade request for GET /upgrade;
+// after a 101 it completes the switch with the client preface and SETTINGS,
+// so the connection stays open as HTTP/2.
+func startUpgrade(t *testing.T, addr string) (net.Conn, *http.Response) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(c, upgradeHead("GET", "")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode == http.StatusSwitchingProtocols {
+		if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
+			t.Fatal(err)
+		}
+		if err := http2.NewFramer(c, nil).WriteSettings(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c, res
+}
+
+// MaxConns counts the connections the server took over for an h2c upgrade
+// (issue 14.8: they left the count with the hijack, so 50 upgraded
+// connections got past MaxConns=5).
+func TestH2CUpgradeCountsTowardMaxConns(t *testing.T) {
+	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString("ok") }), func(s *riptide.Server) {
+		s.MaxConns = 2
+		s.HTTP2.H2CUpgrade = true
+	})
+	var upgraded []net.Conn
+	for i := 0; i < 2; i++ {
+		c, res := startUpgrade(t, in.addr)
+		if res.StatusCode != http.StatusSwitchingProtocols {
+			t.Fatalf("upgrade %d: got %d, want 101", i, res.StatusCode)
+		}
+		upgraded = append(upgraded, c)
+	}
+	plainGet := func() int {
+		c, err := net.Dial("tcp", in.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := plainGet(); code != 503 {
+		t.Fatalf("with 2 upgraded connections open and MaxConns=2: got %d, want 503", code)
+	}
+	for _, c := range upgraded {
+		c.Close()
+	}
+	// Once they are gone they leave the count: new connections are served.
+	for i := 0; plainGet() != 200; i++ {
+		if i == 200 {
+			t.Fatal("still refused after the upgraded connections closed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// An upgrade request whose body the server would have to buffer beyond
+// 1 MiB, or whose length is unknown, is served over HTTP/1.1 without the
+// upgrade (RFC 9113 §3.2 lets a server ignore Upgrade), not refused with
+// 413 (issue 18.4). Both doors.
+func TestH2CUpgradeLargeBodyServedOverHTTP1(t *testing.T) {
+	const size = 1<<20 + 1
+	handlers := h2BothDoors(func(c *riptide.Ctx) {
+		n, err := io.Copy(io.Discard, c.Body())
+		fmt.Fprintf(c, "%d %v h2=%v", n, err, c.IsHTTP2())
+	}, func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "%d %v h2=%v", n, err, r.ProtoMajor == 2)
+	})
+	body := strings.Repeat("x", size)
+	chunked := strconv.FormatInt(size, 16) + "\r\n" + body + "\r\n0\r\n\r\n"
+	for name, h := range handlers {
+		in, _ := startRiptideH2(t, h, func(s *riptide.Server) { s.HTTP2.H2CUpgrade = true })
+		for _, tc := range []struct{ framing, body string }{
+			{"Content-Length: " + strconv.Itoa(size) + "\r\n", body},
+			{"Transfer-Encoding: chunked\r\n", chunked},
+		} {
+			c, err := net.Dial("tcp", in.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+			go io.WriteString(c, upgradeHead("POST", tc.framing)+tc.body)
+			res, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatalf("%s, %q: %v", name, tc.framing, err)
+			}
+			got, _ := io.ReadAll(res.Body)
+			c.Close()
+			want := fmt.Sprintf("%d <nil> h2=false", size)
+			if res.StatusCode != 200 || res.ProtoMajor != 1 || string(got) != want {
+				t.Errorf("%s, upgrade with %q and a %d-byte body: got %s %d %q, want HTTP/1.1 200 %q",
+					name, strings.TrimSpace(tc.framing), size, res.Proto, res.StatusCode, got, want)
+			}
+		}
+	}
+}
