@@ -202,15 +202,20 @@ func (b *bodyReader) finish(err error) {
 	}
 }
 
+// maxPresize bounds how much room readAll makes up front for a declared
+// Content-Length: the length is the peer's claim, so a larger body grows
+// the buffer as its bytes actually arrive.
+const maxPresize = 64 << 10
+
 // readAll reads the rest of the body into dst, growing it, and returns it.
 func (b *bodyReader) readAll(dst []byte) ([]byte, error) {
 	if b.mode == h1.BodyLength && b.left > 0 {
-		if b.max > 0 && b.left+b.n > b.max {
+		if b.max > 0 && b.left > b.max-b.n {
 			b.keep = false
 			b.finish(ErrBodyTooLarge)
 			return dst, ErrBodyTooLarge
 		}
-		dst = grow(dst, int(b.left))
+		dst = grow(dst, int(min(b.left, maxPresize)))
 	}
 	for {
 		if len(dst) == cap(dst) {
