@@ -214,12 +214,12 @@ func (c *Client) maxRetries() int {
 
 func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bool) error {
 	resp.Reset()
+	if err := c.checkRequest(req); err != nil {
+		return err
+	}
 	p, err := c.poolFor(req)
 	if err != nil {
 		return err
-	}
-	if !h1.IsToken(req.Method()) {
-		return ErrBadMethod
 	}
 	deadline := c.deadline(ctx)
 	pipelined := c.Pipeline > 1 && !stream && req.idempotent() && !req.close
@@ -243,6 +243,18 @@ func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bo
 		}
 		resp.Reset()
 	}
+}
+
+// checkRequest reports why req cannot be sent by c: see Request.check; the
+// client's own User-Agent is checked too.
+func (c *Client) checkRequest(req *Request) error {
+	if err := req.check(); err != nil {
+		return err
+	}
+	if c.UserAgent != "" && !req.hasUA && !h1.ValidHeaderValue(c.UserAgent) {
+		return ErrBadHeader
+	}
+	return nil
 }
 
 // exchange sends req on c and reads the response into resp. retry reports

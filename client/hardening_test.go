@@ -53,3 +53,67 @@ func TestBodyNotSizedFromContentLength(t *testing.T) {
 		})
 	}
 }
+
+// smuggle is a Host value that would put a second request on the wire if
+// written unchecked.
+const smuggle = "x\r\nContent-Length: 0\r\n\r\nGET /SMUGGLED HTTP/1.1\r\nHost: x"
+
+// TestHeaderInjectionRefused: every field the client writes is checked
+// before anything is sent (RFC 9110 §5.5: no CR, LF or NUL in a value; a
+// name and a method are tokens). The server must not even see a connection.
+func TestHeaderInjectionRefused(t *testing.T) {
+	s := echoServer(t)
+	native := []struct {
+		name  string
+		setup func(*Request)
+		c     *Client
+		want  error
+	}{
+		{"AddHeader Host", func(r *Request) { r.AddHeader("Host", smuggle) }, &Client{}, ErrBadHeader},
+		{"AddHeader host, lower case", func(r *Request) { r.AddHeader("host", "a\nb") }, &Client{}, ErrBadHeader},
+		{"SetHost", func(r *Request) { r.SetHost(smuggle) }, &Client{}, ErrBadHeader},
+		{"SetHost NUL", func(r *Request) { r.SetHost("a\x00b") }, &Client{}, ErrBadHeader},
+		{"SetHost space", func(r *Request) { r.SetHost("a b") }, &Client{}, ErrBadHeader},
+		{"value CRLF", func(r *Request) { r.AddHeader("X-A", "1\r\nX-B: 2") }, &Client{}, ErrBadHeader},
+		{"name not a token", func(r *Request) { r.AddHeader("X A", "1") }, &Client{}, ErrBadHeader},
+		{"Connection value CRLF", func(r *Request) { r.AddHeader("Connection", "keep-alive\r\nX: 1") }, &Client{}, ErrBadHeader},
+		{"method", func(r *Request) { r.SetMethod("GET / HTTP/1.1\r\nX:") }, &Client{}, ErrBadMethod},
+		{"Client.UserAgent", func(r *Request) {}, &Client{UserAgent: "ua\r\nX-Injected: 1"}, ErrBadHeader},
+	}
+	for _, tc := range native {
+		t.Run(tc.name, func(t *testing.T) {
+			var req Request
+			var resp Response
+			tc.setup(&req)
+			req.SetURL(s.url("/")) // a URL set afterwards must not clear the error
+			if err := tc.c.Do(context.Background(), &req, &resp); !errors.Is(err, tc.want) {
+				t.Fatalf("Do: %v, want %v", err, tc.want)
+			}
+			if err := tc.c.DoStream(context.Background(), &req, &resp); !errors.Is(err, tc.want) {
+				t.Fatalf("DoStream: %v, want %v", err, tc.want)
+			}
+		})
+	}
+	rt := []struct {
+		name  string
+		setup func(*http.Request)
+		want  error
+	}{
+		{"req.Host", func(r *http.Request) { r.Host = smuggle }, ErrBadHeader},
+		{"Header Host", func(r *http.Request) { r.Header["Host"] = []string{smuggle} }, ErrBadHeader},
+		{"method", func(r *http.Request) { r.Method = "GET /x HTTP/1.1\r\nHost: y\r\n\r\nGET" }, ErrBadMethod},
+		{"header value", func(r *http.Request) { r.Header.Set("X-A", "1\r\nX-B: 2") }, ErrBadHeader},
+	}
+	for _, tc := range rt {
+		t.Run("RoundTrip "+tc.name, func(t *testing.T) {
+			hreq, _ := http.NewRequest("GET", s.url("/"), nil)
+			tc.setup(hreq)
+			if _, err := (&Client{}).RoundTrip(hreq); !errors.Is(err, tc.want) {
+				t.Fatalf("RoundTrip: %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if n := s.accepts.Load(); n != 0 {
+		t.Fatalf("server accepted %d connections, want 0: something was sent", n)
+	}
+}

@@ -66,6 +66,9 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 	if err != nil {
 		return nil, err
 	}
+	if err := r.check(); err != nil {
+		return nil, err
+	}
 	p, err := c.poolFor(r)
 	if err != nil {
 		return nil, err
@@ -145,9 +148,6 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 		for _, v := range vs {
 			r.AddHeader(name, v)
 		}
-	}
-	if r.urlErr != nil {
-		return false, r.urlErr
 	}
 	if u.User != nil && hreq.Header["Authorization"] == nil {
 		pw, _ := u.User.Password()
