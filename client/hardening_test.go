@@ -3,9 +3,11 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/riptide-http/riptide/h1"
@@ -115,5 +117,81 @@ func TestHeaderInjectionRefused(t *testing.T) {
 	}
 	if n := s.accepts.Load(); n != 0 {
 		t.Fatalf("server accepted %d connections, want 0: something was sent", n)
+	}
+}
+
+// sensitiveHeaders are the fields net/http drops on a redirect to a host
+// that is neither the initial one nor a subdomain of it
+// (net/http client.go, shouldCopyHeaderOnRedirect and its caller).
+var sensitiveHeaders = []string{"Authorization", "Www-Authenticate", "Cookie", "Cookie2", "Proxy-Authorization", "Proxy-Authenticate"}
+
+// hopServer redirects "/via/h1/h2/.../end" to "http://h1/via/h2/.../end"
+// and answers "/end" with the names of the headers it received, one a
+// line. Every host name reaches it through the client's Dial.
+func hopServer(t *testing.T) (*rawServer, *Client) {
+	s := newRawServer(t, func(c net.Conn, req *h1.Request, body []byte) bool {
+		path := strings.TrimPrefix(string(req.Path), "/via/")
+		if host, rest, ok := strings.Cut(path, "/"); ok && host != "" {
+			c.Write([]byte("HTTP/1.1 302 Found\r\nLocation: http://" + host + "/via/" + rest + "\r\nContent-Length: 0\r\n\r\n"))
+			return true
+		}
+		var b strings.Builder
+		for _, h := range req.Headers {
+			b.WriteString(http.CanonicalHeaderKey(string(h.Name)) + "\n")
+		}
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", b.Len(), b.String())
+		return true
+	})
+	var d net.Dialer
+	cl := &Client{MaxRedirects: 10, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, network, s.addr)
+	}}
+	return s, cl
+}
+
+// TestRedirectStripsSensitiveHeaders: credentials and cookies set on the
+// first request follow redirects to the same host (any port) and its
+// subdomains only; once dropped they stay dropped, as in net/http.
+func TestRedirectStripsSensitiveHeaders(t *testing.T) {
+	_, cl := hopServer(t)
+	for _, tc := range []struct {
+		name, start, hops string
+		keep              bool
+	}{
+		{"other host", "a.example", "b.example/", false},
+		{"subdomain", "a.example", "sub.a.example/", true},
+		{"other port", "a.example", "a.example:8080/", true},
+		{"host differs only in case", "a.example", "A.EXAMPLE/", true},
+		{"parent of the initial host", "sub.a.example", "a.example/", false},
+		{"suffix but not a subdomain", "a.example", "evila.example/", false},
+		{"away and back", "a.example", "b.example/a.example/", false},
+		{"IPv4 to name", "127.0.0.1", "localhost/", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var req Request
+			var resp Response
+			if err := req.SetURL("http://" + tc.start + "/via/" + tc.hops + "end"); err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range sensitiveHeaders {
+				req.AddHeader(h, "secret")
+			}
+			req.AddHeader("X-Keep", "1")
+			if err := cl.Do(context.Background(), &req, &resp); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, name := range strings.Split(string(resp.Body()), "\n") {
+				got[name] = true
+			}
+			if !got["X-Keep"] {
+				t.Errorf("X-Keep lost: %q", resp.Body())
+			}
+			for _, h := range sensitiveHeaders {
+				if has := got[h]; has != tc.keep {
+					t.Errorf("%s reached the final host: %v, want %v", h, has, tc.keep)
+				}
+			}
+		})
 	}
 }

@@ -32,11 +32,7 @@ type hostPool struct {
 
 func newHostPool(c *Client, https bool, authority string) *hostPool {
 	p := &hostPool{c: c, https: https, authority: authority, proxy: c.Proxy, proxyAuth: proxyAuth(c.Proxy)}
-	host, port := authority, ""
-	if i := strings.LastIndexByte(authority, ':'); i >= 0 && !strings.Contains(authority[i:], "]") {
-		host, port = authority[:i], authority[i+1:]
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host, port := splitAuthority(authority)
 	if port == "" {
 		port = "80"
 		if https {
@@ -59,6 +55,16 @@ func newHostPool(c *Client, https bool, authority string) *hostPool {
 		p.tlsConf = cfg
 	}
 	return p
+}
+
+// splitAuthority splits host[:port] (host possibly a bracketed IPv6
+// literal) into the host, without brackets, and the port.
+func splitAuthority(authority string) (host, port string) {
+	host = authority
+	if i := strings.LastIndexByte(authority, ':'); i >= 0 && !strings.Contains(authority[i:], "]") {
+		host, port = authority[:i], authority[i+1:]
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), port
 }
 
 func (p *hostPool) maxConns() int { return p.c.MaxConnsPerHost }
