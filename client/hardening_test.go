@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -193,5 +195,141 @@ func TestRedirectStripsSensitiveHeaders(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// endlessChunked answers with a chunked body that never ends: it writes
+// until the client goes away.
+func endlessChunked(c net.Conn, req *h1.Request, body []byte) bool {
+	chunk := []byte("8000\r\n" + strings.Repeat("x", 0x8000) + "\r\n")
+	if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")); err != nil {
+		return false
+	}
+	for {
+		if _, err := c.Write(chunk); err != nil {
+			return false
+		}
+	}
+}
+
+// TestDefaultBodyLimit: the buffered API is bounded by default
+// (DefaultMaxResponseBodySize); streaming stays unlimited unless a limit is
+// set, and a negative limit turns the default off.
+func TestDefaultBodyLimit(t *testing.T) {
+	s := newRawServer(t, endlessChunked)
+	var req Request
+	var resp Response
+	req.SetURL(s.url("/"))
+	if err := (&Client{}).Do(context.Background(), &req, &resp); !errors.Is(err, ErrBodyTooLarge) {
+		t.Fatalf("Do, endless body: %v, want ErrBodyTooLarge", err)
+	}
+	if n := len(resp.Body()); n > DefaultMaxResponseBodySize {
+		t.Fatalf("Do buffered %d bytes, more than the default limit", n)
+	}
+	// A declared length above the limit fails before the body is read.
+	s2 := newRawServer(t, answerAndClose(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\nabc", DefaultMaxResponseBodySize+1)))
+	req.SetURL(s2.url("/"))
+	if err := (&Client{}).Do(context.Background(), &req, &resp); !errors.Is(err, ErrBodyTooLarge) {
+		t.Fatalf("Do, declared length above the default: %v, want ErrBodyTooLarge", err)
+	}
+	// Streaming with the zero value: no limit.
+	req.SetURL(s.url("/"))
+	if err := (&Client{}).DoStream(context.Background(), &req, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.CopyN(io.Discard, resp.BodyStream(), DefaultMaxResponseBodySize+1); err != nil {
+		t.Fatalf("DoStream read %d bytes: %v, want no limit", n, err)
+	}
+	resp.Reset()
+	// Streaming with a limit set: bounded.
+	if err := (&Client{MaxResponseBodySize: 1 << 20}).DoStream(context.Background(), &req, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.BodyStream()); !errors.Is(err, ErrBodyTooLarge) {
+		t.Fatalf("DoStream with a limit: %v, want ErrBodyTooLarge", err)
+	}
+	resp.Reset()
+}
+
+// gzipOfZeros returns n zero bytes, gzip-compressed (a few KiB per MiB).
+func gzipOfZeros(t *testing.T, n int64) []byte {
+	var zb bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&zb, gzip.BestSpeed)
+	if _, err := io.CopyN(zw, zeroReader{}, n); err != nil {
+		t.Fatal(err)
+	}
+	zw.Close()
+	return zb.Bytes()
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestGzipBombBounded: the decompressed size counts against the body
+// limit, the default one for Do included, so a small compressed body cannot
+// inflate without bound.
+func TestGzipBombBounded(t *testing.T) {
+	bomb := gzipOfZeros(t, DefaultMaxResponseBodySize+1<<20)
+	s := newRawServer(t, func(c net.Conn, req *h1.Request, body []byte) bool {
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s", len(bomb), bomb)
+		return true
+	})
+	var req Request
+	var resp Response
+	req.SetURL(s.url("/"))
+	if err := (&Client{Gzip: true}).Do(context.Background(), &req, &resp); !errors.Is(err, ErrBodyTooLarge) {
+		t.Fatalf("Do, default limit: %v, want ErrBodyTooLarge", err)
+	}
+	if err := (&Client{Gzip: true, MaxResponseBodySize: 1 << 20}).Do(context.Background(), &req, &resp); !errors.Is(err, ErrBodyTooLarge) {
+		t.Fatalf("Do, 1 MiB limit: %v, want ErrBodyTooLarge", err)
+	}
+	hc := &http.Client{Transport: &Client{MaxResponseBodySize: 1 << 20}}
+	hr, err := hc.Get(s.url("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hr.Body.Close()
+	if n, err := io.Copy(io.Discard, hr.Body); !errors.Is(err, ErrBodyTooLarge) {
+		t.Fatalf("RoundTrip, 1 MiB limit: %d bytes, %v, want ErrBodyTooLarge", n, err)
+	}
+}
+
+// Test1xxFloodBounded: interim responses are bounded in number and bytes
+// (net/http bounds their bytes), before a final response and while
+// waiting for "100 Continue".
+func Test1xxFloodBounded(t *testing.T) {
+	// 56 KB heads, within the per-head limits; 31 of them exceed Max1xxBytes.
+	big := "HTTP/1.1 103 Early Hints\r\n" + strings.Repeat("Link: "+strings.Repeat("a", 8000)+"\r\n", 7) + "\r\n"
+	for _, tc := range []struct {
+		name, flood string
+		expect      bool
+	}{
+		{"count", strings.Repeat("HTTP/1.1 102 Processing\r\n\r\n", 1000), false},
+		{"bytes", strings.Repeat(big, Max1xxResponses-1), false},
+		{"count, awaiting 100-continue", strings.Repeat("HTTP/1.1 102 Processing\r\n\r\n", 1000), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newRawServer(t, answerAndClose(tc.flood+helloResp))
+			var req Request
+			var resp Response
+			req.SetURL(s.url("/"))
+			if tc.expect {
+				req.SetMethod("POST")
+				req.AddHeader("Expect", "100-continue")
+				req.SetBodyString("body")
+			}
+			if err := (&Client{}).Do(context.Background(), &req, &resp); !errors.Is(err, ErrTooMany1xx) {
+				t.Fatalf("Do: %v (status %d), want ErrTooMany1xx", err, resp.StatusCode())
+			}
+		})
+	}
+	// A few interim responses are fine.
+	s := newRawServer(t, fixed(strings.Repeat("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", 3)+helloResp))
+	var req Request
+	var resp Response
+	req.SetURL(s.url("/"))
+	if err := (&Client{}).Do(context.Background(), &req, &resp); err != nil || string(resp.Body()) != "Hello, World!" {
+		t.Fatalf("three 103s: %v %q", err, resp.Body())
 	}
 }

@@ -81,7 +81,6 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 			return nil, err
 		}
 		st.resp.Reset()
-		st.resp.maxBody = c.MaxResponseBodySize
 		retry, err := cn.exchange(ctx, r, &st.resp, deadline, true)
 		if err == nil {
 			if r.bodyStream != nil {
@@ -279,7 +278,7 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, cn *conn, gz
 		hr.Header.Del("Content-Length")
 		hr.ContentLength = -1
 		hr.Uncompressed = true
-		hr.Body = &gzipBody{body: b}
+		hr.Body = &gzipBody{body: b, max: resp.maxBody}
 	}
 	return hr
 }
@@ -437,6 +436,8 @@ type gzipBody struct {
 	body *rtBody
 	zr   *gzip.Reader
 	err  error
+	n    int64 // decoded bytes returned
+	max  int64 // limit on n (Client.MaxResponseBodySize); 0: none
 }
 
 func (g *gzipBody) Read(p []byte) (int, error) {
@@ -452,6 +453,10 @@ func (g *gzipBody) Read(p []byte) (int, error) {
 		g.zr = zr
 	}
 	n, err := g.zr.Read(p)
+	g.n += int64(n)
+	if g.max > 0 && g.n > g.max {
+		n, err = 0, ErrBodyTooLarge
+	}
 	if err != nil {
 		g.err = err
 	}
