@@ -251,13 +251,13 @@ func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bo
 	}
 	deadline := c.deadline(ctx)
 	pipelined := c.Pipeline > 1 && !stream && req.idempotent() && !req.close
-	for attempt := 0; ; attempt++ {
+	for attempt, unsent := 0, 0; ; {
 		var cn *conn
 		retryable := attempt < c.maxRetries() && req.idempotent()
 		if pipelined {
-			cn, err = p.getPipe(ctx, deadline, retryable)
+			cn, err = p.getPipe(ctx, deadline)
 		} else {
-			cn, err = p.get(ctx, deadline, retryable)
+			cn, err = p.get(ctx, deadline)
 		}
 		if err != nil {
 			return err
@@ -266,12 +266,25 @@ func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bo
 		if err == nil {
 			return nil
 		}
+		if err == errNotSent && unsent < maxNotSent && ctx.Err() == nil {
+			// Nothing was written: another connection is always safe.
+			unsent++
+			continue
+		}
 		if !retry || !retryable || ctx.Err() != nil {
 			return err
 		}
 		resp.Reset()
+		attempt++
 	}
 }
+
+// errNotSent reports a pipelined connection found failed or unusable
+// before the request was written to it. Do then takes another connection,
+// up to maxNotSent times in a row.
+var errNotSent error = errorString("client: connection failed before the request was sent")
+
+const maxNotSent = 16
 
 // checkRequest reports why req cannot be sent by c: see Request.check; the
 // client's own User-Agent is checked too.

@@ -19,17 +19,18 @@
 //
 // Each origin (scheme and host:port) has its own pool, bounded by
 // MaxConnsPerHost, with idle connections kept up to IdleTimeout. Before an
-// idle connection carries a request that could not safely be sent twice
-// (a POST, a streamed body, retries turned off), or after it sat idle for
-// a quarter of a second or more, the client checks with a non-blocking peek
-// at the socket that the server has not closed it meanwhile; a connection
-// the server dropped is discarded before anything is written to it. A
-// connection reused within moments for a retryable request skips that
-// system call. If a reused connection fails before any response byte
-// arrives (the server closed it as the request went out), idempotent
-// requests are sent again on a new connection. Optional pipelining
-// (Client.Pipeline) keeps several idempotent requests in flight per
-// connection.
+// idle connection carries a request, however soon it is reused, the client
+// checks with a non-blocking peek at the socket that the server has
+// neither closed it nor sent anything meanwhile: a connection the server
+// dropped, or one holding bytes no request asked for (an unsolicited
+// response, which would otherwise be taken as the next request's answer),
+// is discarded before anything is written to it. If a reused connection
+// fails before any response byte arrives (the server closed it as the
+// request went out), idempotent requests are sent again on a new
+// connection. Optional pipelining (Client.Pipeline) keeps several
+// idempotent requests in flight per connection; there a connection is
+// checked the same way whenever a request is written with no response
+// outstanding.
 //
 // # Timeouts and cancellation
 //

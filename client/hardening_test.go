@@ -333,3 +333,102 @@ func Test1xxFloodBounded(t *testing.T) {
 		t.Fatalf("three 103s: %v %q", err, resp.Body())
 	}
 }
+
+// unsolicitedServer answers each request with its own path as the body.
+// After answering "/first" it waits for a word on send, then writes a
+// second, unsolicited response (body "/first" again) and signals sent.
+func unsolicitedServer(t *testing.T, send, sent chan struct{}) *rawServer {
+	return newRawServer(t, func(c net.Conn, req *h1.Request, body []byte) bool {
+		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(req.Path), req.Path)
+		c.Write([]byte(resp))
+		if string(req.Path) == "/first" {
+			<-send
+			c.Write([]byte(resp))
+			sent <- struct{}{}
+		}
+		return true
+	})
+}
+
+// TestUnsolicitedResponseRetiresConn: bytes that arrive on an idle pooled
+// connection make it unusable, however soon it is reused, so that no
+// request is ever answered with another's response (net/http: "Unsolicited
+// response received on idle HTTP channel"). Every API and pipelining.
+func TestUnsolicitedResponseRetiresConn(t *testing.T) {
+	apis := []struct {
+		name string
+		c    *Client
+		get  func(t *testing.T, c *Client, url string) string
+	}{
+		{"Do", &Client{}, doBody},
+		{"Do pipelined", &Client{Pipeline: 4}, doBody},
+		{"DoStream", &Client{}, func(t *testing.T, c *Client, url string) string {
+			var req Request
+			var resp Response
+			req.SetURL(url)
+			if err := c.DoStream(context.Background(), &req, &resp); err != nil {
+				t.Fatal(err)
+			}
+			return readAllString(t, resp.BodyStream())
+		}},
+		{"RoundTrip", &Client{}, func(t *testing.T, c *Client, url string) string {
+			hr, err := (&http.Client{Transport: c}).Get(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer hr.Body.Close()
+			return readAllString(t, hr.Body)
+		}},
+	}
+	for _, api := range apis {
+		t.Run(api.name, func(t *testing.T) {
+			send, sent := make(chan struct{}), make(chan struct{})
+			s := unsolicitedServer(t, send, sent)
+			if got := api.get(t, api.c, s.url("/first")); got != "/first" {
+				t.Fatalf("first request answered with %q", got)
+			}
+			send <- struct{}{}
+			<-sent
+			waitUnsolicitedArrived(t, api.c, s)
+			for _, path := range []string{"/second", "/third"} {
+				if got := api.get(t, api.c, s.url(path)); got != path {
+					t.Fatalf("request %s answered with %q", path, got)
+				}
+			}
+		})
+	}
+}
+
+func doBody(t *testing.T, c *Client, url string) string {
+	var req Request
+	var resp Response
+	req.SetURL(url)
+	if err := c.Do(context.Background(), &req, &resp); err != nil {
+		t.Fatal(err)
+	}
+	return string(resp.Body())
+}
+
+// waitUnsolicitedArrived waits until the extra response has reached the
+// client's socket (the test is about bytes already there when the
+// connection is reused, not about ones still in flight).
+func waitUnsolicitedArrived(t *testing.T, c *Client, s *rawServer) {
+	var req Request
+	req.SetURL(s.url("/"))
+	p, err := c.poolFor(&req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, list := range [][]*conn{p.idle, p.pipes} {
+			for _, cn := range list {
+				if !cn.live.alive() {
+					return true
+				}
+			}
+		}
+		return false
+	})
+}

@@ -24,8 +24,9 @@ type pipeState struct {
 
 // getPipe returns a pipelined connection with room for one more request:
 // the least loaded open one, a new one when all are full and the host limit
-// allows, or waits. retryable is as for get.
-func (p *hostPool) getPipe(ctx context.Context, deadline time.Time, retryable bool) (*conn, error) {
+// allows, or waits. Whether the connection is quiet is checked when the
+// request is written (pipeExchange).
+func (p *hostPool) getPipe(ctx context.Context, deadline time.Time) (*conn, error) {
 	depth := p.c.Pipeline
 	for {
 		p.mu.Lock()
@@ -35,8 +36,8 @@ func (p *hostPool) getPipe(ctx context.Context, deadline time.Time, retryable bo
 				best = c
 			}
 		}
-		if best != nil && best.pipe.inflight == 0 && !best.usable(p.idleTimeout(), retryable) {
-			// Closed by the server (or expired) while idle: drop it.
+		if best != nil && best.pipe.inflight == 0 && time.Since(best.idleAt) > p.idleTimeout() {
+			// Idle for too long: drop it.
 			p.removePipe(best)
 			p.mu.Unlock()
 			best.pipe.mu.Lock()
@@ -108,16 +109,27 @@ func (p *hostPool) signalPipeFree() {
 // pipeExchange writes req in ticket order, waits for its turn and reads
 // the response. Requests written but not answered because the connection
 // failed are reported retryable: only idempotent requests are pipelined.
+// A request that finds the connection failed, or (with no response
+// outstanding) not quiet, is not written and fails with errNotSent.
 func (c *conn) pipeExchange(ctx context.Context, req *Request, resp *Response, deadline, hdr time.Time) (bool, error) {
 	ps := c.pipe
 	ps.wmu.Lock()
 	ps.mu.Lock()
 	err := ps.err
+	// With every response read, no reader touches the buffer and whatever
+	// is buffered or arrives is unsolicited. A new connection is not
+	// checked: bytes there can only be the server's answer to this request.
+	idle := ps.turn == ps.next && c.reused
 	ps.mu.Unlock()
 	if err != nil {
 		ps.wmu.Unlock()
 		c.p.pipeDone(c)
-		return true, err
+		return true, errNotSent
+	}
+	if idle && !c.quiet() {
+		ps.wmu.Unlock()
+		ps.fail(c)
+		return true, errNotSent
 	}
 	ticket := ps.next
 	ps.next++

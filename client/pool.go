@@ -83,20 +83,9 @@ func (p *hostPool) idleTimeout() time.Duration {
 	return DefaultIdleTimeout
 }
 
-// freshIdle is how long a pooled connection counts as freshly used. A fresh
-// connection carrying a request that can be retried is reused without the
-// liveness probe: under load connections are reused within microseconds,
-// the probe is a system call (and can make the kernel send a lone ACK), and
-// a server seldom closes a connection it answered moments ago. If it did, the
-// request fails before any response byte and is retried on another
-// connection. Requests that cannot be retried are always probed.
-const freshIdle = 250 * time.Millisecond
-
 // get returns an idle connection that is still open, or dials a new one if
 // the host is below MaxConnsPerHost, or waits for one to be released.
-// retryable says the request may be sent again if the connection turns out
-// to be closed (see freshIdle).
-func (p *hostPool) get(ctx context.Context, deadline time.Time, retryable bool) (*conn, error) {
+func (p *hostPool) get(ctx context.Context, deadline time.Time) (*conn, error) {
 	for {
 		p.mu.Lock()
 		if n := len(p.idle); n > 0 {
@@ -104,7 +93,7 @@ func (p *hostPool) get(ctx context.Context, deadline time.Time, retryable bool) 
 			p.idle[n-1] = nil
 			p.idle = p.idle[:n-1]
 			p.mu.Unlock()
-			if !c.usable(p.idleTimeout(), retryable) {
+			if !c.usable(p.idleTimeout()) {
 				p.closeConn(c)
 				continue
 			}
@@ -125,21 +114,23 @@ func (p *hostPool) get(ctx context.Context, deadline time.Time, retryable bool) 
 }
 
 // usable reports whether an idle connection may carry a request: it has
-// not been idle too long, holds no unsolicited bytes, and the server has not
-// closed it (checked without blocking, before anything is written). The
-// last check is skipped for a fresh connection when retryable is set.
-func (c *conn) usable(idleTimeout time.Duration, retryable bool) bool {
-	if c.r != c.w {
-		return false
-	}
-	idle := time.Since(c.idleAt)
-	if idle > idleTimeout {
-		return false
-	}
-	if retryable && idle < freshIdle {
-		return true
-	}
-	return c.live.alive()
+// not been idle too long and is quiet (see quiet).
+func (c *conn) usable(idleTimeout time.Duration) bool {
+	return time.Since(c.idleAt) <= idleTimeout && c.quiet()
+}
+
+// quiet reports whether a connection between exchanges may carry a
+// request: it holds no unsolicited bytes and the server has neither sent
+// any nor closed it since (one non-blocking peek, before anything is
+// written). It runs before every reuse, however soon: bytes that arrived
+// while no request was outstanding could only be read as the answer to the
+// next request, so they retire the connection (net/http: "Unsolicited
+// response received on idle HTTP channel"). Bytes that arrive after the
+// request went out cannot be told from its response, by any HTTP/1.1
+// client; they are then found at the next reuse, which ends the
+// connection's run.
+func (c *conn) quiet() bool {
+	return c.r == c.w && c.live.alive()
 }
 
 // wait queues for a connection; called with p.mu held, returns with it

@@ -76,7 +76,7 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 	deadline := c.deadline(ctx)
 	for attempt := 0; ; attempt++ {
 		retryable := attempt < c.maxRetries() && replayable(hreq)
-		cn, err := p.get(ctx, deadline, retryable)
+		cn, err := p.get(ctx, deadline)
 		if err != nil {
 			return nil, err
 		}
