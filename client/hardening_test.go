@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riptide-http/riptide/h1"
 )
@@ -431,4 +432,44 @@ func waitUnsolicitedArrived(t *testing.T, c *Client, s *rawServer) {
 		}
 		return false
 	})
+}
+
+// TestPipelineSharesPoolWithStreams: with Pipeline set, connections of the
+// non-pipelined APIs (DoStream, RoundTrip) and pipelined ones share the
+// host's slots; an idle one of either kind must not block the other
+// forever. (Found while writing FuzzClient.) The context only guards
+// against a hang.
+func TestPipelineSharesPoolWithStreams(t *testing.T) {
+	for _, max := range []int{0, 1} {
+		t.Run(fmt.Sprintf("MaxConnsPerHost=%d", max), func(t *testing.T) {
+			s := newRawServer(t, fixed(helloResp))
+			c := &Client{Pipeline: 4, MaxConnsPerHost: max}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var req Request
+			var resp Response
+			req.SetURL(s.url("/"))
+			for _, step := range []string{"DoStream", "Do", "RoundTrip", "Do"} {
+				var err error
+				switch step {
+				case "DoStream":
+					if err = c.DoStream(ctx, &req, &resp); err == nil {
+						readAllString(t, resp.BodyStream())
+					}
+				case "Do":
+					err = c.Do(ctx, &req, &resp)
+				case "RoundTrip":
+					hreq, _ := http.NewRequestWithContext(ctx, "GET", s.url("/"), nil)
+					var hr *http.Response
+					if hr, err = c.RoundTrip(hreq); err == nil {
+						readAllString(t, hr.Body)
+						hr.Body.Close()
+					}
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", step, err)
+				}
+			}
+		})
+	}
 }

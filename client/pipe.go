@@ -40,10 +40,7 @@ func (p *hostPool) getPipe(ctx context.Context, deadline time.Time) (*conn, erro
 			// Idle for too long: drop it.
 			p.removePipe(best)
 			p.mu.Unlock()
-			best.pipe.mu.Lock()
-			best.pipe.err = ErrServerClosed
-			best.pipe.mu.Unlock()
-			p.closeConn(best)
+			p.closePipe(best)
 			continue
 		}
 		if best != nil && (best.pipe.inflight == 0 || !p.canDial()) {
@@ -53,9 +50,13 @@ func (p *hostPool) getPipe(ctx context.Context, deadline time.Time) (*conn, erro
 		}
 		if p.canDial() {
 			p.total++
+			p.pipeConns++
 			p.mu.Unlock()
 			c, err := p.dialCounted(ctx, deadline)
 			if err != nil {
+				p.mu.Lock()
+				p.pipeConns--
+				p.mu.Unlock()
 				return nil, err
 			}
 			c.pipe = &pipeState{inflight: 1}
@@ -64,6 +65,17 @@ func (p *hostPool) getPipe(ctx context.Context, deadline time.Time) (*conn, erro
 			p.pipes = append(p.pipes, c)
 			p.mu.Unlock()
 			return c, nil
+		}
+		if n := len(p.idle); n > 0 && p.c.MaxConnsPerHost > 0 {
+			// The host's slots are held by idle connections of the
+			// non-pipelined APIs: close the oldest to free one.
+			c := p.idle[0]
+			copy(p.idle, p.idle[1:])
+			p.idle[n-1] = nil
+			p.idle = p.idle[:n-1]
+			p.mu.Unlock()
+			p.closeConn(c)
+			continue
 		}
 		if p.pipeFree == nil {
 			p.pipeFree = make(chan struct{}, 1)
@@ -87,13 +99,22 @@ func (p *hostPool) getPipe(ctx context.Context, deadline time.Time) (*conn, erro
 }
 
 // canDial reports whether another pipelined connection may be opened
-// (p.mu held). Pipelining without MaxConnsPerHost uses one connection.
+// (p.mu held). Pipelining without MaxConnsPerHost uses one connection
+// (besides those of DoStream and RoundTrip).
 func (p *hostPool) canDial() bool {
-	max := p.c.MaxConnsPerHost
-	if max <= 0 {
-		max = 1
+	if max := p.c.MaxConnsPerHost; max > 0 {
+		return p.total < max
 	}
-	return p.total < max
+	return p.pipeConns == 0
+}
+
+// closePipe closes a pipelined connection that no request uses, after
+// removePipe.
+func (p *hostPool) closePipe(c *conn) {
+	c.pipe.mu.Lock()
+	c.pipe.err = ErrServerClosed
+	c.pipe.mu.Unlock()
+	p.closeConn(c)
 }
 
 // signalPipeFree wakes one getPipe waiter (p.mu held).
@@ -208,21 +229,42 @@ func (ps *pipeState) fail(c *conn) {
 	p.pipeDone(c)
 }
 
-// removePipe removes c from the pipelined connections (p.mu held).
-func (p *hostPool) removePipe(c *conn) {
+// removePipe removes c from the pipelined connections (p.mu held). It
+// reports false if c was no longer listed.
+func (p *hostPool) removePipe(c *conn) bool {
 	for i, pc := range p.pipes {
 		if pc == c {
 			p.pipes = append(p.pipes[:i], p.pipes[i+1:]...)
-			return
+			p.pipeConns--
+			return true
 		}
 	}
+	return false
 }
 
-// pipeDone ends one request's use of a pipelined connection.
+// pipeDone ends one request's use of a pipelined connection. A connection
+// left idle while non-pipelined requests wait for a slot (get) is closed to
+// give them its slot.
 func (p *hostPool) pipeDone(c *conn) {
 	p.mu.Lock()
 	c.idleAt = time.Now()
 	c.pipe.inflight--
+	evict := c.pipe.inflight == 0 && len(p.waiters) > 0 && p.removePipe(c)
 	p.signalPipeFree()
 	p.mu.Unlock()
+	if evict {
+		p.closePipe(c)
+	}
+}
+
+// idlePipe removes and returns a pipelined connection no request uses, or
+// nil (p.mu held).
+func (p *hostPool) idlePipe() *conn {
+	for _, c := range p.pipes {
+		if c.pipe.inflight == 0 {
+			p.removePipe(c)
+			return c
+		}
+	}
+	return nil
 }

@@ -26,6 +26,7 @@ type hostPool struct {
 	waiters   []chan *conn
 	reapArmed bool
 	pipes     []*conn // pipelined connections (Client.Pipeline > 1)
+	pipeConns int     // pipelined connections, open or dialing
 	pipeFree  chan struct{}
 	proxyAuth string // Proxy-Authorization for plain-HTTP proxying
 }
@@ -103,6 +104,12 @@ func (p *hostPool) get(ctx context.Context, deadline time.Time) (*conn, error) {
 			p.total++
 			p.mu.Unlock()
 			return p.dialCounted(ctx, deadline)
+		}
+		if c := p.idlePipe(); c != nil {
+			// An idle pipelined connection holds the slot: free it.
+			p.mu.Unlock()
+			p.closePipe(c)
+			continue
 		}
 		c, err := p.wait(ctx, deadline)
 		if err != nil || c != nil {
@@ -211,6 +218,7 @@ func (p *hostPool) put(c *conn) {
 		return
 	}
 	p.idle = append(p.idle, c)
+	p.signalPipeFree() // a pipelined request may want its slot
 	if !p.reapArmed {
 		p.reapArmed = true
 		time.AfterFunc(p.idleTimeout(), p.reap)
@@ -235,6 +243,7 @@ func (p *hostPool) releaseSlot() {
 		return
 	}
 	p.total--
+	p.signalPipeFree()
 	p.mu.Unlock()
 }
 
@@ -272,19 +281,16 @@ func (p *hostPool) closeIdle() {
 	p.mu.Lock()
 	old := p.idle
 	p.idle = nil
-	for i := 0; i < len(p.pipes); i++ {
-		if c := p.pipes[i]; c.pipe.inflight == 0 {
-			p.removePipe(c)
-			i--
-			c.pipe.mu.Lock()
-			c.pipe.err = ErrServerClosed
-			c.pipe.mu.Unlock()
-			old = append(old, c)
-		}
+	var pipes []*conn
+	for c := p.idlePipe(); c != nil; c = p.idlePipe() {
+		pipes = append(pipes, c)
 	}
 	p.mu.Unlock()
 	for _, c := range old {
 		p.closeConn(c)
+	}
+	for _, c := range pipes {
+		p.closePipe(c)
 	}
 }
 
