@@ -1,9 +1,9 @@
 package client
 
 import (
-	"context"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
