@@ -41,8 +41,12 @@ func (b *bodyReader) init(c *conn, mode h1.BodyMode, length int64, max int64, ke
 	}
 }
 
-// Read reads body bytes into p. It returns io.EOF at the end of the body.
+// Read reads body bytes into p. It returns io.EOF at the end of the body,
+// and at once when b holds no body (a Response never given a streamed one).
 func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.c == nil {
+		return 0, io.EOF
+	}
 	if b.done {
 		if b.err != nil {
 			return 0, b.err

@@ -473,3 +473,28 @@ func TestPipelineSharesPoolWithStreams(t *testing.T) {
 		})
 	}
 }
+
+// TestBodyStreamWithoutBody: BodyStream of a Response that holds no
+// streamed body (never used, a failed DoStream, a 101 whose connection was
+// handed over) reads as empty instead of panicking. (Found by FuzzClient.)
+func TestBodyStreamWithoutBody(t *testing.T) {
+	var zero Response
+	if n, err := zero.BodyStream().Read(make([]byte, 8)); n != 0 || err != io.EOF {
+		t.Fatalf("zero Response: %d, %v", n, err)
+	}
+	for _, answer := range []string{
+		"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\nbytes",
+		"HTTP/1.1 2", // cut: DoStream fails
+	} {
+		s := newRawServer(t, answerAndClose(answer))
+		var req Request
+		var resp Response
+		req.SetURL(s.url("/"))
+		c := &Client{MaxRetries: -1}
+		c.DoStream(context.Background(), &req, &resp)
+		if n, err := resp.BodyStream().Read(make([]byte, 8)); n != 0 || err != io.EOF {
+			t.Fatalf("after %q: %d, %v", answer, n, err)
+		}
+		resp.Reset()
+	}
+}
