@@ -63,20 +63,20 @@ func FuzzClient(f *testing.F) {
 type fuzzKind byte
 
 const (
-	kindProper       fuzzKind = iota // Content-Length, param sets the body size
-	kindChunked                      // chunked, with a trailer
-	kindTwice                        // the response twice in one write
-	kindExtraRaw                     // the response then raw bytes, one write
-	kindTwiceLater                   // the response, then again in a second write
-	kind1xx                          // param interim responses, then the response
-	kindBig1xx                       // param%40 interim responses of 56 KB each
-	kindRaw                          // raw bytes, then close
-	kindCut                          // the response cut at param, then close
-	kindClaim                        // a huge Content-Length, a short body, close
-	kindUntilClose                   // no framing: body until close
-	kindClose                        // Connection: close
-	kindGzip                         // Content-Encoding: gzip
-	kindSwitch                       // 101 Switching Protocols, then close
+	kindProper     fuzzKind = iota // Content-Length, param sets the body size
+	kindChunked                    // chunked, with a trailer
+	kindTwice                      // the response twice in one write
+	kindExtraRaw                   // the response then raw bytes, one write
+	kindTwiceLater                 // the response, then again in a second write
+	kind1xx                        // param interim responses, then the response
+	kindBig1xx                     // param%40 interim responses of 56 KB each
+	kindRaw                        // raw bytes, then close
+	kindCut                        // the response cut at param, then close
+	kindClaim                      // a huge Content-Length, a short body, close
+	kindUntilClose                 // no framing: body until close
+	kindClose                      // Connection: close
+	kindGzip                       // Content-Encoding: gzip
+	kindSwitch                     // 101 Switching Protocols, then close
 	numKinds
 )
 
