@@ -53,6 +53,34 @@
 // Response.Upgraded in the native API, the response Body (an
 // io.ReadWriteCloser) through RoundTrip, as with net/http.
 //
+// # Limits
+//
+// A client talks to servers it may not trust, so everything a response
+// can make it hold is bounded by default:
+//
+//   - Response bodies read by Do: MaxResponseBodySize, by default
+//     DefaultMaxResponseBodySize (64 MiB), counted after gzip decoding
+//     (ErrBodyTooLarge). DoStream and RoundTrip stream and are unlimited
+//     unless MaxResponseBodySize is set; a negative value means no limit
+//     anywhere. A declared Content-Length is never used to size a buffer
+//     beyond 64 KiB: the body buffer grows with the bytes that arrive.
+//   - Response heads: Limits (h1.DefaultLimits: 8 KiB status line and
+//     field lines, 64 KiB head, 100 fields), and the connection's read
+//     buffer grows to 1 MiB at most.
+//   - Interim (1xx) responses: Max1xxResponses (32) per request and
+//     Max1xxBytes (1 MiB) of them (ErrTooMany1xx).
+//   - Connections: bytes that arrive while no request is outstanding
+//     retire the connection (see Connections), so a response is never
+//     matched to a later request.
+//
+// Every request field the client writes (method, target, Host, header
+// and trailer fields, Client.UserAgent) is checked first; a bad one fails
+// the request with ErrBadMethod, ErrBadURL or ErrBadHeader before a byte
+// is sent. Redirects followed by Do drop credentials and cookies when they
+// leave the initial host and its subdomains, as net/http's Client does.
+// Timeouts are listed below; those without a default (Timeout,
+// ResponseHeaderTimeout) are off when zero.
+//
 // # Ownership
 //
 // A Request and a Response belong to the goroutine using them. Everything a

@@ -31,6 +31,10 @@ import (
 // request a kind byte (low four bits: the answer, see fuzzKind; high four:
 // the API, see fuzzAPIs), a parameter byte, and for the kinds that send raw bytes, parameter
 // bytes of them.
+//
+// CI runs the seed corpus only; fuzz locally for a minute or so:
+//
+//	go test -run '^$' -fuzz FuzzClient -fuzztime 60s -parallel 2 ./client
 func FuzzClient(f *testing.F) {
 	fs := &fuzzServer{ops: map[int]fuzzOp{}, active: map[int]int{}}
 	fs.cond.L = &fs.mu
