@@ -78,7 +78,7 @@
 // the request with ErrBadMethod, ErrBadURL or ErrBadHeader before a byte
 // is sent. Redirects followed by Do drop credentials and cookies when they
 // leave the initial host and its subdomains, as net/http's Client does.
-// Timeouts are listed below; those without a default (Timeout,
+// Timeouts are listed above; those without a default (Timeout,
 // ResponseHeaderTimeout) are off when zero.
 //
 // # Ownership
