@@ -108,6 +108,14 @@ func TestHeaderInjectionRefused(t *testing.T) {
 		{"Header Host", func(r *http.Request) { r.Header["Host"] = []string{smuggle} }, ErrBadHeader},
 		{"method", func(r *http.Request) { r.Method = "GET /x HTTP/1.1\r\nHost: y\r\n\r\nGET" }, ErrBadMethod},
 		{"header value", func(r *http.Request) { r.Header.Set("X-A", "1\r\nX-B: 2") }, ErrBadHeader},
+		{"trailer value", func(r *http.Request) {
+			r.Body, r.ContentLength = io.NopCloser(strings.NewReader("body")), -1
+			r.Trailer = http.Header{"X-T": {"1\r\n\r\nGET /SMUGGLED HTTP/1.1"}}
+		}, ErrBadHeader},
+		{"trailer name", func(r *http.Request) {
+			r.Body, r.ContentLength = io.NopCloser(strings.NewReader("body")), -1
+			r.Trailer = http.Header{"X T": {"1"}}
+		}, ErrBadHeader},
 	}
 	for _, tc := range rt {
 		t.Run("RoundTrip "+tc.name, func(t *testing.T) {

@@ -172,14 +172,8 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 		r.SetBodyStream(hreq.Body, size)
 		if size < 0 && len(hreq.Trailer) > 0 {
 			// Trailers go only with a chunked body, as in net/http.
-			for name := range hreq.Trailer {
-				switch http.CanonicalHeaderKey(name) {
-				case "Transfer-Encoding", "Trailer", "Content-Length":
-					return false, ErrBadHeader
-				}
-				if !h1.ValidHeaderName(name) {
-					return false, ErrBadHeader
-				}
+			if !validTrailer(hreq.Trailer) {
+				return false, ErrBadHeader
 			}
 			r.trailer = hreq.Trailer
 		}
@@ -187,6 +181,27 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 		return false, errors.New("client: Request.ContentLength > 0 with nil Body")
 	}
 	return gz, nil
+}
+
+// validTrailer reports whether the request trailer's names may be sent,
+// and its values as they are now: values filled in while the body is read
+// are checked again before the last chunk (appendLastChunk).
+func validTrailer(trailer http.Header) bool {
+	for name, vs := range trailer {
+		switch http.CanonicalHeaderKey(name) {
+		case "Transfer-Encoding", "Trailer", "Content-Length":
+			return false
+		}
+		if !h1.ValidHeaderName(name) {
+			return false
+		}
+		for _, v := range vs {
+			if !h1.ValidHeaderValue(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // appendRequestURI appends u's request-target in origin form.
