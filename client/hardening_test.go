@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -504,5 +507,74 @@ func TestBodyStreamWithoutBody(t *testing.T) {
 			t.Fatalf("after %q: %d, %v", answer, n, err)
 		}
 		resp.Reset()
+	}
+}
+
+// newTLSRawServer is newRawServer behind TLS, with a client configuration
+// that trusts it.
+func newTLSRawServer(t *testing.T, handle func(c net.Conn, req *h1.Request, body []byte) bool) (*rawServer, *tls.Config) {
+	ts := httptest.NewTLSServer(http.NotFoundHandler())
+	cert := ts.TLS.Certificates[0]
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	ts.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawServer{ln: tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, DynamicRecordSizingDisabled: true}), addr: ln.Addr().String(), handle: handle, conns: map[net.Conn]bool{}}
+	s.wg.Add(1)
+	go s.serve()
+	t.Cleanup(s.close)
+	return s, &tls.Config{RootCAs: pool}
+}
+
+// TestUnsolicitedResponseInTLSRecord: an unsolicited response sent in the
+// same TLS record as a real one can sit decrypted inside the TLS layer,
+// where a peek at the socket cannot see it; it must retire the connection
+// all the same.
+func TestUnsolicitedResponseInTLSRecord(t *testing.T) {
+	s, cfg := newTLSRawServer(t, func(c net.Conn, req *h1.Request, body []byte) bool {
+		path := string(req.Path)
+		if path == "/first" {
+			// Larger than the client's read buffer, so that its end is
+			// read straight into the caller's slice.
+			path += strings.Repeat(".", 10<<10)
+		}
+		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(path), path)
+		if string(req.Path) == "/first" {
+			resp += "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n/stale"
+		}
+		c.Write([]byte(resp)) // one TLS record
+		return true
+	})
+	c := &Client{TLSConfig: cfg}
+	get := func(path string) string {
+		var req Request
+		var resp Response
+		req.SetURL("https://" + s.addr + path)
+		if err := c.DoStream(context.Background(), &req, &resp); err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := resp.BodyStream().Read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				return string(got)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got := get("/first"); !strings.HasPrefix(got, "/first") {
+		t.Fatalf("first request answered with %q", got)
+	}
+	for _, path := range []string{"/second", "/third"} {
+		if got := get(path); got != path {
+			t.Fatalf("request %s answered with %q", path, got)
+		}
 	}
 }

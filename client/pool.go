@@ -3,8 +3,10 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -137,7 +139,22 @@ func (c *conn) usable(idleTimeout time.Duration) bool {
 // client; they are then found at the next reuse, which ends the
 // connection's run.
 func (c *conn) quiet() bool {
-	return c.r == c.w && c.live.alive()
+	return c.r == c.w && c.tlsQuiet() && c.live.alive()
+}
+
+// tlsQuiet reports whether the TLS layer of an https connection holds no
+// bytes for the client: a record read together with the last response can
+// leave plaintext there, out of sight of the socket peek. A read with an
+// expired deadline returns such bytes at once, and otherwise fails before
+// reaching the socket (a timeout does not break a tls.Conn).
+func (c *conn) tlsQuiet() bool {
+	if c.tls == nil {
+		return true
+	}
+	c.dl = true // the next exchange sets the deadline again
+	c.nc.SetReadDeadline(aLongTimeAgo)
+	n, err := c.nc.Read(c.rbuf[:1]) // c.r == c.w: nothing unread is overwritten
+	return n == 0 && errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // wait queues for a connection; called with p.mu held, returns with it
