@@ -41,8 +41,12 @@ func (b *bodyReader) init(c *conn, mode h1.BodyMode, length int64, max int64, ke
 	}
 }
 
-// Read reads body bytes into p. It returns io.EOF at the end of the body.
+// Read reads body bytes into p. It returns io.EOF at the end of the body,
+// and at once when b holds no body (a Response never given a streamed one).
 func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.c == nil {
+		return 0, io.EOF
+	}
 	if b.done {
 		if b.err != nil {
 			return 0, b.err
@@ -202,15 +206,20 @@ func (b *bodyReader) finish(err error) {
 	}
 }
 
+// maxPresize bounds how much room readAll makes up front for a declared
+// Content-Length: the length is the peer's claim, so a larger body grows
+// the buffer as its bytes actually arrive.
+const maxPresize = 64 << 10
+
 // readAll reads the rest of the body into dst, growing it, and returns it.
 func (b *bodyReader) readAll(dst []byte) ([]byte, error) {
 	if b.mode == h1.BodyLength && b.left > 0 {
-		if b.max > 0 && b.left+b.n > b.max {
+		if b.max > 0 && b.left > b.max-b.n {
 			b.keep = false
 			b.finish(ErrBodyTooLarge)
 			return dst, ErrBodyTooLarge
 		}
-		dst = grow(dst, int(b.left))
+		dst = grow(dst, int(min(b.left, maxPresize)))
 	}
 	for {
 		if len(dst) == cap(dst) {

@@ -22,6 +22,18 @@ const (
 	DefaultMaxIdleConnsPerHost   = 512
 	DefaultExpectContinueTimeout = 1 * time.Second
 	DefaultMaxRetries            = 2
+	// DefaultMaxResponseBodySize bounds the bodies Do reads into memory
+	// (after gzip decoding, when the client decodes) when
+	// MaxResponseBodySize is zero.
+	DefaultMaxResponseBodySize = 64 << 20
+)
+
+// Bounds on the interim (1xx) responses read before a final response, per
+// request: more, or more bytes of them, fail the request with
+// ErrTooMany1xx. net/http bounds their bytes only (10 MB of heads).
+const (
+	Max1xxResponses = 32
+	Max1xxBytes     = 1 << 20
 )
 
 // Client is a pooled keep-alive HTTP/1.1 client. It offers two APIs on the
@@ -83,8 +95,11 @@ type Client struct {
 	// expires. 0: DefaultExpectContinueTimeout.
 	ExpectContinueTimeout time.Duration
 
-	// MaxResponseBodySize bounds response bodies; a larger body fails with
-	// ErrBodyTooLarge. 0: no limit.
+	// MaxResponseBodySize bounds response bodies, counted after gzip
+	// decoding when the client decodes; a larger body fails with
+	// ErrBodyTooLarge. 0: DefaultMaxResponseBodySize for Do, which holds
+	// the body in memory, and no limit for the streaming DoStream and
+	// RoundTrip. Negative: no limit anywhere.
 	MaxResponseBodySize int64
 	// MaxRetries bounds how often an idempotent request is sent again when
 	// a reused connection fails before any response byte arrives. 0:
@@ -202,6 +217,19 @@ func (c *Client) deadline(ctx context.Context) time.Time {
 	return d
 }
 
+// bodyLimit returns the response body limit for the buffered (Do) or
+// streaming API; 0 means none.
+func (c *Client) bodyLimit(stream bool) int64 {
+	switch n := c.MaxResponseBodySize; {
+	case n < 0:
+		return 0
+	case n == 0 && !stream:
+		return DefaultMaxResponseBodySize
+	default:
+		return n
+	}
+}
+
 func (c *Client) maxRetries() int {
 	switch {
 	case c.MaxRetries < 0:
@@ -214,22 +242,22 @@ func (c *Client) maxRetries() int {
 
 func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bool) error {
 	resp.Reset()
+	if err := c.checkRequest(req); err != nil {
+		return err
+	}
 	p, err := c.poolFor(req)
 	if err != nil {
 		return err
 	}
-	if !h1.IsToken(req.Method()) {
-		return ErrBadMethod
-	}
 	deadline := c.deadline(ctx)
 	pipelined := c.Pipeline > 1 && !stream && req.idempotent() && !req.close
-	for attempt := 0; ; attempt++ {
+	for attempt, unsent := 0, 0; ; {
 		var cn *conn
 		retryable := attempt < c.maxRetries() && req.idempotent()
 		if pipelined {
-			cn, err = p.getPipe(ctx, deadline, retryable)
+			cn, err = p.getPipe(ctx, deadline)
 		} else {
-			cn, err = p.get(ctx, deadline, retryable)
+			cn, err = p.get(ctx, deadline)
 		}
 		if err != nil {
 			return err
@@ -238,11 +266,36 @@ func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bo
 		if err == nil {
 			return nil
 		}
+		if err == errNotSent && unsent < maxNotSent && ctx.Err() == nil {
+			// Nothing was written: another connection is always safe.
+			unsent++
+			continue
+		}
 		if !retry || !retryable || ctx.Err() != nil {
 			return err
 		}
 		resp.Reset()
+		attempt++
 	}
+}
+
+// errNotSent reports a pipelined connection found failed or unusable
+// before the request was written to it. Do then takes another connection,
+// up to maxNotSent times in a row.
+var errNotSent error = errorString("client: connection failed before the request was sent")
+
+const maxNotSent = 16
+
+// checkRequest reports why req cannot be sent by c: see Request.check; the
+// client's own User-Agent is checked too.
+func (c *Client) checkRequest(req *Request) error {
+	if err := req.check(); err != nil {
+		return err
+	}
+	if c.UserAgent != "" && !req.hasUA && !h1.ValidHeaderValue(c.UserAgent) {
+		return ErrBadHeader
+	}
+	return nil
 }
 
 // exchange sends req on c and reads the response into resp. retry reports
@@ -254,11 +307,12 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 	if cl.ResponseHeaderTimeout > 0 {
 		hdr = time.Now().Add(cl.ResponseHeaderTimeout)
 	}
-	resp.maxBody = cl.MaxResponseBodySize
+	resp.maxBody = cl.bodyLimit(stream)
 	if c.pipe != nil {
 		return c.pipeExchange(ctx, req, resp, deadline, hdr)
 	}
 	c.got = false
+	c.n1xx, c.b1xx = 0, 0
 	c.setDeadlines(deadline, hdr)
 	if err := c.watch(ctx); err != nil {
 		c.discard()
@@ -345,7 +399,7 @@ func (c *conn) readResponse(req *Request, resp *Response, deadline time.Time, bo
 	isHead := isHeadMethod(req.Method())
 	mode := h.BodyMode(isHead)
 	keep := bodySent && !h.Close && !req.close && mode != h1.BodyUntilClose && h.Status != 101
-	resp.br.init(c, mode, h.ContentLength, cl.MaxResponseBodySize, keep, resp)
+	resp.br.init(c, mode, h.ContentLength, resp.maxBody, keep, resp)
 	if stream {
 		resp.stream = mode != h1.BodyNone
 		return false, nil
@@ -373,8 +427,22 @@ func (c *conn) readHeadFinal(h *h1.Response) (int, error) {
 		if h.Status >= 200 || h.Status == 101 {
 			return n, nil
 		}
+		if err := c.interim(n); err != nil {
+			return 0, err
+		}
 		c.r += n
 	}
+}
+
+// interim counts an interim (1xx) response head of n bytes against
+// Max1xxResponses and Max1xxBytes.
+func (c *conn) interim(n int) error {
+	c.n1xx++
+	c.b1xx += n
+	if c.n1xx > Max1xxResponses || c.b1xx > Max1xxBytes {
+		return ErrTooMany1xx
+	}
+	return nil
 }
 
 func (c *conn) expectTimeout() time.Duration {

@@ -39,6 +39,8 @@ type conn struct {
 	idleAt time.Time // when the connection was last put in the pool
 	reused bool      // completed at least one exchange
 	got    bool      // received bytes of the current response
+	n1xx   int       // interim responses read for the current request
+	b1xx   int       // and their bytes
 
 	ctx        context.Context // of the current exchange
 	deadline   time.Time       // of the current exchange
@@ -330,6 +332,9 @@ func (c *conn) await100(h *h1.Response, timeout time.Duration, restore time.Time
 			c.r += n
 			return true, nil
 		case err == nil && h.Status < 200 && h.Status != 101:
+			if err := c.interim(n); err != nil {
+				return false, err
+			}
 			c.r += n
 			continue
 		case err == nil:

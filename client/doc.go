@@ -19,17 +19,18 @@
 //
 // Each origin (scheme and host:port) has its own pool, bounded by
 // MaxConnsPerHost, with idle connections kept up to IdleTimeout. Before an
-// idle connection carries a request that could not safely be sent twice
-// (a POST, a streamed body, retries turned off), or after it sat idle for
-// a quarter of a second or more, the client checks with a non-blocking peek
-// at the socket that the server has not closed it meanwhile; a connection
-// the server dropped is discarded before anything is written to it. A
-// connection reused within moments for a retryable request skips that
-// system call. If a reused connection fails before any response byte
-// arrives (the server closed it as the request went out), idempotent
-// requests are sent again on a new connection. Optional pipelining
-// (Client.Pipeline) keeps several idempotent requests in flight per
-// connection.
+// idle connection carries a request, however soon it is reused, the client
+// checks with a non-blocking peek at the socket that the server has
+// neither closed it nor sent anything meanwhile: a connection the server
+// dropped, or one holding bytes no request asked for (an unsolicited
+// response, which would otherwise be taken as the next request's answer),
+// is discarded before anything is written to it. If a reused connection
+// fails before any response byte arrives (the server closed it as the
+// request went out), idempotent requests are sent again on a new
+// connection. Optional pipelining (Client.Pipeline) keeps several
+// idempotent requests in flight per connection; there a connection is
+// checked the same way whenever a request is written with no response
+// outstanding.
 //
 // # Timeouts and cancellation
 //
@@ -51,6 +52,34 @@
 // body. A 101 (Switching Protocols) response hands the connection over:
 // Response.Upgraded in the native API, the response Body (an
 // io.ReadWriteCloser) through RoundTrip, as with net/http.
+//
+// # Limits
+//
+// A client talks to servers it may not trust, so everything a response
+// can make it hold is bounded by default:
+//
+//   - Response bodies read by Do: MaxResponseBodySize, by default
+//     DefaultMaxResponseBodySize (64 MiB), counted after gzip decoding
+//     (ErrBodyTooLarge). DoStream and RoundTrip stream and are unlimited
+//     unless MaxResponseBodySize is set; a negative value means no limit
+//     anywhere. A declared Content-Length is never used to size a buffer
+//     beyond 64 KiB: the body buffer grows with the bytes that arrive.
+//   - Response heads: Limits (h1.DefaultLimits: 8 KiB status line and
+//     field lines, 64 KiB head, 100 fields), and the connection's read
+//     buffer grows to 1 MiB at most.
+//   - Interim (1xx) responses: Max1xxResponses (32) per request and
+//     Max1xxBytes (1 MiB) of them (ErrTooMany1xx).
+//   - Connections: bytes that arrive while no request is outstanding
+//     retire the connection (see Connections), so a response is never
+//     matched to a later request.
+//
+// Every request field the client writes (method, target, Host, header
+// and trailer fields, Client.UserAgent) is checked first; a bad one fails
+// the request with ErrBadMethod, ErrBadURL or ErrBadHeader before a byte
+// is sent. Redirects followed by Do drop credentials and cookies when they
+// leave the initial host and its subdomains, as net/http's Client does.
+// Timeouts are listed above; those without a default (Timeout,
+// ResponseHeaderTimeout) are off when zero.
 //
 // # Ownership
 //

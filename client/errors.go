@@ -29,6 +29,10 @@ var (
 	// Transfer-Encoding is anything but a single "chunked": the client
 	// cannot undo other transfer codings.
 	ErrUnsupportedTransferCoding = errors.New("client: unsupported transfer coding in response")
+	// ErrTooMany1xx is returned when the server sends more than
+	// Max1xxResponses interim (1xx) responses, or more than Max1xxBytes of
+	// them, before the final one. The connection is closed.
+	ErrTooMany1xx = errors.New("client: too many 1xx responses")
 	// ErrServerClosed is returned when the server closed the connection
 	// before sending a response.
 	ErrServerClosed = errors.New("client: server closed connection before responding")

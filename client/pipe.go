@@ -24,8 +24,9 @@ type pipeState struct {
 
 // getPipe returns a pipelined connection with room for one more request:
 // the least loaded open one, a new one when all are full and the host limit
-// allows, or waits. retryable is as for get.
-func (p *hostPool) getPipe(ctx context.Context, deadline time.Time, retryable bool) (*conn, error) {
+// allows, or waits. Whether the connection is quiet is checked when the
+// request is written (pipeExchange).
+func (p *hostPool) getPipe(ctx context.Context, deadline time.Time) (*conn, error) {
 	depth := p.c.Pipeline
 	for {
 		p.mu.Lock()
@@ -35,14 +36,11 @@ func (p *hostPool) getPipe(ctx context.Context, deadline time.Time, retryable bo
 				best = c
 			}
 		}
-		if best != nil && best.pipe.inflight == 0 && !best.usable(p.idleTimeout(), retryable) {
-			// Closed by the server (or expired) while idle: drop it.
+		if best != nil && best.pipe.inflight == 0 && time.Since(best.idleAt) > p.idleTimeout() {
+			// Idle for too long: drop it.
 			p.removePipe(best)
 			p.mu.Unlock()
-			best.pipe.mu.Lock()
-			best.pipe.err = ErrServerClosed
-			best.pipe.mu.Unlock()
-			p.closeConn(best)
+			p.closePipe(best)
 			continue
 		}
 		if best != nil && (best.pipe.inflight == 0 || !p.canDial()) {
@@ -52,9 +50,13 @@ func (p *hostPool) getPipe(ctx context.Context, deadline time.Time, retryable bo
 		}
 		if p.canDial() {
 			p.total++
+			p.pipeConns++
 			p.mu.Unlock()
 			c, err := p.dialCounted(ctx, deadline)
 			if err != nil {
+				p.mu.Lock()
+				p.pipeConns--
+				p.mu.Unlock()
 				return nil, err
 			}
 			c.pipe = &pipeState{inflight: 1}
@@ -63,6 +65,17 @@ func (p *hostPool) getPipe(ctx context.Context, deadline time.Time, retryable bo
 			p.pipes = append(p.pipes, c)
 			p.mu.Unlock()
 			return c, nil
+		}
+		if n := len(p.idle); n > 0 && p.c.MaxConnsPerHost > 0 {
+			// The host's slots are held by idle connections of the
+			// non-pipelined APIs: close the oldest to free one.
+			c := p.idle[0]
+			copy(p.idle, p.idle[1:])
+			p.idle[n-1] = nil
+			p.idle = p.idle[:n-1]
+			p.mu.Unlock()
+			p.closeConn(c)
+			continue
 		}
 		if p.pipeFree == nil {
 			p.pipeFree = make(chan struct{}, 1)
@@ -86,13 +99,22 @@ func (p *hostPool) getPipe(ctx context.Context, deadline time.Time, retryable bo
 }
 
 // canDial reports whether another pipelined connection may be opened
-// (p.mu held). Pipelining without MaxConnsPerHost uses one connection.
+// (p.mu held). Pipelining without MaxConnsPerHost uses one connection
+// (besides those of DoStream and RoundTrip).
 func (p *hostPool) canDial() bool {
-	max := p.c.MaxConnsPerHost
-	if max <= 0 {
-		max = 1
+	if max := p.c.MaxConnsPerHost; max > 0 {
+		return p.total < max
 	}
-	return p.total < max
+	return p.pipeConns == 0
+}
+
+// closePipe closes a pipelined connection that no request uses, after
+// removePipe.
+func (p *hostPool) closePipe(c *conn) {
+	c.pipe.mu.Lock()
+	c.pipe.err = ErrServerClosed
+	c.pipe.mu.Unlock()
+	p.closeConn(c)
 }
 
 // signalPipeFree wakes one getPipe waiter (p.mu held).
@@ -108,16 +130,27 @@ func (p *hostPool) signalPipeFree() {
 // pipeExchange writes req in ticket order, waits for its turn and reads
 // the response. Requests written but not answered because the connection
 // failed are reported retryable: only idempotent requests are pipelined.
+// A request that finds the connection failed, or (with no response
+// outstanding) not quiet, is not written and fails with errNotSent.
 func (c *conn) pipeExchange(ctx context.Context, req *Request, resp *Response, deadline, hdr time.Time) (bool, error) {
 	ps := c.pipe
 	ps.wmu.Lock()
 	ps.mu.Lock()
 	err := ps.err
+	// With every response read, no reader touches the buffer and whatever
+	// is buffered or arrives is unsolicited. A new connection is not
+	// checked: bytes there can only be the server's answer to this request.
+	idle := ps.turn == ps.next && c.reused
 	ps.mu.Unlock()
 	if err != nil {
 		ps.wmu.Unlock()
 		c.p.pipeDone(c)
-		return true, err
+		return true, errNotSent
+	}
+	if idle && !c.quiet() {
+		ps.wmu.Unlock()
+		ps.fail(c)
+		return true, errNotSent
 	}
 	ticket := ps.next
 	ps.next++
@@ -153,6 +186,7 @@ func (c *conn) pipeExchange(ctx context.Context, req *Request, resp *Response, d
 	}
 	// Our turn: this goroutine alone reads the connection until release.
 	c.got = false
+	c.n1xx, c.b1xx = 0, 0
 	c.deadline = deadline
 	c.hdrTimeout = !hdr.IsZero() && (deadline.IsZero() || hdr.Before(deadline))
 	c.setReadDeadline(readDeadline(deadline, hdr))
@@ -195,21 +229,42 @@ func (ps *pipeState) fail(c *conn) {
 	p.pipeDone(c)
 }
 
-// removePipe removes c from the pipelined connections (p.mu held).
-func (p *hostPool) removePipe(c *conn) {
+// removePipe removes c from the pipelined connections (p.mu held). It
+// reports false if c was no longer listed.
+func (p *hostPool) removePipe(c *conn) bool {
 	for i, pc := range p.pipes {
 		if pc == c {
 			p.pipes = append(p.pipes[:i], p.pipes[i+1:]...)
-			return
+			p.pipeConns--
+			return true
 		}
 	}
+	return false
 }
 
-// pipeDone ends one request's use of a pipelined connection.
+// pipeDone ends one request's use of a pipelined connection. A connection
+// left idle while non-pipelined requests wait for a slot (get) is closed to
+// give them its slot.
 func (p *hostPool) pipeDone(c *conn) {
 	p.mu.Lock()
 	c.idleAt = time.Now()
 	c.pipe.inflight--
+	evict := c.pipe.inflight == 0 && len(p.waiters) > 0 && p.removePipe(c)
 	p.signalPipeFree()
 	p.mu.Unlock()
+	if evict {
+		p.closePipe(c)
+	}
+}
+
+// idlePipe removes and returns a pipelined connection no request uses, or
+// nil (p.mu held).
+func (p *hostPool) idlePipe() *conn {
+	for _, c := range p.pipes {
+		if c.pipe.inflight == 0 {
+			p.removePipe(c)
+			return c
+		}
+	}
+	return nil
 }

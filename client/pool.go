@@ -3,8 +3,10 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -26,17 +28,14 @@ type hostPool struct {
 	waiters   []chan *conn
 	reapArmed bool
 	pipes     []*conn // pipelined connections (Client.Pipeline > 1)
+	pipeConns int     // pipelined connections, open or dialing
 	pipeFree  chan struct{}
 	proxyAuth string // Proxy-Authorization for plain-HTTP proxying
 }
 
 func newHostPool(c *Client, https bool, authority string) *hostPool {
 	p := &hostPool{c: c, https: https, authority: authority, proxy: c.Proxy, proxyAuth: proxyAuth(c.Proxy)}
-	host, port := authority, ""
-	if i := strings.LastIndexByte(authority, ':'); i >= 0 && !strings.Contains(authority[i:], "]") {
-		host, port = authority[:i], authority[i+1:]
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host, port := splitAuthority(authority)
 	if port == "" {
 		port = "80"
 		if https {
@@ -61,6 +60,16 @@ func newHostPool(c *Client, https bool, authority string) *hostPool {
 	return p
 }
 
+// splitAuthority splits host[:port] (host possibly a bracketed IPv6
+// literal) into the host, without brackets, and the port.
+func splitAuthority(authority string) (host, port string) {
+	host = authority
+	if i := strings.LastIndexByte(authority, ':'); i >= 0 && !strings.Contains(authority[i:], "]") {
+		host, port = authority[:i], authority[i+1:]
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), port
+}
+
 func (p *hostPool) maxConns() int { return p.c.MaxConnsPerHost }
 
 func (p *hostPool) maxIdle() int {
@@ -77,20 +86,9 @@ func (p *hostPool) idleTimeout() time.Duration {
 	return DefaultIdleTimeout
 }
 
-// freshIdle is how long a pooled connection counts as freshly used. A fresh
-// connection carrying a request that can be retried is reused without the
-// liveness probe: under load connections are reused within microseconds,
-// the probe is a system call (and can make the kernel send a lone ACK), and
-// a server seldom closes a connection it answered moments ago. If it did, the
-// request fails before any response byte and is retried on another
-// connection. Requests that cannot be retried are always probed.
-const freshIdle = 250 * time.Millisecond
-
 // get returns an idle connection that is still open, or dials a new one if
 // the host is below MaxConnsPerHost, or waits for one to be released.
-// retryable says the request may be sent again if the connection turns out
-// to be closed (see freshIdle).
-func (p *hostPool) get(ctx context.Context, deadline time.Time, retryable bool) (*conn, error) {
+func (p *hostPool) get(ctx context.Context, deadline time.Time) (*conn, error) {
 	for {
 		p.mu.Lock()
 		if n := len(p.idle); n > 0 {
@@ -98,7 +96,7 @@ func (p *hostPool) get(ctx context.Context, deadline time.Time, retryable bool) 
 			p.idle[n-1] = nil
 			p.idle = p.idle[:n-1]
 			p.mu.Unlock()
-			if !c.usable(p.idleTimeout(), retryable) {
+			if !c.usable(p.idleTimeout()) {
 				p.closeConn(c)
 				continue
 			}
@@ -108,6 +106,12 @@ func (p *hostPool) get(ctx context.Context, deadline time.Time, retryable bool) 
 			p.total++
 			p.mu.Unlock()
 			return p.dialCounted(ctx, deadline)
+		}
+		if c := p.idlePipe(); c != nil {
+			// An idle pipelined connection holds the slot: free it.
+			p.mu.Unlock()
+			p.closePipe(c)
+			continue
 		}
 		c, err := p.wait(ctx, deadline)
 		if err != nil || c != nil {
@@ -119,21 +123,38 @@ func (p *hostPool) get(ctx context.Context, deadline time.Time, retryable bool) 
 }
 
 // usable reports whether an idle connection may carry a request: it has
-// not been idle too long, holds no unsolicited bytes, and the server has not
-// closed it (checked without blocking, before anything is written). The
-// last check is skipped for a fresh connection when retryable is set.
-func (c *conn) usable(idleTimeout time.Duration, retryable bool) bool {
-	if c.r != c.w {
-		return false
-	}
-	idle := time.Since(c.idleAt)
-	if idle > idleTimeout {
-		return false
-	}
-	if retryable && idle < freshIdle {
+// not been idle too long and is quiet (see quiet).
+func (c *conn) usable(idleTimeout time.Duration) bool {
+	return time.Since(c.idleAt) <= idleTimeout && c.quiet()
+}
+
+// quiet reports whether a connection between exchanges may carry a
+// request: it holds no unsolicited bytes and the server has neither sent
+// any nor closed it since (one non-blocking peek, before anything is
+// written). It runs before every reuse, however soon: bytes that arrived
+// while no request was outstanding could only be read as the answer to the
+// next request, so they retire the connection (net/http: "Unsolicited
+// response received on idle HTTP channel"). Bytes that arrive after the
+// request went out cannot be told from its response, by any HTTP/1.1
+// client; they are then found at the next reuse, which ends the
+// connection's run.
+func (c *conn) quiet() bool {
+	return c.r == c.w && c.tlsQuiet() && c.live.alive()
+}
+
+// tlsQuiet reports whether the TLS layer of an https connection holds no
+// bytes for the client: a record read together with the last response can
+// leave plaintext there, out of sight of the socket peek. A read with an
+// expired deadline returns such bytes at once, and otherwise fails before
+// reaching the socket (a timeout does not break a tls.Conn).
+func (c *conn) tlsQuiet() bool {
+	if c.tls == nil {
 		return true
 	}
-	return c.live.alive()
+	c.dl = true // the next exchange sets the deadline again
+	c.nc.SetReadDeadline(aLongTimeAgo)
+	n, err := c.nc.Read(c.rbuf[:1]) // c.r == c.w: nothing unread is overwritten
+	return n == 0 && errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // wait queues for a connection; called with p.mu held, returns with it
@@ -214,6 +235,7 @@ func (p *hostPool) put(c *conn) {
 		return
 	}
 	p.idle = append(p.idle, c)
+	p.signalPipeFree() // a pipelined request may want its slot
 	if !p.reapArmed {
 		p.reapArmed = true
 		time.AfterFunc(p.idleTimeout(), p.reap)
@@ -238,6 +260,7 @@ func (p *hostPool) releaseSlot() {
 		return
 	}
 	p.total--
+	p.signalPipeFree()
 	p.mu.Unlock()
 }
 
@@ -275,19 +298,16 @@ func (p *hostPool) closeIdle() {
 	p.mu.Lock()
 	old := p.idle
 	p.idle = nil
-	for i := 0; i < len(p.pipes); i++ {
-		if c := p.pipes[i]; c.pipe.inflight == 0 {
-			p.removePipe(c)
-			i--
-			c.pipe.mu.Lock()
-			c.pipe.err = ErrServerClosed
-			c.pipe.mu.Unlock()
-			old = append(old, c)
-		}
+	var pipes []*conn
+	for c := p.idlePipe(); c != nil; c = p.idlePipe() {
+		pipes = append(pipes, c)
 	}
 	p.mu.Unlock()
 	for _, c := range old {
 		p.closeConn(c)
+	}
+	for _, c := range pipes {
+		p.closePipe(c)
 	}
 }
 

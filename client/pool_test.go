@@ -147,9 +147,10 @@ func TestIdleCloseDetectedBeforeReuse(t *testing.T) {
 	}
 }
 
-// TestFreshIdleCloseRetried: a GET with retries enabled reuses a freshly
-// used connection without probing it (see freshIdle); when the server has
-// closed it, the request is retried on a new connection and succeeds.
+// TestFreshIdleCloseRetried: a GET reusing a connection moments after the
+// server closed it succeeds: the close is seen before reuse (conn.quiet) or,
+// when the FIN is still in flight, the request is retried on a new
+// connection.
 func TestFreshIdleCloseRetried(t *testing.T) {
 	closed := make(chan struct{}, 10)
 	s := closingServer(t, closed)

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"net/url"
 	"strings"
 )
@@ -20,13 +21,15 @@ func isRedirect(code int) bool {
 // Request. 303 (and 301/302 after POST) turn the request into a GET without
 // body; 307 and 308 repeat method and body, except that a streamed body
 // cannot be repeated, in which case the redirect is returned as is.
-// Authorization and Cookie headers are dropped when the host changes.
-// Following redirects allocates.
+// Credentials and cookies (see sensitiveHeader) follow the request only
+// to the initial host and its subdomains, with net/http's rule: once
+// dropped they stay dropped. Following redirects allocates.
 func (c *Client) doRedirects(ctx context.Context, req *Request, resp *Response) error {
 	if err := c.do(ctx, req, resp, false); err != nil || !isRedirect(resp.StatusCode()) {
 		return err
 	}
 	cur := req
+	strip := false
 	var next Request
 	for i := 0; ; i++ {
 		if i >= c.MaxRedirects {
@@ -64,7 +67,10 @@ func (c *Client) doRedirects(ctx context.Context, req *Request, resp *Response) 
 		}
 		r.SetMethod(method)
 		sameHost := bytes.EqualFold(r.host, cur.host)
-		copyHeaders(&r, cur, sameHost)
+		if !strip && !bytes.Equal(r.host, req.host) {
+			strip = !isDomainOrSubdomain(hostname(r.host), hostname(req.host))
+		}
+		copyHeaders(&r, cur, strip)
 		if cur.hostHd != nil && sameHost {
 			r.SetHost(string(cur.hostHd))
 		}
@@ -80,20 +86,47 @@ func (c *Client) doRedirects(ctx context.Context, req *Request, resp *Response) 
 	}
 }
 
-// copyHeaders copies src's header lines to dst, without credentials when
-// the redirect leaves the host.
-func copyHeaders(dst, src *Request, sameHost bool) {
+// copyHeaders copies src's header lines to dst, without the sensitive ones
+// when strip is set.
+func copyHeaders(dst, src *Request, strip bool) {
 	for rest := src.hdrs; len(rest) > 0; {
 		eol := bytes.IndexByte(rest, '\n')
 		line := rest[:eol+1]
 		rest = rest[eol+1:]
 		colon := bytes.IndexByte(line, ':')
 		name := string(line[:colon])
-		if !sameHost && (equalFold(name, "Authorization") || equalFold(name, "Cookie")) {
+		if strip && sensitiveHeader(name) {
 			continue
 		}
 		dst.AddHeader(name, string(line[colon+2:len(line)-2]))
 	}
 }
 
-func equalFold(a, b string) bool { return strings.EqualFold(a, b) }
+// sensitiveHeader reports the fields net/http's Client drops on a redirect
+// to another domain: credentials for the origin or a proxy, and cookies.
+func sensitiveHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Authorization", "Www-Authenticate", "Cookie", "Cookie2", "Proxy-Authorization", "Proxy-Authenticate":
+		return true
+	}
+	return false
+}
+
+// hostname returns the host of an authority, lower case, without port or
+// IPv6 brackets.
+func hostname(authority []byte) string {
+	host, _ := splitAuthority(string(authority))
+	return strings.ToLower(host)
+}
+
+// isDomainOrSubdomain reports whether sub is parent or a subdomain of it.
+// An IP literal (a ':' or zone '%' in sub) matches itself only.
+func isDomainOrSubdomain(sub, parent string) bool {
+	if sub == parent {
+		return true
+	}
+	if strings.ContainsAny(sub, ":%") {
+		return false
+	}
+	return len(sub) > len(parent) && strings.HasSuffix(sub, parent) && sub[len(sub)-len(parent)-1] == '.'
+}

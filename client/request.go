@@ -42,7 +42,8 @@ type Request struct {
 	hasUA     bool
 	hasAE     bool
 	idemKey   bool
-	urlErr    error
+	urlErr    error // from SetURL; cleared by the next SetURL
+	hdrErr    error // from a header setter; cleared only by Reset
 
 	// pool caches the host pool the key resolved to, so a reused Request
 	// skips the map lookup. It is cleared whenever the URL changes.
@@ -60,7 +61,7 @@ func (r *Request) Reset() {
 	r.bodyStream, r.bodySize = nil, 0
 	r.trailer = nil
 	r.close, r.expect100, r.hasUA, r.hasAE, r.idemKey = false, false, false, false, false
-	r.urlErr = nil
+	r.urlErr, r.hdrErr = nil, nil
 	r.pool = nil
 }
 
@@ -188,7 +189,48 @@ func validTarget(t []byte) bool {
 
 // SetHost overrides the Host header (by default the URL's authority). TLS
 // server name verification and SNI still use the URL's host, as in net/http.
-func (r *Request) SetHost(host string) { r.hostHd = append(r.hostHd[:0], host...) }
+// A value that is not a valid authority (a control byte, a space, or any
+// other byte a host and port cannot hold) is not stored and makes Do fail
+// with ErrBadHeader.
+func (r *Request) SetHost(host string) {
+	if !validHostHeader(host) {
+		r.hdrErr = ErrBadHeader
+		return
+	}
+	r.hostHd = append(r.hostHd[:0], host...)
+}
+
+// validHostHeader reports whether v may be sent as a Host value: empty, or
+// made of the bytes of an RFC 3986 authority without user info
+// (reg-name or IP literal, and port).
+func validHostHeader(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~!$&'()*+,;=:%[]", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// check reports why r cannot be sent, if it cannot: a bad URL, a header
+// that was refused, or a method that is not a token. It runs before a
+// connection is taken, so that nothing of a bad request is written.
+func (r *Request) check() error {
+	if r.urlErr != nil {
+		return r.urlErr
+	}
+	if r.hdrErr != nil {
+		return r.hdrErr
+	}
+	if !h1.IsToken(r.Method()) {
+		return ErrBadMethod
+	}
+	return nil
+}
 
 // AddHeader appends a header field. Host, Content-Length and
 // Transfer-Encoding are managed by the client: Host goes to SetHost, the
@@ -196,8 +238,13 @@ func (r *Request) SetHost(host string) { r.hostHd = append(r.hostHd[:0], host...
 // "Connection: close" makes the connection close after the response;
 // "Expect: 100-continue" makes the client wait for the server's interim
 // response (up to Client.ExpectContinueTimeout) before sending the body.
-// A name or value that may not be sent is reported by Do as ErrBadHeader.
+// A name or value that may not be sent (see h1.ValidHeaderName and
+// h1.ValidHeaderValue) is dropped and reported by Do as ErrBadHeader.
 func (r *Request) AddHeader(name, value string) {
+	if !h1.ValidHeaderName(name) || !h1.ValidHeaderValue(value) {
+		r.hdrErr = ErrBadHeader
+		return
+	}
 	switch {
 	case strings.EqualFold(name, "Host"):
 		r.SetHost(value)
@@ -222,10 +269,6 @@ func (r *Request) AddHeader(name, value string) {
 		r.hasAE = true
 	case strings.EqualFold(name, "Idempotency-Key"), strings.EqualFold(name, "X-Idempotency-Key"):
 		r.idemKey = true
-	}
-	if !h1.ValidHeaderName(name) || !h1.ValidHeaderValue(value) {
-		r.urlErr = ErrBadHeader
-		return
 	}
 	r.hdrs = h1.AppendHeader(r.hdrs, name, value)
 }

@@ -44,6 +44,7 @@ func (r *Response) Reset() {
 		r.br.Close()
 		r.stream = false
 	}
+	r.br = bodyReader{}
 	if r.upgraded != nil {
 		r.upgraded.p.closeConn(r.upgraded)
 		r.upgraded = nil

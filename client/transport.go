@@ -66,6 +66,9 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 	if err != nil {
 		return nil, err
 	}
+	if err := r.check(); err != nil {
+		return nil, err
+	}
 	p, err := c.poolFor(r)
 	if err != nil {
 		return nil, err
@@ -73,12 +76,11 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 	deadline := c.deadline(ctx)
 	for attempt := 0; ; attempt++ {
 		retryable := attempt < c.maxRetries() && replayable(hreq)
-		cn, err := p.get(ctx, deadline, retryable)
+		cn, err := p.get(ctx, deadline)
 		if err != nil {
 			return nil, err
 		}
 		st.resp.Reset()
-		st.resp.maxBody = c.MaxResponseBodySize
 		retry, err := cn.exchange(ctx, r, &st.resp, deadline, true)
 		if err == nil {
 			if r.bodyStream != nil {
@@ -146,9 +148,6 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 			r.AddHeader(name, v)
 		}
 	}
-	if r.urlErr != nil {
-		return false, r.urlErr
-	}
 	if u.User != nil && hreq.Header["Authorization"] == nil {
 		pw, _ := u.User.Password()
 		r.AddHeader("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
@@ -173,14 +172,8 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 		r.SetBodyStream(hreq.Body, size)
 		if size < 0 && len(hreq.Trailer) > 0 {
 			// Trailers go only with a chunked body, as in net/http.
-			for name := range hreq.Trailer {
-				switch http.CanonicalHeaderKey(name) {
-				case "Transfer-Encoding", "Trailer", "Content-Length":
-					return false, ErrBadHeader
-				}
-				if !h1.ValidHeaderName(name) {
-					return false, ErrBadHeader
-				}
+			if !validTrailer(hreq.Trailer) {
+				return false, ErrBadHeader
 			}
 			r.trailer = hreq.Trailer
 		}
@@ -188,6 +181,27 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 		return false, errors.New("client: Request.ContentLength > 0 with nil Body")
 	}
 	return gz, nil
+}
+
+// validTrailer reports whether the request trailer's names may be sent,
+// and its values as they are now: values filled in while the body is read
+// are checked again before the last chunk (appendLastChunk).
+func validTrailer(trailer http.Header) bool {
+	for name, vs := range trailer {
+		switch http.CanonicalHeaderKey(name) {
+		case "Transfer-Encoding", "Trailer", "Content-Length":
+			return false
+		}
+		if !h1.ValidHeaderName(name) {
+			return false
+		}
+		for _, v := range vs {
+			if !h1.ValidHeaderValue(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // appendRequestURI appends u's request-target in origin form.
@@ -279,7 +293,7 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, cn *conn, gz
 		hr.Header.Del("Content-Length")
 		hr.ContentLength = -1
 		hr.Uncompressed = true
-		hr.Body = &gzipBody{body: b}
+		hr.Body = &gzipBody{body: b, max: resp.maxBody}
 	}
 	return hr
 }
@@ -437,6 +451,8 @@ type gzipBody struct {
 	body *rtBody
 	zr   *gzip.Reader
 	err  error
+	n    int64 // decoded bytes returned
+	max  int64 // limit on n (Client.MaxResponseBodySize); 0: none
 }
 
 func (g *gzipBody) Read(p []byte) (int, error) {
@@ -452,6 +468,10 @@ func (g *gzipBody) Read(p []byte) (int, error) {
 		g.zr = zr
 	}
 	n, err := g.zr.Read(p)
+	g.n += int64(n)
+	if g.max > 0 && g.n > g.max {
+		n, err = 0, ErrBodyTooLarge
+	}
 	if err != nil {
 		g.err = err
 	}
