@@ -144,6 +144,9 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 		r.SetHost(hreq.Host)
 	}
 	for name, vs := range hreq.Header {
+		if name == "User-Agent" {
+			continue // written below, once, as net/http does
+		}
 		for _, v := range vs {
 			r.AddHeader(name, v)
 		}
@@ -152,8 +155,13 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 		pw, _ := u.User.Password()
 		r.AddHeader("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
 	}
-	if _, ok := hreq.Header["User-Agent"]; !ok {
+	// As net/http: the default when the field is absent, the first value
+	// when present, and nothing at all when that value is empty
+	// (httputil.ReverseProxy sets "" to suppress it).
+	if uas, ok := hreq.Header["User-Agent"]; !ok {
 		r.hdrs = append(r.hdrs, "User-Agent: "+defaultUserAgent+"\r\n"...)
+	} else if len(uas) > 0 && uas[0] != "" {
+		r.AddHeader("User-Agent", uas[0])
 	}
 	r.hasUA = true
 	if !c.DisableCompression && !r.hasAE && hreq.Header["Range"] == nil && hreq.Method != "HEAD" {

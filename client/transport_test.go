@@ -374,3 +374,38 @@ func TestDoStreamUpgraded(t *testing.T) {
 		t.Fatalf("pool counts %d connections after Close", total)
 	}
 }
+
+// User-Agent as net/http's Transport writes it: the default when absent,
+// the first value when set, none at all when set to "" (as
+// httputil.ReverseProxy does to suppress it). Issue 14 item 11.
+func TestRoundTripUserAgent(t *testing.T) {
+	seen := make(chan []string, 1)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen <- r.Header.Values("User-Agent")
+	}))
+	defer s.Close()
+	hc := &http.Client{Transport: &Client{}}
+	for _, tc := range []struct {
+		name string
+		set  []string // nil: field absent
+		want []string
+	}{
+		{"absent", nil, []string{defaultUserAgent}},
+		{"empty", []string{""}, nil},
+		{"set", []string{"probe/1"}, []string{"probe/1"}},
+		{"first of two", []string{"a/1", "b/2"}, []string{"a/1"}},
+	} {
+		req, _ := http.NewRequest("GET", s.URL, nil)
+		if tc.set != nil {
+			req.Header["User-Agent"] = tc.set
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := <-seen; strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%s: server saw User-Agent %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
