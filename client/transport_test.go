@@ -404,7 +404,7 @@ func TestRoundTripUserAgent(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if got := <-seen; strings.Join(got, "|") != strings.Join(tc.want, "|") {
+		if got := <-seen; len(got) != len(tc.want) || strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("%s: server saw User-Agent %q, want %q", tc.name, got, tc.want)
 		}
 	}
