@@ -178,10 +178,7 @@ func (b *bodyReader) wait() error {
 
 func (b *bodyReader) hitEOF() {
 	b.done = true
-	if x := &b.c.ctx; x.watchOnEOF {
-		x.watchOnEOF = false
-		x.startWatch()
-	}
+	b.c.ctx.bodyEOF()
 }
 
 // fail records a read error: the body can no longer be framed, so the

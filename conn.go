@@ -243,11 +243,12 @@ func (c *conn) serveRequest() {
 	}
 	c.body.start(req)
 
+	x.inHandler.Store(true)
 	c.callHandler()
+	x.stopWatch(true)
 	if c.hijacked {
 		return
 	}
-	x.stopWatch()
 	x.finish()
 	c.body.finishRequest()
 	if c.wkind == dlUser {
@@ -461,7 +462,7 @@ func (c *conn) handlerPanicked(v any) {
 	if c.hijacked {
 		return
 	}
-	x.stopWatch()
+	x.stopWatch(true)
 	c.closeAfter = true
 	c.linger = true
 	r := &x.resp

@@ -6,6 +6,8 @@ import (
 	"iter"
 	"net"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
@@ -33,7 +35,12 @@ type Ctx struct {
 	// scratch holds decoded query values and the like; reset per request.
 	scratch []byte
 
-	// Disconnect watch state, see watch.go.
+	// Disconnect watch state, see watch.go. watchMu guards done,
+	// doneClosed, watching and watchOnEOF: Done and Err may be called from
+	// any goroutine (a Ctx is a context.Context that libraries watch).
+	watchMu    sync.Mutex
+	inHandler  atomic.Bool // the handler is running: Done may start a watch
+	watchUsed  atomic.Bool // Done was called for this request
 	done       chan struct{}
 	doneClosed bool
 	watching   bool

@@ -24,7 +24,7 @@ func (x *Ctx) Hijack() (net.Conn, []byte, error) {
 	if _, ok := c.nc.(*h2Stream); ok {
 		return nil, nil, ErrHijackHTTP2
 	}
-	x.stopWatch()
+	x.stopWatch(false)
 	if err := c.flush(); err != nil {
 		return nil, nil, err
 	}

@@ -17,28 +17,43 @@ import (
 
 // Done returns a channel closed when the client has gone away (detected
 // once the request body has been read to its end) or, at the latest, when
-// the handler returns. It may be kept and waited on from any goroutine, also
-// after the handler returned. The first call starts the watch; handlers
-// that never call it pay nothing.
+// the handler returns. Done and Err may be called from any goroutine, so a
+// Ctx can be handed to libraries as a context.Context (database/sql, for
+// one, calls Done from goroutines of its own); called after the handler
+// returned, Done returns a closed channel. The Ctx is reused for the next
+// request on the connection, so a context derived from it must not outlive
+// the handler. The first call starts the watch; handlers that never call it
+// pay nothing.
 func (x *Ctx) Done() <-chan struct{} {
+	x.watchMu.Lock()
+	defer x.watchMu.Unlock()
+	// Ordering with stopWatch: we store watchUsed, then load inHandler;
+	// it stores inHandler, then loads watchUsed. Either we see the handler
+	// gone, or it sees us and cleans up under watchMu.
+	x.watchUsed.Store(true)
+	if !x.inHandler.Load() {
+		return closedChan
+	}
 	if x.done == nil {
 		x.done = make(chan struct{})
-		c := x.conn
-		switch {
-		case c.werr != nil:
-			x.closeDone()
-		case c.body.done:
+		if x.conn.body.done {
 			x.startWatch()
-		default:
+		} else {
 			x.watchOnEOF = true
 		}
 	}
 	return x.done
 }
 
-// Err returns context.Canceled once Done is closed, nil before.
+// Err returns context.Canceled once Done is closed (and after the handler
+// returned), nil before.
 func (x *Ctx) Err() error {
-	if x.done == nil {
+	x.watchMu.Lock()
+	defer x.watchMu.Unlock()
+	switch {
+	case !x.inHandler.Load():
+		return context.Canceled
+	case x.done == nil:
 		return nil
 	}
 	select {
@@ -58,9 +73,7 @@ func (x *Ctx) Value(key any) any { return nil }
 
 var _ context.Context = (*Ctx)(nil)
 
-// closeDone closes the done channel once. Only the connection's goroutine
-// calls it, or the watcher goroutine while the connection goroutine is
-// guaranteed to wait for it (stopWatch) before touching doneClosed.
+// closeDone closes the done channel once. x.watchMu must be held.
 func (x *Ctx) closeDone() {
 	if !x.doneClosed {
 		x.doneClosed = true
@@ -71,41 +84,70 @@ func (x *Ctx) closeDone() {
 	}
 }
 
+// startWatch starts the background read. x.watchMu must be held. It may
+// run on a goroutine other than the handler's, while the handler runs with
+// its body read to the end: it then only reads c.r, c.w and c.rbuf (which
+// the handler no longer touches) and writes past c.w.
 func (x *Ctx) startWatch() {
 	c := x.conn
 	if x.watching || c.hijacked || c.werr != nil {
 		return
 	}
-	if c.w == len(c.rbuf) {
-		if c.makeRoom() != nil {
-			return
-		}
-	}
-	if c.r < c.w {
-		// A pipelined request is already here: the client has not gone.
+	if c.w == len(c.rbuf) || c.r < c.w {
+		// No room to read into (rare; no watch then), or a pipelined
+		// request is already here: the client has not gone.
 		return
 	}
-	c.armRead(dlNone, 0, false)
+	// Clear the header/idle deadline for the watch read; stopWatch makes
+	// the next armRead set a fresh one.
+	c.nc.SetReadDeadline(time.Time{})
 	x.watching = true
 	buf := c.rbuf[c.w:]
 	c.watchWG.Add(1)
 	go func() {
 		defer c.watchWG.Done()
 		n, err := c.nc.Read(buf)
+		x.watchMu.Lock()
 		x.watchN, x.watchErr = n, err
 		if n == 0 && !isTimeout(err) {
 			x.closeDone()
 		}
+		x.watchMu.Unlock()
 	}()
 }
 
+// bodyEOF starts a watch that Done asked for while the body was unread.
+// Called on the handler's goroutine when the body reaches io.EOF.
+func (x *Ctx) bodyEOF() {
+	if !x.watchUsed.Load() {
+		return
+	}
+	x.watchMu.Lock()
+	if x.watchOnEOF {
+		x.watchOnEOF = false
+		x.startWatch()
+	}
+	x.watchMu.Unlock()
+}
+
 // stopWatch ends a running watch and takes in any bytes it read. Called on
-// the connection's goroutine at the end of each request and by Hijack.
-func (x *Ctx) stopWatch() {
+// the connection's goroutine at the end of each request (ending=true: Done
+// then reports the request over) and by Hijack.
+func (x *Ctx) stopWatch(ending bool) {
+	if ending {
+		x.inHandler.Store(false)
+	}
+	if !x.watchUsed.Load() {
+		return
+	}
 	c := x.conn
+	x.watchMu.Lock()
 	x.watchOnEOF = false
-	if x.watching {
-		x.watching = false
+	watching := x.watching
+	x.watching = false
+	x.watchMu.Unlock()
+	if watching {
+		// Not under watchMu: the watcher takes it to record its result.
 		c.nc.SetReadDeadline(aLongTimeAgo)
 		c.watchWG.Wait()
 		c.rkind = dlUser // force the next armRead to set a fresh deadline
@@ -115,8 +157,13 @@ func (x *Ctx) stopWatch() {
 		}
 		x.watchN, x.watchErr = 0, nil
 	}
+	x.watchMu.Lock()
 	if x.done != nil {
 		x.closeDone()
 	}
 	x.done, x.doneClosed, x.onDone = nil, false, nil
+	if ending {
+		x.watchUsed.Store(false)
+	}
+	x.watchMu.Unlock()
 }
