@@ -96,7 +96,7 @@ func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
 					panic(v)
 				}
 				log.Error("panic", slog.Any("panic", v), slog.String("path", r.URL.Path))
-				writeJSON(w, http.StatusInternalServerError, internalErrorBody)
+				writeJSON(w, http.StatusInternalServerError, InternalErrorBody)
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -105,7 +105,8 @@ func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
 
 // Canned bodies shared by every server.
 var (
-	internalErrorBody = []byte(`{"error":{"code":-32603,"message":"internal error"}}`)
+	// InternalErrorBody answers a panicking handler.
+	InternalErrorBody = []byte(`{"error":{"code":-32603,"message":"internal error"}}`)
 	// UnauthorizedBody answers a missing or unknown bearer token.
 	UnauthorizedBody = []byte(`{"error":{"code":-32000,"message":"missing or unknown bearer token"}}`)
 	// TooLargeBody answers a request body over MaxBodyBytes.

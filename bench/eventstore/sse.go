@@ -59,6 +59,12 @@ func (a *App) Follow(ctx context.Context, ns string, t Topic, w SSEWriter) error
 		}
 		return ev.Position
 	}
+	// A first line at once: it carries the reconnection delay, and it
+	// makes servers that send the head only with body bytes (fasthttp's
+	// adaptor) send it before the first event.
+	if _, err := w.Write([]byte("retry: 1000\n\n")); err != nil {
+		return err
+	}
 	var buf []byte
 	send := func(ev Event) error {
 		buf = AppendSSE(buf[:0], ev)

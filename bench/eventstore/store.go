@@ -12,7 +12,7 @@ import (
 type Event struct {
 	// Position is the event's global position in its namespace's log
 	// (1-based, increasing in append order).
-	Position int64 `json:"position"`
+	Position int64  `json:"position"`
 	Stream   string `json:"stream"`
 	// Version is the event's 0-based index within its stream.
 	Version  int64           `json:"version"`

@@ -1,21 +1,10 @@
 // Command fasthttp-adaptor serves the event store's unchanged http.Handler
 // on fasthttp through fasthttpadaptor.
+// The server is built by serve.Servers["fasthttp-adaptor"].
 //
 //	fasthttp-adaptor -addr 127.0.0.1:0 -store sqlite|memory [-db FILE] [-log FILE] [-cpuprofile FILE]
 package main
 
-import (
-	"net"
+import "github.com/riptide-http/riptide/bench/eventstore/serve"
 
-	"github.com/valyala/fasthttp"
-	"github.com/valyala/fasthttp/fasthttpadaptor"
-
-	"github.com/riptide-http/riptide/bench/eventstore/serve"
-)
-
-func main() {
-	serve.Main(func(e *serve.Env) (func(net.Listener) error, func()) {
-		srv := &fasthttp.Server{Handler: fasthttpadaptor.NewFastHTTPHandler(e.App.Handler(e.Log))}
-		return srv.Serve, func() { srv.Shutdown() }
-	})
-}
+func main() { serve.Main(serve.Servers["fasthttp-adaptor"]) }
