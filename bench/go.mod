@@ -6,6 +6,7 @@ replace github.com/riptide-http/riptide => ../
 
 require (
 	github.com/go-chi/chi/v5 v5.5.0
+	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/valyala/fasthttp v1.74.0
 	modernc.org/sqlite v1.61.1
 )

@@ -21,8 +21,8 @@ func (s Spread) SpreadPct() float64 {
 	return (s.Max - s.Min) / s.Median * 100
 }
 
-// spreadOf summarises xs; the zero Spread when xs is empty.
-func spreadOf(xs []float64) Spread {
+// SpreadOf summarises xs; the zero Spread when xs is empty.
+func SpreadOf(xs []float64) Spread {
 	if len(xs) == 0 {
 		return Spread{}
 	}

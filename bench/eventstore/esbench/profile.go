@@ -1,0 +1,94 @@
+package esbench
+
+import (
+	"os"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// Split is a CPU profile divided between the HTTP layer (server library,
+// net, syscalls), the application (the event-store code and its
+// middleware, encoding/json, log/slog, database/sql, SQLite, gzip) and the
+// runtime alone (GC workers, scheduler).
+type Split struct {
+	TotalSeconds   float64 `json:"total_seconds"`
+	HTTPPct        float64 `json:"http_pct"`
+	AppPct         float64 `json:"app_pct"`
+	RuntimePct     float64 `json:"runtime_pct"`
+	ProfileFile    string  `json:"profile_file"`
+	ProfileCommand string  `json:"profile_command"`
+}
+
+// Frames are attributed by package prefix. Frames of neither list (the
+// runtime's allocation and write barriers, sync, strings, io, time…) are
+// charged to the nearest caller that is on one: both sides use them.
+var (
+	httpPrefixes = []string{"net/http.", "net/textproto.", "net/url.", "net.", "bufio.", "internal/poll.",
+		"syscall.", "internal/runtime/syscall.", "github.com/valyala/", "github.com/riptide-http/riptide."}
+	appPrefixes = []string{"github.com/riptide-http/riptide/bench/", "encoding/json.", "log/slog.",
+		"database/sql", "modernc.org/", "compress/", "hash/", "runtime/metrics."}
+)
+
+// SplitProfile reads a CPU profile and splits its samples.
+func SplitProfile(path string) (Split, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Split{}, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return Split{}, err
+	}
+	vi := len(p.SampleType) - 1 // cpu nanoseconds
+	var http, app, rt float64
+	for _, s := range p.Sample {
+		v := float64(s.Value[vi])
+		switch classify(s) {
+		case "http":
+			http += v
+		case "app":
+			app += v
+		default:
+			rt += v
+		}
+	}
+	total := http + app + rt
+	sp := Split{TotalSeconds: total / 1e9, ProfileFile: path}
+	if total > 0 {
+		sp.HTTPPct, sp.AppPct, sp.RuntimePct = http/total*100, app/total*100, rt/total*100
+	}
+	return sp, nil
+}
+
+// classify walks a sample's stack from the leaf: the first frame that is
+// the HTTP layer's or the application's decides.
+func classify(s *profile.Sample) string {
+	for _, loc := range s.Location {
+		// Inlined frames come first in Line, innermost first.
+		for _, ln := range loc.Line {
+			if ln.Function == nil {
+				continue
+			}
+			name := ln.Function.Name
+			// Checked first: the app's packages sit under the library's path.
+			if hasPrefix(name, appPrefixes) {
+				return "app"
+			}
+			if hasPrefix(name, httpPrefixes) {
+				return "http"
+			}
+		}
+	}
+	return "runtime"
+}
+
+func hasPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
