@@ -17,6 +17,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -97,6 +98,14 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "eventstore-bench:", err)
 		return 1
 	}
+	// The raw output is kept with the results.
+	logf, err := os.Create(filepath.Join(dir, "run.log"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "eventstore-bench:", err)
+		return 1
+	}
+	defer logf.Close()
+	log := io.MultiWriter(os.Stderr, logf)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer harness.Cleanup()
@@ -106,18 +115,18 @@ func run() int {
 		Streams: *streams, SeedEvents: *seed, Mix: load.Mix{Reads: *reads, Appends: *appends},
 		ServerCPUs: *serverCPUs, Profile: *profile, OutDir: dir,
 		Command: strings.TrimSpace("go -C bench run ./cmd/eventstore-bench " + strings.Join(os.Args[1:], " ")),
-		Log:     os.Stderr,
+		Log:     log,
 	}
 	res, err := esbench.Run(ctx, cfg)
 	if res != nil && len(res.Runs) > 0 {
 		if werr := esbench.WriteReport(res, dir); werr != nil {
-			fmt.Fprintln(os.Stderr, "eventstore-bench: writing report:", werr)
+			fmt.Fprintln(log, "eventstore-bench: writing report:", werr)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "results: %s\n", filepath.Join(dir, "results.md"))
+		fmt.Fprintf(log, "results: %s\n", filepath.Join(dir, "results.md"))
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "eventstore-bench:", err)
+		fmt.Fprintln(log, "eventstore-bench:", err)
 		return 1
 	}
 	return 0

@@ -188,7 +188,7 @@ func runStore(ctx context.Context, cfg Config, res *Results, store string) error
 			}
 			rel, _ := filepath.Rel(cfg.OutDir, s.prof)
 			sp.ProfileFile = rel
-			sp.ProfileCommand = fmt.Sprintf("go tool pprof -top bin/eventstore/%s %s", s.name, rel)
+			sp.ProfileCommand = "go tool pprof -top " + rel
 			res.Profiles[store+"/"+s.name] = sp
 		}
 	}
