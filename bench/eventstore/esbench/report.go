@@ -87,21 +87,9 @@ func Summarize(res *Results) []StoreSummary {
 // roundRatios returns, for every round in which both server and ref ran
 // clean, v(server)/v(ref).
 func roundRatios(runs []RunRecord, store, server, ref string, v func(RunRecord) float64) []float64 {
-	refV := map[int]float64{}
-	for _, r := range runs {
-		if r.Store == store && r.Server == ref && !r.Flagged && v(r) > 0 {
-			refV[r.Round] = v(r)
-		}
-	}
-	var out []float64
-	for _, r := range runs {
-		if r.Store == store && r.Server == server && !r.Flagged {
-			if b, ok := refV[r.Round]; ok {
-				out = append(out, v(r)/b)
-			}
-		}
-	}
-	return out
+	return harness.RoundRatios(runs, server, ref, func(r RunRecord) (string, int, bool, float64) {
+		return r.Server, r.Round, r.Store == store && !r.Flagged, v(r)
+	})
 }
 
 // WriteReport writes results.json, results.md and the PNG charts into dir.
