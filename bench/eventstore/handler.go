@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 )
 
 // Handler returns the whole service as one http.Handler: ServeMux routing
@@ -16,6 +17,9 @@ func (a *App) Handler(log *slog.Logger) http.Handler {
 	mux.Handle("POST /rpc", a.authenticate(gzipLarge(http.HandlerFunc(a.serveRPC))))
 	mux.Handle("GET /subscribe", a.authenticate(http.HandlerFunc(a.serveSubscribe)))
 	mux.HandleFunc("GET "+MetricsPath, serveMetrics)
+	// The CPU-profile endpoint Go services commonly expose; the benchmark
+	// runner's -profile takes the measured runs' profiles from it.
+	mux.HandleFunc("GET "+ProfilePath, pprof.Profile)
 	return withRequestID(accessLog(log, recoverPanics(log, mux)))
 }
 
@@ -33,6 +37,10 @@ func (a *App) serveRPC(w http.ResponseWriter, r *http.Request) {
 	status, out := a.Call(r.Context(), ns, body)
 	writeJSON(w, status, out)
 }
+
+// ProfilePath serves a CPU profile of the next ?seconds=N seconds
+// (net/http/pprof.Profile), unauthenticated like MetricsPath.
+const ProfilePath = "/debug/pprof/profile"
 
 func serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, MetricsJSON())

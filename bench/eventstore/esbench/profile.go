@@ -1,6 +1,7 @@
 package esbench
 
 import (
+	"errors"
 	"os"
 	"strings"
 
@@ -30,18 +31,43 @@ var (
 		"database/sql", "modernc.org/", "compress/", "hash/", "runtime/metrics."}
 )
 
-// SplitProfile reads a CPU profile and splits its samples.
-func SplitProfile(path string) (Split, error) {
+// SplitProfiles merges the CPU profiles at paths, writes the merged
+// profile to merged and splits its samples.
+func SplitProfiles(paths []string, merged string) (Split, error) {
+	var ps []*profile.Profile
+	for _, path := range paths {
+		p, err := readProfile(path)
+		if err != nil {
+			return Split{}, err
+		}
+		ps = append(ps, p)
+	}
+	p, err := profile.Merge(ps)
+	if err != nil {
+		return Split{}, err
+	}
+	f, err := os.Create(merged)
+	if err != nil {
+		return Split{}, err
+	}
+	if err := errors.Join(p.Write(f), f.Close()); err != nil {
+		return Split{}, err
+	}
+	return split(p), nil
+}
+
+func readProfile(path string) (*profile.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Split{}, err
+		return nil, err
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		return Split{}, err
-	}
-	vi := len(p.SampleType) - 1 // cpu nanoseconds
+	return profile.Parse(f)
+}
+
+// split divides p's CPU time (its last sample value, nanoseconds).
+func split(p *profile.Profile) Split {
+	vi := len(p.SampleType) - 1
 	var http, app, rt float64
 	for _, s := range p.Sample {
 		v := float64(s.Value[vi])
@@ -55,11 +81,11 @@ func SplitProfile(path string) (Split, error) {
 		}
 	}
 	total := http + app + rt
-	sp := Split{TotalSeconds: total / 1e9, ProfileFile: path}
+	sp := Split{TotalSeconds: total / 1e9}
 	if total > 0 {
 		sp.HTTPPct, sp.AppPct, sp.RuntimePct = http/total*100, app/total*100, rt/total*100
 	}
-	return sp, nil
+	return sp
 }
 
 // classify walks a sample's stack from the leaf: the first frame that is

@@ -7,6 +7,7 @@ package esbench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,7 +44,8 @@ type Config struct {
 	SeedEvents  int           `json:"seed_events_per_stream"`
 	Mix         load.Mix      `json:"mix"`
 	ServerCPUs  string        `json:"server_cpus"`
-	// Profile writes CPU profiles of the Profiled servers and splits them.
+	// Profile takes CPU profiles of the Profiled servers' measured runs
+	// (from eventstore.ProfilePath) and splits them.
 	Profile bool      `json:"profile"`
 	OutDir  string    `json:"-"`
 	Command string    `json:"command"`
@@ -125,7 +127,9 @@ type server struct {
 	name  string
 	proc  *harness.Proc
 	state *load.State
-	prof  string
+	// profDir, when set, receives a CPU profile of every measured run.
+	profDir  string
+	profiles []string
 }
 
 func runStore(ctx context.Context, cfg Config, res *Results, store string) error {
@@ -164,7 +168,11 @@ func runStore(ctx context.Context, cfg Config, res *Results, store string) error
 	for r := range cfg.Rounds {
 		for pos := range servers {
 			s := servers[(pos+r)%len(servers)] // rotate the order every round
-			rec, err := measure(ctx, s, lc(s, cfg.Duration))
+			prof := ""
+			if s.profDir != "" {
+				prof = filepath.Join(s.profDir, fmt.Sprintf("%s-%s-r%d.pprof", store, s.name, r+1))
+			}
+			rec, err := measure(ctx, s, lc(s, cfg.Duration), prof)
 			if err != nil {
 				return err
 			}
@@ -179,20 +187,26 @@ func runStore(ctx context.Context, cfg Config, res *Results, store string) error
 		if rss, err := s.proc.PeakRSS(); err == nil {
 			res.PeakRSS[store+"/"+s.name] = rss
 		}
-		s.proc.Stop() // ends the CPU profile
-		if s.prof != "" {
-			sp, err := SplitProfile(s.prof)
-			if err != nil {
-				fmt.Fprintf(cfg.Log, "%s/%s: profile: %v\n", store, s.name, err)
-				continue
-			}
-			rel, _ := filepath.Rel(cfg.OutDir, s.prof)
-			sp.ProfileFile = rel
-			sp.ProfileCommand = "go tool pprof -top " + rel
-			res.Profiles[store+"/"+s.name] = sp
+		s.proc.Stop()
+		if len(s.profiles) > 0 {
+			splitProfiles(cfg, res, store, s)
 		}
 	}
 	return nil
+}
+
+// splitProfiles merges a server's per-run profiles and records the split.
+func splitProfiles(cfg Config, res *Results, store string, s *server) {
+	merged := filepath.Join(cfg.OutDir, "profiles", store+"-"+s.name+".pprof")
+	sp, err := SplitProfiles(s.profiles, merged)
+	if err != nil {
+		fmt.Fprintf(cfg.Log, "%s/%s: profile: %v\n", store, s.name, err)
+		return
+	}
+	rel, _ := filepath.Rel(cfg.OutDir, merged)
+	sp.ProfileFile = rel
+	sp.ProfileCommand = "go tool pprof -top " + rel
+	res.Profiles[store+"/"+s.name] = sp
 }
 
 func startServer(ctx context.Context, cfg Config, store, name string) (*server, error) {
@@ -202,12 +216,13 @@ func startServer(ctx context.Context, cfg Config, store, name string) (*server, 
 	}
 	// The file stays open for the server's life; the process exit closes it.
 	s := &server{name: name}
-	args := []string{"-store", store}
 	if cfg.Profile && contains(Profiled, name) {
-		s.prof = filepath.Join(cfg.OutDir, "profiles", store+"-"+name+".pprof")
-		args = append(args, "-cpuprofile", s.prof)
+		s.profDir = filepath.Join(cfg.OutDir, "profiles", "runs")
+		if err := os.MkdirAll(s.profDir, 0o755); err != nil {
+			return nil, err
+		}
 	}
-	p, err := harness.Start(ctx, harnessServer(name), harness.StartOptions{BinDir: binDir(cfg.Root), Args: args,
+	p, err := harness.Start(ctx, harnessServer(name), harness.StartOptions{BinDir: binDir(cfg.Root), Args: []string{"-store", store},
 		CPUs: cfg.ServerCPUs, Log: logf})
 	if err != nil {
 		return nil, err
@@ -227,15 +242,25 @@ func contains(list []string, s string) bool {
 
 // measure runs the load once against s and reads the server's CPU time
 // (/proc) and allocation counters (its metrics route) around it.
-func measure(ctx context.Context, s *server, lc load.Config) (RunRecord, error) {
+func measure(ctx context.Context, s *server, lc load.Config, prof string) (RunRecord, error) {
 	rec := RunRecord{Server: s.name}
 	m0, err := metrics(ctx, lc.Base)
 	if err != nil {
 		return rec, err
 	}
+	var profErr chan error
+	if prof != "" {
+		profErr = make(chan error, 1)
+		go func() { profErr <- fetchProfile(ctx, lc.Base, lc.Duration, prof) }()
+	}
 	cpu0, _ := s.proc.CPUSeconds()
 	r, err := load.Run(ctx, lc, s.state)
 	cpu1, _ := s.proc.CPUSeconds()
+	if profErr != nil {
+		if perr := <-profErr; perr == nil {
+			s.profiles = append(s.profiles, prof)
+		}
+	}
 	if ctx.Err() != nil {
 		return rec, ctx.Err()
 	}
@@ -269,6 +294,30 @@ func flagOf(r load.Result, err, merr error, p *harness.Proc) string {
 		return "metrics: " + merr.Error()
 	}
 	return ""
+}
+
+// fetchProfile saves a CPU profile of the next d (whole seconds, at least
+// one) from the server's profile endpoint.
+func fetchProfile(ctx context.Context, base string, d time.Duration, path string) error {
+	u := fmt.Sprintf("%s%s?seconds=%d", base, eventstore.ProfilePath, max(int(d/time.Second), 1))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile: status %d", resp.StatusCode)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, resp.Body)
+	return errors.Join(err, f.Close())
 }
 
 func metrics(ctx context.Context, base string) (eventstore.Metrics, error) {

@@ -288,61 +288,64 @@ func (c *client) append(ctx context.Context, st *State, rng *rand.Rand, i int) (
 	return false, nil
 }
 
+// Reads check the reply's shape instead of decoding every event: decoding
+// whole pages would take the two shared vCPUs from the server under test.
+var nonEmptyEvents = []byte(`"result":{"events":[{"position":`)
+
 // readStream reads the last ten events of a random stream.
 func (c *client) readStream(ctx context.Context, st *State, rng *rand.Rand) error {
 	i := rng.IntN(len(st.versions))
 	from := max(0, st.versions[i].Load()-9)
-	var r struct {
-		Result *eventstore.ReadResult `json:"result"`
-	}
 	body := fmt.Sprintf(`{"id":%d,"method":"read_stream","params":{"stream":%q,"from":%d,"limit":10}}`,
 		rng.IntN(1e9), StreamName(i), from)
-	if err := c.call(ctx, body, &r); err != nil {
-		return err
+	b, err := c.post(ctx, body)
+	if err == nil && !bytes.Contains(b, nonEmptyEvents) {
+		err = fmt.Errorf("read_stream: unexpected reply %.200s", b)
 	}
-	if r.Result == nil {
-		return fmt.Errorf("read_stream: no result")
-	}
-	return nil
+	return err
 }
 
 // readCategory reads a page of 50 events of a random category from a
 // random position.
 func (c *client) readCategory(ctx context.Context, st *State, rng *rand.Rand) error {
 	from := 1 + rng.Int64N(max(st.maxPos.Load()-500, 1))
-	var r struct {
-		Result *eventstore.ReadResult `json:"result"`
-	}
 	body := fmt.Sprintf(`{"id":%d,"method":"read_category","params":{"category":"c%d","from":%d,"limit":50}}`,
 		rng.IntN(1e9), rng.IntN(Categories), from)
-	if err := c.call(ctx, body, &r); err != nil {
-		return err
+	b, err := c.post(ctx, body)
+	if err == nil && !bytes.Contains(b, nonEmptyEvents) {
+		err = fmt.Errorf("read_category: unexpected reply %.200s", b)
 	}
-	if r.Result == nil || len(r.Result.Events) == 0 {
-		return fmt.Errorf("read_category: empty page")
-	}
-	return nil
+	return err
 }
 
 // call posts one RPC and decodes a 200 reply into out.
 func (c *client) call(ctx context.Context, body string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/rpc", strings.NewReader(body))
+	b, err := c.post(ctx, body)
 	if err != nil {
 		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// post posts one RPC and returns the body of a 200 reply.
+func (c *client) post(ctx context.Context, body string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/rpc", strings.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+Token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(b))
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(b))
 	}
-	return json.Unmarshal(b, out)
+	return b, nil
 }
