@@ -21,7 +21,7 @@ type Subscription struct {
 }
 
 // subscriptionBuffer is how many events a slow subscriber may lag.
-const subscriptionBuffer = 1024
+const subscriptionBuffer = 256
 
 // NewBroker returns a Broker without subscribers.
 func NewBroker() *Broker { return &Broker{subs: map[*Subscription]bool{}} }
