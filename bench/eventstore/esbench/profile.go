@@ -9,7 +9,7 @@ import (
 )
 
 // Split is a CPU profile divided between the HTTP layer (server library,
-// net, syscalls), the application (the event-store code and its
+// net, network syscalls), the application (the event-store code and its
 // middleware, encoding/json, log/slog, database/sql, SQLite, gzip) and the
 // runtime alone (GC workers, scheduler).
 type Split struct {
@@ -22,11 +22,12 @@ type Split struct {
 }
 
 // Frames are attributed by package prefix. Frames of neither list (the
-// runtime's allocation and write barriers, sync, strings, io, time…) are
-// charged to the nearest caller that is on one: both sides use them.
+// runtime's allocation and write barriers, syscalls, sync, strings, io,
+// time…) are charged to the nearest caller that is on one: both sides use
+// them (SQLite's file I/O is syscalls too).
 var (
-	httpPrefixes = []string{"net/http.", "net/textproto.", "net/url.", "net.", "bufio.", "internal/poll.",
-		"syscall.", "internal/runtime/syscall.", "github.com/valyala/", "github.com/riptide-http/riptide."}
+	httpPrefixes = []string{"net/http.", "net/textproto.", "net/url.", "net.", "bufio.",
+		"github.com/valyala/", "github.com/riptide-http/riptide."}
 	appPrefixes = []string{"github.com/riptide-http/riptide/bench/", "encoding/json.", "log/slog.",
 		"database/sql", "modernc.org/", "compress/", "hash/", "runtime/metrics."}
 )

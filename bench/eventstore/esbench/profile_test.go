@@ -28,6 +28,8 @@ func TestClassify(t *testing.T) {
 		{"riptide's engine is the HTTP layer", sample("runtime.memmove", "github.com/riptide-http/riptide.(*conn).serve"), "http"},
 		{"fasthttp is the HTTP layer", sample("sync.(*Pool).Get", "github.com/valyala/fasthttp.(*Server).serveConn"), "http"},
 		{"SQLite is the app's", sample("modernc.org/libc.Xmemcpy", "modernc.org/sqlite.(*conn).step", "database/sql.(*DB).QueryContext"), "app"},
+		{"SQLite's file I/O is the app's", sample("internal/runtime/syscall/linux.Syscall6", "syscall.Syscall6",
+			"golang.org/x/sys/unix.Pread", "modernc.org/libc.Xpread", "modernc.org/sqlite/lib._unixRead"), "app"},
 		{"GC workers are the runtime's", sample("runtime.scanobject", "runtime.gcDrain", "runtime.gcBgMarkWorker"), "runtime"},
 	} {
 		if got := classify(tc.sample); got != tc.want {

@@ -205,7 +205,7 @@ func writeMarkdown(w io.Writer, res *Results, charts []string) {
 	}
 	if len(res.Profiles) > 0 {
 		fmt.Fprintf(w, "## CPU profile split\n\nThe measured runs only (profiles taken from the server's /debug/pprof/profile during each run, merged). HTTP layer: the server library, "+
-			"net, bufio, syscalls; application: the event-store code and middleware, encoding/json, log/slog, database/sql, SQLite, gzip; "+
+			"net, bufio and the syscalls they make; application: the event-store code and middleware, encoding/json, log/slog, database/sql, SQLite (its file I/O included), gzip; "+
 			"runtime: samples with neither on the stack (GC workers, scheduler). Runtime frames under a caller count for that caller.\n\n")
 		fmt.Fprintf(w, "| store/server | CPU s | HTTP layer | application | runtime only | profile |\n|---|---|---|---|---|---|\n")
 		for _, store := range c.Stores {
