@@ -49,8 +49,16 @@ func run() int {
 		profile     = flag.Bool("profile", false, "CPU-profile nethttp and riptide-compat and split HTTP layer vs application")
 		quick       = flag.Bool("quick", false, "smoke run: 2 rounds × 3 s, no warm-up (explicit flags win)")
 		out         = flag.String("out", "", "results directory (default: bench/results/eventstore-<date>[-quick])")
+		report      = flag.String("report", "", "only rewrite results.md and the charts of this results directory from its results.json")
 	)
 	flag.Parse()
+	if *report != "" {
+		if err := esbench.Rereport(*report); err != nil {
+			fmt.Fprintln(os.Stderr, "eventstore-bench:", err)
+			return 1
+		}
+		return 0
+	}
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *quick {

@@ -113,6 +113,21 @@ func WriteReport(res *Results, dir string) error {
 	return f.Close()
 }
 
+// Rereport rewrites results.md and the charts in dir from its
+// results.json, for a report format changed after the run.
+func Rereport(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return err
+	}
+	var res Results
+	if err := json.Unmarshal(b, &res); err != nil {
+		return err
+	}
+	res.Summary = Summarize(&res)
+	return WriteReport(&res, dir)
+}
+
 func writeCharts(res *Results, dir string) ([]string, error) {
 	var files []string
 	for _, ss := range res.Summary {
@@ -139,18 +154,30 @@ func writeCharts(res *Results, dir string) ([]string, error) {
 			servers = append(servers, sn)
 		}
 	}
-	ok, err := harness.RatioChart(filepath.Join(dir, "ratio-nethttp.png"),
-		"event store: ops/s relative to net/http (median of per-round ratios, whiskers min–max)",
-		"× net/http", stores, servers, func(store, server string) harness.Spread {
-			if s := find(res, store, server); s != nil {
-				return s.VsBaseline
-			}
-			return harness.Spread{}
-		})
-	if ok {
-		files = append(files, "ratio-nethttp.png")
+	for _, c := range []struct {
+		file, title string
+		ratio       func(*ServerSummary) harness.Spread
+	}{
+		{"ratio-nethttp.png", "event store: ops/s relative to net/http (median of per-round ratios, whiskers min–max)",
+			func(s *ServerSummary) harness.Spread { return s.VsBaseline }},
+		{"bytes-nethttp.png", "event store: bytes allocated per op relative to net/http (lower is better)",
+			func(s *ServerSummary) harness.Spread { return s.BytesVsBaseline }},
+	} {
+		ok, err := harness.RatioChart(filepath.Join(dir, c.file), c.title, "× net/http", stores, servers,
+			func(store, server string) harness.Spread {
+				if s := find(res, store, server); s != nil {
+					return c.ratio(s)
+				}
+				return harness.Spread{}
+			})
+		if err != nil {
+			return files, err
+		}
+		if ok {
+			files = append(files, c.file)
+		}
 	}
-	return files, err
+	return files, nil
 }
 
 func find(res *Results, store, server string) *ServerSummary {

@@ -2,6 +2,9 @@ package esbench
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/riptide-http/riptide/bench/eventstore/load"
@@ -38,5 +41,52 @@ func TestSummarizeRatiosPerRound(t *testing.T) {
 	}
 	if nh := sum[0].Servers[0]; nh.Runs != 3 || nh.Flagged != 1 || nh.OpsPerSec.N != 2 || nh.OpsPerSec.Median != 1500 {
 		t.Errorf("nethttp %+v, want 2 clean runs of 3, median 1500", nh)
+	}
+}
+
+func TestWriteReport(t *testing.T) {
+	res := &Results{Config: Config{Stores: []string{"sqlite", "memory"}, Servers: []string{"nethttp", "riptide-compat", "fasthttp-native"},
+		Rounds: 1, Command: "go -C bench run ./cmd/eventstore-bench -quick"}, PeakRSS: map[string]int64{"memory/nethttp": 30 << 20}}
+	for _, store := range res.Config.Stores {
+		for i, sn := range res.Config.Servers {
+			res.Runs = append(res.Runs, RunRecord{Store: store, Server: sn, Round: 1, OpsPerSec: float64(1000 * (i + 1)),
+				BytesPerOp: float64(10000 - 1000*i)})
+		}
+	}
+	res.Runs = append(res.Runs, RunRecord{Store: "memory", Server: "nethttp", Round: 2, Flagged: true, Flag: "3 errors, first: boom"})
+	res.Summary = Summarize(res)
+	dir := t.TempDir()
+	if err := WriteReport(res, dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"## Store: sqlite", "## Store: memory",
+		"| riptide-compat | 2,000 | 2.00 (2.00–2.00) | 0.67 (0.67–0.67) |",
+		"| 0.90 (0.90–0.90) |", // riptide-compat's bytes/op against nethttp
+		"30.0 MiB", "memory/nethttp round 2: 3 errors, first: boom",
+		"![ratio-nethttp](ratio-nethttp.png)", "![bytes-nethttp](bytes-nethttp.png)",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("results.md lacks %q", want)
+		}
+	}
+	// Rereport round-trips results.json and rewrites the same report.
+	before, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err := Rereport(dir); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	md2, _ := os.ReadFile(filepath.Join(dir, "results.md"))
+	if string(before) != string(after) || string(md) != string(md2) {
+		t.Error("Rereport changed results.json or results.md")
+	}
+	for _, f := range []string{"results.json", "ops-sqlite.png", "ops-memory.png", "ratio-nethttp.png", "bytes-nethttp.png"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s not written: %v", f, err)
+		}
 	}
 }
