@@ -45,36 +45,39 @@ func Summarize(res *Results) []StoreSummary {
 		ss := StoreSummary{Store: store}
 		for _, sn := range res.Config.Servers {
 			s := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[store+"/"+sn]}
-			var ops, p50, p99, sse, cpu, bytes, objs []float64
+			var clean []RunRecord
 			for _, r := range res.Runs {
-				if r.Store != store || r.Server != sn {
-					continue
+				if r.Store == store && r.Server == sn {
+					s.Runs++
+					if r.Flagged {
+						s.Flagged++
+					} else {
+						clean = append(clean, r)
+					}
 				}
-				s.Runs++
-				if r.Flagged {
-					s.Flagged++
-					continue
-				}
-				ops = append(ops, r.OpsPerSec)
-				p50 = append(p50, r.P50US)
-				p99 = append(p99, r.P99US)
-				sse = append(sse, r.SSEP99US)
-				cpu = append(cpu, r.CPUPerOpUS)
-				bytes = append(bytes, r.BytesPerOp)
-				objs = append(objs, r.ObjectsPerOp)
 			}
 			if s.Runs == 0 {
 				continue
 			}
-			s.OpsPerSec = harness.SpreadOf(ops)
-			s.P50US, s.P99US = harness.SpreadOf(p50).Median, harness.SpreadOf(p99).Median
-			s.SSEP99US, s.CPUPerOpUS = harness.SpreadOf(sse).Median, harness.SpreadOf(cpu).Median
-			s.BytesPerOp, s.ObjectsPerOp = harness.SpreadOf(bytes).Median, harness.SpreadOf(objs).Median
-			opsOf := func(r RunRecord) float64 { return r.OpsPerSec }
-			s.VsBaseline = harness.SpreadOf(roundRatios(res.Runs, store, sn, Baseline, opsOf))
-			s.VsReference = harness.SpreadOf(roundRatios(res.Runs, store, sn, Reference, opsOf))
-			s.BytesVsBaseline = harness.SpreadOf(roundRatios(res.Runs, store, sn, Baseline,
-				func(r RunRecord) float64 { return r.BytesPerOp }))
+			over := func(v func(RunRecord) float64) harness.Spread {
+				xs := make([]float64, len(clean))
+				for i, r := range clean {
+					xs[i] = v(r)
+				}
+				return harness.SpreadOf(xs)
+			}
+			ops := func(r RunRecord) float64 { return r.OpsPerSec }
+			bytes := func(r RunRecord) float64 { return r.BytesPerOp }
+			s.OpsPerSec = over(ops)
+			s.P50US = over(func(r RunRecord) float64 { return r.P50US }).Median
+			s.P99US = over(func(r RunRecord) float64 { return r.P99US }).Median
+			s.SSEP99US = over(func(r RunRecord) float64 { return r.SSEP99US }).Median
+			s.CPUPerOpUS = over(func(r RunRecord) float64 { return r.CPUPerOpUS }).Median
+			s.BytesPerOp = over(bytes).Median
+			s.ObjectsPerOp = over(func(r RunRecord) float64 { return r.ObjectsPerOp }).Median
+			s.VsBaseline = harness.SpreadOf(roundRatios(res.Runs, store, sn, Baseline, ops))
+			s.VsReference = harness.SpreadOf(roundRatios(res.Runs, store, sn, Reference, ops))
+			s.BytesVsBaseline = harness.SpreadOf(roundRatios(res.Runs, store, sn, Baseline, bytes))
 			ss.Servers = append(ss.Servers, s)
 		}
 		if len(ss.Servers) > 0 {
