@@ -97,23 +97,8 @@ func roundRatios(runs []RunRecord, store, server, ref string, v func(RunRecord) 
 
 // WriteReport writes results.json, results.md and the PNG charts into dir.
 func WriteReport(res *Results, dir string) error {
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	charts, err := writeCharts(res, dir)
-	if err != nil {
-		return fmt.Errorf("charts: %w", err)
-	}
-	f, err := os.Create(filepath.Join(dir, "results.md"))
-	if err != nil {
-		return err
-	}
-	writeMarkdown(f, res, charts)
-	return f.Close()
+	return harness.WriteResults(dir, res, func() ([]string, error) { return writeCharts(res, dir) },
+		func(w io.Writer, charts []string) { writeMarkdown(w, res, charts) })
 }
 
 // Rereport rewrites results.md and the charts in dir from its

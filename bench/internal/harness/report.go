@@ -95,17 +95,25 @@ func Summarize(res *Results) []WorkloadSummary {
 
 // WriteReport writes results.json, results.md and the PNG charts into dir.
 func WriteReport(res *Results, dir string) error {
+	return WriteResults(dir, res, func() (map[string]string, error) { return WriteCharts(res, dir) },
+		func(w io.Writer, charts map[string]string) { writeMarkdown(w, res, charts) })
+}
+
+// WriteResults lays out a benchmark report in dir, as every benchmark of
+// this module does: v as results.json, then the charts (charts draws them
+// and says what it drew), then results.md written by md.
+func WriteResults[C any](dir string, v any, charts func() (C, error), md func(w io.Writer, charts C)) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(res, "", "  ")
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	charts, err := WriteCharts(res, dir)
+	drawn, err := charts()
 	if err != nil {
 		return fmt.Errorf("charts: %w", err)
 	}
@@ -113,7 +121,7 @@ func WriteReport(res *Results, dir string) error {
 	if err != nil {
 		return err
 	}
-	writeMarkdown(f, res, charts)
+	md(f, drawn)
 	return f.Close()
 }
 
