@@ -148,8 +148,7 @@ func Run(ctx context.Context, cfg Config, st *State) (Result, error) {
 	close(stop)
 	wg.Wait()
 	res.Elapsed = time.Since(start)
-	// Let the last events arrive before the subscriptions end.
-	time.Sleep(200 * time.Millisecond)
+	awaitDelivery(subs, acks, deliveryGrace)
 	stopSubs()
 	subWG.Wait()
 

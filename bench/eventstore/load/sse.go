@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/bench/eventstore"
@@ -23,6 +24,36 @@ type ackLog struct {
 type ack struct {
 	t        time.Time
 	category string
+}
+
+// count returns how many acknowledged events are in category.
+func (a *ackLog) count(category string) int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var n int64
+	for _, k := range a.at {
+		if k.category == category {
+			n++
+		}
+	}
+	return n
+}
+
+// deliveryGrace bounds the wait, after the load stops, for the events
+// still on their way to subscribers; one that has not arrived by then is
+// lost.
+const deliveryGrace = 5 * time.Second
+
+// awaitDelivery waits until every subscriber has received as many events
+// as were acknowledged in its category, or grace has passed.
+func awaitDelivery(subs []*subscriber, acks *ackLog, grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	for _, s := range subs {
+		want := acks.count(s.category)
+		for s.n.Load() < want && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }
 
 func (a *ackLog) ack(pos int64, category string) {
@@ -69,6 +100,7 @@ type received struct {
 // subscriber follows one category over SSE and timestamps every event.
 type subscriber struct {
 	category string
+	n        atomic.Int64 // events received so far
 	resp     *http.Response
 	got      []received
 	err      error
@@ -106,6 +138,7 @@ func (s *subscriber) read() {
 		case line == "":
 			if id >= 0 {
 				s.got = append(s.got, received{pos: id, at: time.Now()})
+				s.n.Add(1)
 			}
 			id = -1
 		case strings.HasPrefix(line, "id: "):
