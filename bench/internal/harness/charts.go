@@ -75,64 +75,92 @@ func WriteCharts(res *Results, dir string) (map[string]string, error) {
 }
 
 func rpsChart(ws WorkloadSummary, path string) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: requests/s (median of rounds, whiskers min–max)", ws.Workload)
-	p.Y.Label.Text = "requests per second"
-	p.Y.Min = 0
-	var vals plotter.Values
 	var names []string
-	w := &whiskers{}
-	for i, ss := range ws.Servers {
-		vals = append(vals, ss.RPS.Median)
+	var vals []Spread
+	for _, ss := range ws.Servers {
 		names = append(names, ss.Server)
-		w.add(float64(i), ss.RPS)
+		vals = append(vals, ss.RPS)
 	}
-	bars, err := plotter.NewBarChart(vals, vg.Points(28))
+	return BarChart(path, fmt.Sprintf("%s: requests/s (median of rounds, whiskers min–max)", ws.Workload),
+		"requests per second", names, vals)
+}
+
+// BarChart saves a PNG bar chart: one bar per name at the median of its
+// Spread, with min–max whiskers.
+func BarChart(path, title, ylabel string, names []string, vals []Spread) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = ylabel
+	p.Y.Min = 0
+	var medians plotter.Values
+	w := &whiskers{}
+	ymax := 1.0
+	for i, v := range vals {
+		medians = append(medians, v.Median)
+		w.add(float64(i), v)
+		ymax = math.Max(ymax, v.Max)
+	}
+	bars, err := plotter.NewBarChart(medians, vg.Points(28))
 	if err != nil {
 		return err
 	}
 	bars.Color = plotutil.Color(0)
 	bars.LineStyle.Width = 0
 	p.Add(plotter.NewGrid(), bars, w)
-	p.Y.Max = 1.1 * maxRPS(ws)
+	p.Y.Max = 1.1 * ymax
 	p.NominalX(names...)
 	return p.Save(vg.Length(6+2*len(names))*vg.Centimeter, 9*vg.Centimeter, path)
 }
 
 func ratioChart(res *Results, path string) (bool, error) {
-	p := plot.New()
-	p.Add(plotter.NewGrid())
-	p.Title.Text = "throughput relative to net/http (median of per-round ratios, whiskers min–max)"
-	p.Y.Label.Text = "× net/http"
-	p.Y.Min = 0
-	var workloads []string
+	var workloads, servers []string
 	for _, ws := range res.Summary {
 		workloads = append(workloads, ws.Workload)
 	}
-	if len(workloads) == 0 {
-		return false, nil
-	}
-	var servers []string
 	for _, sn := range res.Servers {
 		if sn != Baseline {
 			servers = append(servers, sn)
 		}
 	}
-	width := vg.Points(float64(64) / float64(max(len(servers), 1)))
+	byWorkload := map[string]WorkloadSummary{}
+	for _, ws := range res.Summary {
+		byWorkload[ws.Workload] = ws
+	}
+	return RatioChart(path, "throughput relative to net/http (median of per-round ratios, whiskers min–max)",
+		"× net/http", workloads, servers, func(group, series string) Spread {
+			if ss := findServer(byWorkload[group], series); ss != nil {
+				return ss.VsBaseline
+			}
+			return Spread{}
+		})
+}
+
+// RatioChart saves a PNG grouped bar chart of ratios: one group per entry
+// of groups (workloads, store variants), one coloured bar per series
+// (servers) at the median of ratio(group, series) with min–max whiskers,
+// and a dashed line at 1. It reports whether any bar had data.
+func RatioChart(path, title, ylabel string, groups, series []string, ratio func(group, series string) Spread) (bool, error) {
+	if len(groups) == 0 {
+		return false, nil
+	}
+	p := plot.New()
+	p.Add(plotter.NewGrid())
+	p.Title.Text = title
+	p.Y.Label.Text = ylabel
+	p.Y.Min = 0
+	width := vg.Points(float64(64) / float64(max(len(series), 1)))
 	plotted := false
-	for i, sn := range servers {
+	ymax := 1.0
+	for i, sn := range series {
 		var vals plotter.Values
 		w := &whiskers{}
-		for j, ws := range res.Summary {
-			ss := findServer(ws, sn)
-			var r Spread
-			if ss != nil {
-				r = ss.VsBaseline
-			}
+		for j, g := range groups {
+			r := ratio(g, sn)
 			vals = append(vals, r.Median)
 			if r.N > 0 {
 				plotted = true
 				w.add(float64(j), r)
+				ymax = math.Max(ymax, r.Max)
 			}
 		}
 		bars, err := plotter.NewBarChart(vals, width)
@@ -141,7 +169,7 @@ func ratioChart(res *Results, path string) (bool, error) {
 		}
 		bars.Color = plotutil.Color(i)
 		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(float64(i)-float64(len(servers)-1)/2) * width
+		bars.Offset = vg.Length(float64(i)-float64(len(series)-1)/2) * width
 		w.offset = bars.Offset
 		p.Add(bars)
 		p.Legend.Add(sn, bars)
@@ -156,21 +184,7 @@ func ratioChart(res *Results, path string) (bool, error) {
 	p.Legend.Top = true
 	p.Legend.Left = true
 	// Headroom above the tallest whisker for the legend.
-	ymax := 1.0
-	for _, ws := range res.Summary {
-		for _, ss := range ws.Servers {
-			ymax = math.Max(ymax, ss.VsBaseline.Max)
-		}
-	}
 	p.Y.Max = ymax * 1.25
-	p.NominalX(workloads...)
-	return plotted, p.Save(vg.Length(12+3*len(workloads))*vg.Centimeter, 11*vg.Centimeter, path)
-}
-
-func maxRPS(ws WorkloadSummary) float64 {
-	m := 1.0
-	for _, ss := range ws.Servers {
-		m = math.Max(m, ss.RPS.Max)
-	}
-	return m
+	p.NominalX(groups...)
+	return plotted, p.Save(vg.Length(12+3*len(groups))*vg.Centimeter, 11*vg.Centimeter, path)
 }

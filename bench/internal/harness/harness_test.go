@@ -60,8 +60,8 @@ func TestSpread(t *testing.T) {
 		{"empty is zero", nil, Spread{}},
 	}
 	for _, tc := range tests {
-		if got := spreadOf(tc.in); got != tc.want {
-			t.Errorf("%s: spreadOf(%v) = %+v, want %+v", tc.name, tc.in, got, tc.want)
+		if got := SpreadOf(tc.in); got != tc.want {
+			t.Errorf("%s: SpreadOf(%v) = %+v, want %+v", tc.name, tc.in, got, tc.want)
 		}
 	}
 	if !math.IsNaN((Spread{}).SpreadPct()) {

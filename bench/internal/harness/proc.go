@@ -44,6 +44,10 @@ type StartOptions struct {
 	// Log receives the server's standard error (and nginx's logs); nil
 	// discards it.
 	Log io.Writer
+	// Args, when not nil, replace "-profile Profile" and the workload's
+	// flags on a Go server's command line (after -addr): for servers with
+	// their own flags, such as the event-store servers.
+	Args []string
 }
 
 // live tracks started processes so that Cleanup can stop them on any exit.
@@ -85,9 +89,15 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 	announce := true
 	switch s.Kind {
 	case KindGo:
-		argv = []string{s.BinPath(o.BinDir), "-addr", "127.0.0.1:0", "-profile", o.Profile}
-		if o.Workload != nil {
-			argv = append(argv, o.Workload.ServerFlags()...)
+		argv = []string{s.BinPath(o.BinDir), "-addr", "127.0.0.1:0"}
+		switch {
+		case o.Args != nil:
+			argv = append(argv, o.Args...)
+		default:
+			argv = append(argv, "-profile", o.Profile)
+			if o.Workload != nil {
+				argv = append(argv, o.Workload.ServerFlags()...)
+			}
 		}
 	case KindCeiling:
 		if o.Profile != "bench" {

@@ -76,14 +76,14 @@ func Summarize(res *Results) []WorkloadSummary {
 			if ss.Runs == 0 {
 				continue
 			}
-			ss.RPS = spreadOf(rps)
-			ss.P50US = spreadOf(p50).Median
-			ss.P99US = spreadOf(p99).Median
-			ss.MeanUS = spreadOf(mean).Median
-			ss.SDUS = spreadOf(sd).Median
-			ss.CPUPerReqUS = spreadOf(cpu).Median
-			ss.VsBaseline = spreadOf(roundRatios(res.Runs, wn, sn, Baseline))
-			ss.VsReference = spreadOf(roundRatios(res.Runs, wn, sn, Reference))
+			ss.RPS = SpreadOf(rps)
+			ss.P50US = SpreadOf(p50).Median
+			ss.P99US = SpreadOf(p99).Median
+			ss.MeanUS = SpreadOf(mean).Median
+			ss.SDUS = SpreadOf(sd).Median
+			ss.CPUPerReqUS = SpreadOf(cpu).Median
+			ss.VsBaseline = SpreadOf(roundRatios(res.Runs, wn, sn, Baseline))
+			ss.VsReference = SpreadOf(roundRatios(res.Runs, wn, sn, Reference))
 			ws.Servers = append(ws.Servers, ss)
 		}
 		if len(ws.Servers) > 0 {
@@ -95,17 +95,25 @@ func Summarize(res *Results) []WorkloadSummary {
 
 // WriteReport writes results.json, results.md and the PNG charts into dir.
 func WriteReport(res *Results, dir string) error {
+	return WriteResults(dir, res, func() (map[string]string, error) { return WriteCharts(res, dir) },
+		func(w io.Writer, charts map[string]string) { writeMarkdown(w, res, charts) })
+}
+
+// WriteResults lays out a benchmark report in dir, as every benchmark of
+// this module does: v as results.json, then the charts (charts draws them
+// and says what it drew), then results.md written by md.
+func WriteResults[C any](dir string, v any, charts func() (C, error), md func(w io.Writer, charts C)) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(res, "", "  ")
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	charts, err := WriteCharts(res, dir)
+	drawn, err := charts()
 	if err != nil {
 		return fmt.Errorf("charts: %w", err)
 	}
@@ -113,7 +121,7 @@ func WriteReport(res *Results, dir string) error {
 	if err != nil {
 		return err
 	}
-	writeMarkdown(f, res, charts)
+	md(f, drawn)
 	return f.Close()
 }
 
@@ -199,10 +207,10 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 				l1, l2 = ss.MeanUS, ss.SDUS
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				ss.Server, num(ss.RPS.Median, ss.RPS.N), num(ss.RPS.Min, ss.RPS.N), num(ss.RPS.Max, ss.RPS.N),
+				ss.Server, FormatCount(ss.RPS.Median, ss.RPS.N), FormatCount(ss.RPS.Min, ss.RPS.N), FormatCount(ss.RPS.Max, ss.RPS.N),
 				pct(ss.RPS.SpreadPct()), ratioCell(&ss, true), ratioCell(&ss, false),
-				dur(l1, ss.RPS.N), dur(l2, ss.RPS.N), cpuCell(ss),
-				mib(ss.PeakRSS), flaggedCell(ss))
+				FormatMicros(l1, ss.RPS.N), FormatMicros(l2, ss.RPS.N), cpuCell(ss),
+				FormatMiB(ss.PeakRSS), flaggedCell(ss))
 		}
 		fmt.Fprintln(w)
 		if f, ok := charts["rps-"+ws.Workload]; ok {
@@ -294,7 +302,8 @@ func ratioCell(ss *ServerSummary, baseline bool) string {
 	return fmt.Sprintf("%.2f (%.2f–%.2f)", r.Median, r.Min, r.Max)
 }
 
-func num(x float64, n int) string {
+// FormatCount formats x with thousands separators, or "–" when n, the sample size, is 0.
+func FormatCount(x float64, n int) string {
 	if n == 0 {
 		return "–"
 	}
@@ -317,7 +326,8 @@ func pct(x float64) string {
 	return fmt.Sprintf("%.0f%%", x)
 }
 
-func dur(us float64, n int) string {
+// FormatMicros formats a duration in microseconds as µs or ms, or "–" when n is 0.
+func FormatMicros(us float64, n int) string {
 	if n == 0 {
 		return "–"
 	}
@@ -334,7 +344,8 @@ func cpuCell(ss ServerSummary) string {
 	return fmt.Sprintf("%.2f", ss.CPUPerReqUS)
 }
 
-func mib(b int64) string {
+// FormatMiB formats a byte count in MiB, or "–" for 0.
+func FormatMiB(b int64) string {
 	if b == 0 {
 		return "–"
 	}
@@ -363,8 +374,8 @@ func printWorkloadSummary(w io.Writer, res *Results, workload string) {
 				lat, v = "mean", ss.MeanUS
 			}
 			fmt.Fprintf(w, "  %-12s %10s rps [%s–%s]  ×nethttp %-18s ×fasthttp %-18s %s %-9s flagged %d/%d\n",
-				ss.Server, num(ss.RPS.Median, ss.RPS.N), num(ss.RPS.Min, ss.RPS.N), num(ss.RPS.Max, ss.RPS.N),
-				ratioCell(&ss, true), ratioCell(&ss, false), lat, dur(v, ss.RPS.N), ss.Flagged, ss.Runs)
+				ss.Server, FormatCount(ss.RPS.Median, ss.RPS.N), FormatCount(ss.RPS.Min, ss.RPS.N), FormatCount(ss.RPS.Max, ss.RPS.N),
+				ratioCell(&ss, true), ratioCell(&ss, false), lat, FormatMicros(v, ss.RPS.N), ss.Flagged, ss.Runs)
 		}
 	}
 }

@@ -21,8 +21,8 @@ func (s Spread) SpreadPct() float64 {
 	return (s.Max - s.Min) / s.Median * 100
 }
 
-// spreadOf summarises xs; the zero Spread when xs is empty.
-func spreadOf(xs []float64) Spread {
+// SpreadOf summarises xs; the zero Spread when xs is empty.
+func SpreadOf(xs []float64) Spread {
 	if len(xs) == 0 {
 		return Spread{}
 	}
@@ -44,17 +44,27 @@ func median(sorted []float64) float64 {
 // roundRatios returns, for every round in which both server and ref have a
 // clean run, rps(server)/rps(ref).
 func roundRatios(runs []RunRecord, workload, server, ref string) []float64 {
-	refRPS := map[int]float64{}
+	return RoundRatios(runs, server, ref, func(r RunRecord) (string, int, bool, float64) {
+		return r.Server, r.Round, r.Workload == workload && !r.Flagged, r.RPS
+	})
+}
+
+// RoundRatios returns, for every round in which both server and ref have a
+// clean run with a positive value, value(server)/value(ref). desc tells a
+// run's server, round, whether it counts (clean, and of the workload or
+// variant in question) and its value.
+func RoundRatios[R any](runs []R, server, ref string, desc func(R) (server string, round int, ok bool, v float64)) []float64 {
+	refV := map[int]float64{}
 	for _, r := range runs {
-		if r.Workload == workload && r.Server == ref && !r.Flagged && r.RPS > 0 {
-			refRPS[r.Round] = r.RPS
+		if sn, round, ok, v := desc(r); ok && sn == ref && v > 0 {
+			refV[round] = v
 		}
 	}
 	var out []float64
 	for _, r := range runs {
-		if r.Workload == workload && r.Server == server && !r.Flagged {
-			if b, ok := refRPS[r.Round]; ok {
-				out = append(out, r.RPS/b)
+		if sn, round, ok, v := desc(r); ok && sn == server {
+			if b, found := refV[round]; found {
+				out = append(out, v/b)
 			}
 		}
 	}
