@@ -31,6 +31,8 @@ type Ctx struct {
 
 	// scratch holds decoded query values and the like; reset per request.
 	scratch []byte
+	// pv holds the path values set by a router (pathvalue.go).
+	pv pathValues
 
 	// Disconnect watch state, see watch.go.
 	done       chan struct{}

@@ -1,0 +1,114 @@
+// Package loopback serves riptide handlers on a loopback port and drives
+// them with a client that does not allocate, for tests outside the root
+// package that count allocations per request over a real connection
+// (testing.AllocsPerRun counts the whole process, client included).
+package loopback
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"testing"
+
+	"github.com/riptide-http/riptide"
+)
+
+// Serve starts a riptide server for h on 127.0.0.1 and returns its
+// address; the server is closed when the test ends.
+func Serve(t testing.TB, h riptide.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &riptide.Server{Handler: h, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	done := make(chan struct{})
+	go func() { srv.Serve(ln); close(done) }()
+	t.Cleanup(func() { srv.Close(); <-done })
+	return ln.Addr().String()
+}
+
+// Client sends one prebuilt request again and again on a keep-alive
+// connection and reads each response into a fixed buffer. The response
+// must have a Content-Length (unless the request is HEAD) and be the same length every time (the Date
+// header has a fixed width), which the first round trip learns.
+type Client struct {
+	t    testing.TB
+	nc   net.Conn
+	req  []byte
+	buf  []byte
+	size int
+}
+
+// Dial connects to addr and sends req once to learn the response length.
+func Dial(t testing.TB, addr, req string) *Client {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	c := &Client{t: t, nc: nc, req: []byte(req), buf: make([]byte, 64<<10)}
+	if _, err := nc.Write(c.req); err != nil {
+		t.Fatal(err)
+	}
+	n, end := 0, -1
+	for c.size == 0 {
+		m, err := nc.Read(c.buf[n:])
+		if err != nil {
+			t.Fatalf("reading the first response: %v (%q)", err, c.buf[:n])
+		}
+		n += m
+		if end < 0 {
+			end = bytes.Index(c.buf[:n], []byte("\r\n\r\n"))
+		}
+		if end >= 0 {
+			c.size = end + 4
+			if !bytes.HasPrefix(c.req, []byte("HEAD ")) { // a HEAD response has no body
+				c.size += contentLength(t, c.buf[:end])
+			}
+		}
+	}
+	for n < c.size {
+		m, err := nc.Read(c.buf[n:c.size])
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += m
+	}
+	return c
+}
+
+func contentLength(t testing.TB, head []byte) int {
+	for _, line := range bytes.Split(head, []byte("\r\n")) {
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if ok && bytes.EqualFold(k, []byte("Content-Length")) {
+			n, err := strconv.Atoi(string(bytes.TrimSpace(v)))
+			if err != nil {
+				t.Fatalf("bad Content-Length in %q", head)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no Content-Length in %q", head)
+	return 0
+}
+
+// RoundTrip sends the request and reads its response.
+func (c *Client) RoundTrip() {
+	if _, err := c.nc.Write(c.req); err != nil {
+		c.t.Fatal(err)
+	}
+	for n := 0; n < c.size; {
+		m, err := c.nc.Read(c.buf[n:c.size])
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		n += m
+	}
+}
+
+// Response returns the last response read, head and body.
+func (c *Client) Response() []byte { return c.buf[:c.size] }

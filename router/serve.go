@@ -1,0 +1,98 @@
+package router
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+
+	"github.com/riptide-http/riptide"
+)
+
+// ServeCtx routes the request to the handler of its most specific pattern.
+// A path that is not clean ("//", "." or ".." segments) is redirected to its
+// clean form, and one that matches only with a trailing slash added to it
+// (e.g. "/tree" for "/tree/"), with 307 as ServeMux does. OPTIONS is
+// answered with 204 and Allow, and a method no pattern of the path has
+// with 405 and Allow (see MethodNotAllowed); other requests that match no
+// pattern with NotFound.
+func (r *Router) ServeCtx(c *riptide.Ctx) {
+	if r.serve != nil {
+		r.serve.ServeCtx(c)
+		return
+	}
+	r.dispatch(c)
+}
+
+// bufPool holds scratch buffers for the rare request that needs one: a
+// path with escapes, a redirect, an Allow header.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+func (r *Router) dispatch(c *riptide.Ctx) {
+	path := c.Path()
+	if !isClean(path) {
+		r.redirectClean(c, path)
+		return
+	}
+	var buf *[]byte
+	if bytes.IndexByte(path, '%') >= 0 {
+		// Match form never grows the path; values with %2F decoded after
+		// it fit in as much again, so the buffer is not reallocated while
+		// slices of it are in use.
+		buf = bufPool.Get().(*[]byte)
+		defer bufPool.Put(buf)
+		*buf = slices.Grow((*buf)[:0], 2*len(path))
+		*buf = normalize(*buf, path)
+		path = *buf
+	}
+	var caps captures
+	rt := r.lookup(c, path, &caps)
+	if rt != nil && (exact(rt, &caps) || path[len(path)-1] == '/') {
+		rt.set(c, &caps, buf)
+		rt.h.ServeCtx(c)
+		return
+	}
+	if r.redirectSlash(c, path) {
+		return
+	}
+	if rt != nil {
+		rt.set(c, &caps, buf)
+		rt.h.ServeCtx(c)
+		return
+	}
+	r.noMatch(c, path)
+}
+
+// lookup finds the route for the request with the match-form path: the
+// request host's patterns first, then those without a host.
+func (r *Router) lookup(c *riptide.Ctx, path []byte, caps *captures) *route {
+	t := r.hostTable(c.Host())
+	if rt := t.match(c.Method(), path, caps); rt != nil || t == &r.all {
+		return rt
+	}
+	return r.all.match(c.Method(), path, caps)
+}
+
+// exact reports whether rt matched the path exactly: not by a trailing
+// multi wildcard that took a non-empty rest.
+func exact(rt *route, caps *captures) bool {
+	return rt.pat.last().s == "/" || !rt.pat.last().multi || len(caps[len(rt.names)-1]) == 0
+}
+
+// hostTable returns the table of the request's host (port stripped), or
+// the host-less table.
+func (r *Router) hostTable(host []byte) *table {
+	if len(r.hosts) == 0 {
+		return &r.all
+	}
+	if i := bytes.LastIndexByte(host, ':'); i >= 0 && bytes.IndexByte(host[i:], ']') < 0 {
+		host = host[:i]
+	}
+	for _, t := range r.hosts {
+		if t.host == string(host) {
+			return t
+		}
+	}
+	return &r.all
+}
+
+func hasSlashEscape(v []byte) bool { return bytes.Contains(v, []byte("%2F")) }

@@ -1,0 +1,137 @@
+package router
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/riptide-http/riptide"
+)
+
+// node is a node of a radix tree over the bytes of a path. Static text
+// is compressed into prefixes that may span segments ("/repos/"); a
+// wildcard always starts right after a '/', so it hangs on the node whose
+// text ends with that '/'.
+//
+// Lookup tries, at each node, the static child, then the {name} child, then
+// the {name...} wildcard, and backtracks on failure: the order
+// net/http.ServeMux matches segments in (literal, wildcard, multi). With
+// conflicting patterns refused at registration, the first match is the
+// most specific pattern.
+type node struct {
+	prefix   string  // static text matched on entering this node
+	indices  string  // first byte of each static child, for a quick pick
+	children []*node // static children
+	param    *node   // {name}: one non-empty segment, then this node
+	multi    *route  // {name...} or a trailing slash: the rest of the path
+	route    *route  // a pattern that ends exactly here
+}
+
+// route is a registered pattern with its handler.
+type route struct {
+	pat   *pattern
+	h     riptide.Handler
+	names []string // one per captured value, in order; "" is not set
+}
+
+// maxCaptures bounds the values one match captures: the named wildcards
+// and the anonymous multi wildcard of a trailing slash.
+const maxCaptures = riptide.MaxPathValues + 1
+
+// captures holds the values captured while matching, by position.
+type captures [maxCaptures][]byte
+
+// add inserts r's pattern below n (the root of one method's tree).
+func (n *node) add(r *route) {
+	var text strings.Builder
+	for _, s := range r.pat.segs {
+		text.WriteByte('/')
+		switch {
+		case s.multi:
+			n = n.static(text.String())
+			n.multi = r
+			r.names = append(r.names, s.s)
+			return
+		case s.wild:
+			n = n.static(text.String())
+			text.Reset()
+			if n.param == nil {
+				n.param = &node{}
+			}
+			n = n.param
+			r.names = append(r.names, s.s)
+		case s.s != "/": // "/" is {$}: the slash alone
+			text.WriteString(s.s)
+		}
+	}
+	n = n.static(text.String())
+	n.route = r
+}
+
+// static returns the node reached from n by the text s, creating and
+// splitting nodes as needed.
+func (n *node) static(s string) *node {
+	for s != "" {
+		i := strings.IndexByte(n.indices, s[0])
+		if i < 0 {
+			c := &node{prefix: s}
+			n.indices += s[:1]
+			n.children = append(n.children, c)
+			return c
+		}
+		c := n.children[i]
+		l := commonPrefix(c.prefix, s)
+		if l < len(c.prefix) {
+			tail := *c
+			tail.prefix = c.prefix[l:]
+			*c = node{prefix: c.prefix[:l], indices: tail.prefix[:1], children: []*node{&tail}}
+		}
+		n, s = c, s[l:]
+	}
+	return n
+}
+
+func commonPrefix(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// match finds the route for path, the rest of the request path after n's
+// prefix, capturing wildcard values from index k of caps on.
+func (n *node) match(path []byte, caps *captures, k int) *route {
+	if len(path) == 0 {
+		if n.route != nil {
+			return n.route
+		}
+		if n.multi != nil {
+			caps[k] = path
+		}
+		return n.multi
+	}
+	if i := strings.IndexByte(n.indices, path[0]); i >= 0 {
+		c := n.children[i]
+		if len(path) >= len(c.prefix) && string(path[:len(c.prefix)]) == c.prefix {
+			if r := c.match(path[len(c.prefix):], caps, k); r != nil {
+				return r
+			}
+		}
+	}
+	if n.param != nil {
+		end := bytes.IndexByte(path, '/')
+		if end < 0 {
+			end = len(path)
+		}
+		if end > 0 {
+			if r := n.param.match(path[end:], caps, k+1); r != nil {
+				caps[k] = path[:end]
+				return r
+			}
+		}
+	}
+	if n.multi != nil {
+		caps[k] = path
+	}
+	return n.multi
+}
