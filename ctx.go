@@ -41,6 +41,7 @@ type Ctx struct {
 	watchOnEOF bool
 	watchN     int
 	watchErr   error
+	dl         handlerDeadline // CancelAfter, deadline.go
 
 	// onDone, when set, is called when done is closed (client gone, handler
 	// returned, or Hijack), on whichever goroutine closes it. The compat

@@ -16,10 +16,10 @@ import (
 // both would consume the socket; it starts when the body reaches io.EOF.
 
 // Done returns a channel closed when the client has gone away (detected
-// once the request body has been read to its end) or, at the latest, when
-// the handler returns. It may be kept and waited on from any goroutine, also
-// after the handler returned. The first call starts the watch; handlers
-// that never call it pay nothing.
+// once the request body has been read to its end), when the CancelAfter
+// deadline passes, or at the latest when the handler returns. It may be
+// kept and waited on from any goroutine, also after the handler returned.
+// The first call starts the watch; handlers that never call it pay nothing.
 func (x *Ctx) Done() <-chan struct{} {
 	if x.done == nil {
 		x.done = make(chan struct{})
@@ -43,15 +43,16 @@ func (x *Ctx) Err() error {
 	}
 	select {
 	case <-x.done:
-		return context.Canceled
+		return x.deadlineErr()
 	default:
 		return nil
 	}
 }
 
-// Deadline reports no deadline; Ctx implements context.Context so that it
-// can be passed to calls that should stop when the client goes away.
-func (x *Ctx) Deadline() (time.Time, bool) { return time.Time{}, false }
+// Deadline reports the deadline set by CancelAfter, if any; Ctx implements
+// context.Context so that it can be passed to calls that should stop when
+// the client goes away.
+func (x *Ctx) Deadline() (time.Time, bool) { return x.dl.deadline, x.dl.armed }
 
 // Value returns nil: a Ctx carries no context values.
 func (x *Ctx) Value(key any) any { return nil }
@@ -62,6 +63,8 @@ var _ context.Context = (*Ctx)(nil)
 // calls it, or the watcher goroutine while the connection goroutine is
 // guaranteed to wait for it (stopWatch) before touching doneClosed.
 func (x *Ctx) closeDone() {
+	x.dl.mu.Lock() // the CancelAfter timer may close it too
+	defer x.dl.mu.Unlock()
 	if !x.doneClosed {
 		x.doneClosed = true
 		close(x.done)
@@ -115,6 +118,7 @@ func (x *Ctx) stopWatch() {
 		}
 		x.watchN, x.watchErr = 0, nil
 	}
+	x.stopDeadline()
 	if x.done != nil {
 		x.closeDone()
 	}
