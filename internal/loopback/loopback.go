@@ -32,7 +32,7 @@ func Serve(t testing.TB, h riptide.Handler) string {
 
 // Client sends one prebuilt request again and again on a keep-alive
 // connection and reads each response into a fixed buffer. The response
-// must have a Content-Length (unless the request is HEAD) and be the same length every time (the Date
+// must have a Content-Length (unless it has no body) and be the same length every time (the Date
 // header has a fixed width), which the first round trip learns.
 type Client struct {
 	t    testing.TB
@@ -66,7 +66,7 @@ func Dial(t testing.TB, addr, req string) *Client {
 		}
 		if end >= 0 {
 			c.size = end + 4
-			if !bytes.HasPrefix(c.req, []byte("HEAD ")) { // a HEAD response has no body
+			if !noBody(c.req, c.buf[:end]) {
 				c.size += contentLength(t, c.buf[:end])
 			}
 		}
@@ -79,6 +79,13 @@ func Dial(t testing.TB, addr, req string) *Client {
 		n += m
 	}
 	return c
+}
+
+// noBody reports whether a response to req with this head has no body
+// (RFC 9112 §6.3: HEAD, 1xx, 204, 304).
+func noBody(req, head []byte) bool {
+	return bytes.HasPrefix(req, []byte("HEAD ")) ||
+		bytes.HasPrefix(head, []byte("HTTP/1.1 204")) || bytes.HasPrefix(head, []byte("HTTP/1.1 304"))
 }
 
 func contentLength(t testing.TB, head []byte) int {
@@ -107,6 +114,9 @@ func (c *Client) RoundTrip() {
 			c.t.Fatal(err)
 		}
 		n += m
+	}
+	if !bytes.HasPrefix(c.buf, []byte("HTTP/1.1 ")) { // responses out of step
+		c.t.Fatalf("not a response: %q", c.buf[:min(c.size, 64)])
 	}
 }
 
