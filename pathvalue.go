@@ -57,3 +57,7 @@ func (x *Ctx) PathValues(yield func(name string, value []byte) bool) {
 		}
 	}
 }
+
+// ClearPathValues removes the request's path values, for a router that
+// dispatches the same Ctx again (a mounted sub-router, a benchmark loop).
+func (x *Ctx) ClearPathValues() { x.pv.n = 0 }

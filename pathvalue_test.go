@@ -28,8 +28,10 @@ func TestPathValues(t *testing.T) {
 			}
 			return false
 		}()
-		fmt.Fprintf(c, "before=%q id=%s other=%s missing=%v n=%d full-panics=%v",
-			before, c.PathValue("id"), c.PathValue("other"), c.PathValue("missing") == nil, n, full)
+		id, other := string(c.PathValue("id")), string(c.PathValue("other"))
+		c.ClearPathValues()
+		fmt.Fprintf(c, "before=%q id=%s other=%s missing=%v n=%d full-panics=%v cleared=%v",
+			before, id, other, c.PathValue("missing") == nil, n, full, c.PathValue("id") == nil)
 	})
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -44,7 +46,7 @@ func TestPathValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(resp.Body)
-		want := fmt.Sprintf(`before="" id=%s other=o missing=true n=2 full-panics=true`, path)
+		want := fmt.Sprintf(`before="" id=%s other=o missing=true n=2 full-panics=true cleared=true`, path)
 		if string(body) != want {
 			t.Errorf("%s: %s, want %s", path, body, want)
 		}

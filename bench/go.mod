@@ -6,6 +6,7 @@ replace github.com/riptide-http/riptide => ../
 
 require (
 	github.com/go-chi/chi/v5 v5.5.0
+	github.com/julienschmidt/httprouter v1.3.0
 	github.com/valyala/fasthttp v1.74.0
 )
 
