@@ -59,21 +59,27 @@ func unhex(c byte) byte {
 // segments (a trailing slash is fine). The router redirects other paths to
 // their clean form, as ServeMux does.
 func isClean[S string | []byte](p S) bool {
-	if len(p) == 0 || p[0] != '/' {
-		return false
-	}
+	return len(p) > 0 && p[0] == '/' && cleanSegments(p[1:])
+}
+
+// cleanSegments reports whether p, the segments after a '/', has no empty,
+// "." or ".." segment, but for an empty last one (a trailing slash).
+func cleanSegments[S string | []byte](p S) bool {
 	for i := 0; i < len(p); i++ {
-		if p[i] != '/' {
+		if i > 0 && p[i-1] != '/' {
 			continue
 		}
-		rest := p[i+1:]
-		switch {
-		case len(rest) > 0 && rest[0] == '/':
+		switch p[i] {
+		case '/':
 			return false
-		case len(rest) > 0 && rest[0] == '.' && (len(rest) == 1 || rest[1] == '/'):
-			return false
-		case len(rest) > 1 && rest[0] == '.' && rest[1] == '.' && (len(rest) == 2 || rest[2] == '/'):
-			return false
+		case '.':
+			j := i + 1
+			if j < len(p) && p[j] == '.' {
+				j++
+			}
+			if j == len(p) || p[j] == '/' {
+				return false
+			}
 		}
 	}
 	return true

@@ -28,8 +28,6 @@ type segment struct {
 
 func (p *pattern) String() string { return p.str }
 
-func (p *pattern) last() segment { return p.segs[len(p.segs)-1] }
-
 // parsePattern parses s as net/http.ServeMux does, and also refuses a path
 // that is not clean (it could never match: the router redirects such paths).
 func parsePattern(s string) (*pattern, error) {

@@ -29,10 +29,6 @@ var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 
 func (r *Router) dispatch(c *riptide.Ctx) {
 	path := c.Path()
-	if !isClean(path) {
-		r.redirectClean(c, path)
-		return
-	}
 	var buf *[]byte
 	if bytes.IndexByte(path, '%') >= 0 {
 		// Match form never grows the path; values with %2F decoded after
@@ -46,6 +42,10 @@ func (r *Router) dispatch(c *riptide.Ctx) {
 	}
 	var caps captures
 	rt := r.lookup(c, path, &caps)
+	if rt == nil && !isClean(c.Path()) || rt != nil && !cleanCaptures(rt, &caps) {
+		r.redirectClean(c, c.Path())
+		return
+	}
 	if rt != nil && (exact(rt, &caps) || path[len(path)-1] == '/') {
 		rt.set(c, &caps, buf)
 		rt.h.ServeCtx(c)
@@ -75,7 +75,27 @@ func (r *Router) lookup(c *riptide.Ctx, path []byte, caps *captures) *route {
 // exact reports whether rt matched the path exactly: not by a trailing
 // multi wildcard that took a non-empty rest.
 func exact(rt *route, caps *captures) bool {
-	return rt.pat.last().s == "/" || !rt.pat.last().multi || len(caps[len(rt.names)-1]) == 0
+	return !rt.multi || len(caps[len(rt.names)-1]) == 0
+}
+
+// cleanCaptures reports whether the captured values of a match are clean:
+// static pattern text is clean, so a path that matched is clean unless a
+// wildcard took a "." or ".." segment, or a multi wildcard took an
+// unclean rest. Checking these alone spares a scan of the whole path.
+func cleanCaptures(rt *route, caps *captures) bool {
+	n := len(rt.names)
+	if rt.multi {
+		if !cleanSegments(caps[n-1]) {
+			return false
+		}
+		n--
+	}
+	for _, v := range caps[:n] {
+		if v[0] == '.' && (len(v) == 1 || len(v) == 2 && v[1] == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // hostTable returns the table of the request's host (port stripped), or

@@ -14,6 +14,7 @@ type table struct {
 	patterns []*pattern
 	methods  []methodTree
 	any      *node // patterns without a method
+	get      *node // the GET tree, also in methods: the common case first
 	// allow lists, sorted, the methods an Allow header may name: those
 	// with patterns, HEAD when GET has some, and OPTIONS.
 	allow []string
@@ -52,6 +53,9 @@ func (t *table) root(method string) *node {
 	}
 	n := &node{}
 	t.methods = append(t.methods, methodTree{method, n})
+	if method == "GET" {
+		t.get = n
+	}
 	return n
 }
 
@@ -66,6 +70,9 @@ func (t *table) tree(method string) *node {
 }
 
 func (t *table) treeBytes(method []byte) *node {
+	if len(method) == 3 && method[0] == 'G' && method[1] == 'E' && method[2] == 'T' {
+		return t.get
+	}
 	for i := range t.methods {
 		if t.methods[i].method == string(method) {
 			return t.methods[i].root

@@ -1,7 +1,6 @@
 package router
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/riptide-http/riptide"
@@ -31,6 +30,9 @@ type route struct {
 	pat   *pattern
 	h     riptide.Handler
 	names []string // one per captured value, in order; "" is not set
+	// multi: the pattern ends in a multi wildcard (named or a trailing
+	// slash), whose capture is the last.
+	multi bool
 }
 
 // maxCaptures bounds the values one match captures: the named wildcards
@@ -50,6 +52,7 @@ func (n *node) add(r *route) {
 			n = n.static(text.String())
 			n.multi = r
 			r.names = append(r.names, s.s)
+			r.multi = true
 			return
 		case s.wild:
 			n = n.static(text.String())
@@ -99,39 +102,78 @@ func commonPrefix(a, b string) int {
 }
 
 // match finds the route for path, the rest of the request path after n's
-// prefix, capturing wildcard values from index k of caps on.
+// prefix, capturing wildcard values from index k of caps on. It loops down
+// the tree where a node offers one way on, and recurses only where it may
+// have to come back and try the next (a static child with a wildcard
+// beside it).
 func (n *node) match(path []byte, caps *captures, k int) *route {
-	if len(path) == 0 {
-		if n.route != nil {
-			return n.route
+	for {
+		if len(path) == 0 {
+			if n.route != nil {
+				return n.route
+			}
+			if n.multi != nil {
+				caps[k] = path
+			}
+			return n.multi
+		}
+		if c := n.child(path[0]); c != nil && hasPrefix(path, c.prefix) {
+			if n.param == nil && n.multi == nil {
+				n, path = c, path[len(c.prefix):]
+				continue
+			}
+			if r := c.match(path[len(c.prefix):], caps, k); r != nil {
+				return r
+			}
+		}
+		if n.param != nil {
+			end := 0
+			for end < len(path) && path[end] != '/' {
+				end++
+			}
+			if end > 0 {
+				// On a dead end below, the caller that backtracks
+				// rewrites caps[k] on its own way down.
+				caps[k] = path[:end]
+				if n.multi == nil {
+					n, path, k = n.param, path[end:], k+1
+					continue
+				}
+				if r := n.param.match(path[end:], caps, k+1); r != nil {
+					caps[k] = path[:end]
+					return r
+				}
+			}
 		}
 		if n.multi != nil {
 			caps[k] = path
 		}
 		return n.multi
 	}
-	if i := strings.IndexByte(n.indices, path[0]); i >= 0 {
-		c := n.children[i]
-		if len(path) >= len(c.prefix) && string(path[:len(c.prefix)]) == c.prefix {
-			if r := c.match(path[len(c.prefix):], caps, k); r != nil {
-				return r
-			}
+}
+
+// child returns the static child whose prefix starts with b, or nil. A
+// plain loop: the list is short, and shorter than a call to IndexByte.
+func (n *node) child(b byte) *node {
+	for i := 0; i < len(n.indices); i++ {
+		if n.indices[i] == b {
+			return n.children[i]
 		}
 	}
-	if n.param != nil {
-		end := bytes.IndexByte(path, '/')
-		if end < 0 {
-			end = len(path)
-		}
-		if end > 0 {
-			if r := n.param.match(path[end:], caps, k+1); r != nil {
-				caps[k] = path[:end]
-				return r
-			}
+	return nil
+}
+
+// hasPrefix reports whether path starts with prefix, whose first byte is
+// known to match. A loop: prefixes are short, shorter than a call to
+// memequal pays for.
+func hasPrefix(path []byte, prefix string) bool {
+	if len(path) < len(prefix) {
+		return false
+	}
+	for i := 1; i < len(prefix); i++ {
+		if path[i] != prefix[i] {
+			return false
 		}
 	}
-	if n.multi != nil {
-		caps[k] = path
-	}
-	return n.multi
+	return true
 }
