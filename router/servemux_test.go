@@ -26,6 +26,7 @@ func TestMatchesServeMux(t *testing.T) {
 		trials = 10
 	}
 	var registered, refused, compared int
+	outcomes := map[int]int{} // by status
 	for trial := range trials {
 		r, mux := New(), http.NewServeMux()
 		for range 4 + rng.IntN(30) {
@@ -55,12 +56,24 @@ func TestMatchesServeMux(t *testing.T) {
 					trial, method, target, host, got, want, listPatterns(mux))
 			}
 			compared++
+			outcomes[statusOf(want)]++
 		}
 	}
-	t.Logf("%d patterns registered, %d refused by both; %d requests compared", registered, refused, compared)
+	t.Logf("%d patterns registered, %d refused by both; %d requests compared; statuses %v", registered, refused, compared, outcomes)
 	if refused == 0 || registered < 10*trials {
 		t.Errorf("the random patterns did not exercise both outcomes: %d registered, %d refused", registered, refused)
 	}
+	for _, code := range []int{200, 307, 404, 405} {
+		if outcomes[code] < trials {
+			t.Errorf("only %d responses with status %d: the random requests miss a case", outcomes[code], code)
+		}
+	}
+}
+
+func statusOf(outcome string) int {
+	var code int
+	fmt.Sscan(outcome, &code)
+	return code
 }
 
 var patternsOf = map[*http.ServeMux][]string{}
@@ -190,11 +203,15 @@ func randomPath(rng *rand.Rand) string {
 	if b.Len() == 0 || rng.IntN(3) == 0 {
 		b.WriteByte('/')
 	}
-	if rng.IntN(10) == 0 { // unclean: redirected to the clean path
-		p := b.String()
-		if !strings.Contains(p, "%") {
-			return []string{"/.", "//", "/../"}[rng.IntN(3)] + strings.TrimPrefix(p, "/")
+	p := b.String()
+	if rng.IntN(6) == 0 && !strings.Contains(p, "%") {
+		// Unclean: a "." or ".." segment or an empty one, anywhere; it
+		// is redirected to the clean path.
+		at := rng.IntN(len(p) + 1)
+		for at < len(p) && p[at] != '/' {
+			at++
 		}
+		p = p[:at] + []string{"/.", "/..", "/", "/./", "/../"}[rng.IntN(5)] + p[at:]
 	}
-	return b.String()
+	return p
 }
