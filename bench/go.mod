@@ -10,7 +10,11 @@ require (
 	github.com/valyala/fasthttp v1.74.0
 )
 
-require golang.org/x/net v0.62.0 // indirect
+require (
+	github.com/fasthttp/router v1.5.4 // indirect
+	github.com/savsgio/gotils v0.0.0-20240704082632-aef3928b8a38 // indirect
+	golang.org/x/net v0.62.0 // indirect
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
