@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/h1"
 )
 
 // maxCredentials bounds the decoded "user:password" of Basic auth.
@@ -34,7 +35,7 @@ func BasicAuth(realm string, valid func(user, password []byte) bool) func(riptid
 // basicCredentials decodes a "Basic <base64>" header value into buf.
 func basicCredentials(h, buf []byte) (user, pass []byte, ok bool) {
 	const prefix = "basic "
-	if len(h) < len(prefix) || !equalFold(h[:len(prefix)], prefix) {
+	if len(h) < len(prefix) || !h1.EqualFold(h[:len(prefix)], prefix) {
 		return nil, nil, false
 	}
 	enc := bytes.TrimLeft(h[len(prefix):], " ")

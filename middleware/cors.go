@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/h1"
 )
 
 // CORSOptions configures CORS.
@@ -169,7 +170,7 @@ func (p *corsPolicy) headersAllowed(list []byte) bool {
 
 func (p *corsPolicy) headerAllowed(name []byte) bool {
 	for _, h := range p.headers {
-		if equalFold(name, h) {
+		if h1.EqualFold(name, h) {
 			return true
 		}
 	}

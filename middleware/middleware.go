@@ -13,7 +13,10 @@
 //	)
 package middleware
 
-import "github.com/riptide-http/riptide"
+import (
+	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/h1"
+)
 
 // Chain wraps h in mw, the first outermost: a request passes through mw[0],
 // then mw[1], and so on, before reaching h.
@@ -29,31 +32,12 @@ func Chain(h riptide.Handler, mw ...func(riptide.Handler) riptide.Handler) ripti
 func responseHeader(c *riptide.Ctx, name string) []byte {
 	var v []byte
 	for k, val := range c.ResponseHeaders {
-		if equalFold(k, name) {
+		if h1.EqualFold(k, name) {
 			v = val
 			break
 		}
 	}
 	return v
-}
-
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range b {
-		if lower(b[i]) != lower(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 // plain answers with a status and a short text body.

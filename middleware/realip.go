@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/h1"
 )
 
 // RealIP finds the client's address behind reverse proxies the server
@@ -30,7 +31,7 @@ func (r *RealIP) ClientIP(c *riptide.Ctx) netip.Addr {
 	}
 	hs := c.Request().Headers
 	for i := len(hs) - 1; i >= 0; i-- {
-		if !equalFold(hs[i].Name, "X-Forwarded-For") {
+		if !h1.EqualFold(hs[i].Name, "X-Forwarded-For") {
 			continue
 		}
 		v := hs[i].Value

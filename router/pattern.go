@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/h1"
 )
 
 // A pattern is a parsed route pattern: "[METHOD ][HOST]/[PATH]", with the
@@ -38,7 +39,7 @@ func parsePattern(s string) (*pattern, error) {
 	rest := s
 	if i := strings.IndexAny(s, " \t"); i >= 0 {
 		p.method, rest = s[:i], strings.TrimLeft(s[i+1:], " \t")
-		if !isToken(p.method) {
+		if !h1.ValidHeaderName(p.method) { // a method is a token
 			return nil, fmt.Errorf("invalid method %q", p.method)
 		}
 	}
@@ -142,24 +143,4 @@ func isIdent(s string) bool {
 		}
 	}
 	return true
-}
-
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !tokenChar(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func tokenChar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }

@@ -72,7 +72,7 @@ func TestRouting(t *testing.T) {
 		if host == "" {
 			host = "example.com"
 		}
-		resp, body := rc.do(tc.method, tc.target, host)
+		resp, body := rc.Do(tc.method, tc.target, host)
 		loc, allow := resp.Header.Get("Location"), resp.Header.Get("Allow")
 		if tc.target == "*" {
 			allow = "" // lists every method; checked by the code only
@@ -90,10 +90,10 @@ func TestCustomFallbacks(t *testing.T) {
 	r.NotFound = riptide.HandlerFunc(func(c *riptide.Ctx) { c.SetStatus(404); c.WriteString("custom 404") })
 	r.MethodNotAllowed = riptide.HandlerFunc(func(c *riptide.Ctx) { c.SetStatus(405); c.WriteString("custom 405") })
 	rc := dial(t, serve(t, r))
-	if resp, body := rc.do("GET", "/b", "x"); resp.StatusCode != 404 || body != "custom 404" {
+	if resp, body := rc.Do("GET", "/b", "x"); resp.StatusCode != 404 || body != "custom 404" {
 		t.Errorf("NotFound: %d %q", resp.StatusCode, body)
 	}
-	if resp, body := rc.do("PUT", "/a", "x"); resp.StatusCode != 405 || body != "custom 405" || resp.Header.Get("Allow") != "GET, HEAD, OPTIONS" {
+	if resp, body := rc.Do("PUT", "/a", "x"); resp.StatusCode != 405 || body != "custom 405" || resp.Header.Get("Allow") != "GET, HEAD, OPTIONS" {
 		t.Errorf("MethodNotAllowed: %d %q Allow %q", resp.StatusCode, body, resp.Header.Get("Allow"))
 	}
 }
@@ -128,7 +128,7 @@ func TestGroupsAndMiddleware(t *testing.T) {
 		{"GET", "/plain", "plain", "r1,r2,r3"},
 		{"GET", "/missing", "404 page not found\n", "r1,r2,r3"},
 	} {
-		resp, body := rc.do(tc.method, tc.target, "x")
+		resp, body := rc.Do(tc.method, tc.target, "x")
 		trace := strings.Join(resp.Header.Values("X-Trace"), ",")
 		if body != tc.body || trace != tc.trace {
 			t.Errorf("%s %s: body %q trace %q, want %q %q", tc.method, tc.target, body, trace, tc.body, tc.trace)
@@ -148,11 +148,11 @@ func TestMount(t *testing.T) {
 		{"DELETE", "/legacy/", "DELETE /"},
 		{"GET", "/legacy/native", "native"},
 	} {
-		if _, body := rc.do(tc.method, tc.target, "x"); body != tc.body {
+		if _, body := rc.Do(tc.method, tc.target, "x"); body != tc.body {
 			t.Errorf("%s %s: %q, want %q", tc.method, tc.target, body, tc.body)
 		}
 	}
-	if resp, _ := rc.do("GET", "/legacy", "x"); resp.StatusCode != 307 || resp.Header.Get("Location") != "/legacy/" {
+	if resp, _ := rc.Do("GET", "/legacy", "x"); resp.StatusCode != 307 || resp.Header.Get("Location") != "/legacy/" {
 		t.Errorf("GET /legacy: %d Location %q, want a redirect to /legacy/", resp.StatusCode, resp.Header.Get("Location"))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/loopback"
 )
 
 // TestMatchesServeMux registers the same random pattern sets on a Router
@@ -138,8 +139,8 @@ func outcome(code int, h http.Header) string {
 	return fmt.Sprintf("%d route=%q location=%q allow=%v", code, h.Get("X-Route"), loc, allow)
 }
 
-func fromRouter(rc *rawClient, method, target, host string) string {
-	resp, _ := rc.do(method, target, host)
+func fromRouter(rc *loopback.Conn, method, target, host string) string {
+	resp, _ := rc.Do(method, target, host)
 	return outcome(resp.StatusCode, resp.Header)
 }
 
