@@ -29,19 +29,23 @@ var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 
 func (r *Router) dispatch(c *riptide.Ctx) {
 	path := c.Path()
+	var caps captures
+	rt := r.lookup(c, path, &caps)
 	var buf *[]byte
-	if bytes.IndexByte(path, '%') >= 0 {
-		// Match form never grows the path; values with %2F decoded after
-		// it fit in as much again, so the buffer is not reallocated while
-		// slices of it are in use.
+	if (rt == nil || escapedCapture(rt, &caps)) && bytes.IndexByte(path, '%') >= 0 {
+		// Match again in match form (escape.go). Pattern text holds no '%'
+		// but in "%2F", which match form keeps, so a match whose captures
+		// hold no '%' is the match-form match already: the usual request
+		// is matched once, in place. Match form never grows the path;
+		// values with %2F decoded after it fit in as much again, so the
+		// buffer is not reallocated while slices of it are in use.
 		buf = bufPool.Get().(*[]byte)
 		defer bufPool.Put(buf)
 		*buf = slices.Grow((*buf)[:0], 2*len(path))
 		*buf = normalize(*buf, path)
 		path = *buf
+		rt = r.lookup(c, path, &caps)
 	}
-	var caps captures
-	rt := r.lookup(c, path, &caps)
 	if rt == nil && !isClean(c.Path()) || rt != nil && !cleanCaptures(rt, &caps) {
 		r.redirectClean(c, c.Path())
 		return
@@ -113,6 +117,16 @@ func (r *Router) hostTable(host []byte) *table {
 		}
 	}
 	return &r.all
+}
+
+// escapedCapture reports whether a value captured for rt holds a '%'.
+func escapedCapture(rt *route, caps *captures) bool {
+	for _, v := range caps[:len(rt.names)] {
+		if bytes.IndexByte(v, '%') >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func hasSlashEscape(v []byte) bool { return bytes.Contains(v, []byte("%2F")) }
