@@ -97,7 +97,8 @@ func (r *Router) HandleFunc(pattern string, f func(*riptide.Ctx)) {
 
 // Mount serves h, through riptide.FromHTTP, for every method and every
 // path below prefix (a clean path such as "/legacy"), with prefix stripped
-// from the request path as http.StripPrefix does.
+// from the request path as http.StripPrefix does. h sees the request as
+// any net/http handler does; the router's path values are not passed on.
 func (r *Router) Mount(prefix string, h http.Handler) {
 	prefix = strings.TrimSuffix(prefix, "/")
 	r.Handle(prefix+"/", riptide.FromHTTP(http.StripPrefix(prefix, h)))

@@ -117,6 +117,7 @@ func TestGroupsAndMiddleware(t *testing.T) {
 	v2 := api.Group("/v2", tag("g2"))
 	v2.Handle("GET /", name("v2 tree"))
 	v2.HandleFunc("POST /items", name("items"))
+	api.Handle("GET h.example/host", name("host in a group"))
 	r.Handle("/plain", name("plain"))
 	rc := dial(t, serve(t, r))
 	for _, tc := range []struct {
@@ -126,6 +127,7 @@ func TestGroupsAndMiddleware(t *testing.T) {
 		{"GET", "/api/v2/anything", "v2 tree", "r1,r2,r3,g1,g2"},
 		{"POST", "/api/v2/items", "items", "r1,r2,r3,g1,g2"},
 		{"GET", "/plain", "plain", "r1,r2,r3"},
+		{"GET", "/api/host", "404 page not found\n", "r1,r2,r3"}, // other host
 		{"GET", "/missing", "404 page not found\n", "r1,r2,r3"},
 	} {
 		resp, body := rc.Do(tc.method, tc.target, "x")
@@ -133,6 +135,10 @@ func TestGroupsAndMiddleware(t *testing.T) {
 		if body != tc.body || trace != tc.trace {
 			t.Errorf("%s %s: body %q trace %q, want %q %q", tc.method, tc.target, body, trace, tc.body, tc.trace)
 		}
+	}
+	// A host pattern in a group: the prefix goes before the path.
+	if resp, body := rc.Do("GET", "/api/host", "h.example"); body != "host in a group" || strings.Join(resp.Header.Values("X-Trace"), ",") != "r1,r2,r3,g1" {
+		t.Errorf("host pattern in a group: %q %v", body, resp.Header.Values("X-Trace"))
 	}
 }
 
