@@ -1,6 +1,8 @@
 package router
 
 import (
+	"bytes"
+	"net/url"
 	"slices"
 
 	"github.com/riptide-http/riptide"
@@ -40,9 +42,26 @@ func (r *Router) redirectSlash(c *riptide.Ctx, path []byte) bool {
 		return false
 	}
 	// Redirect to the request's own path (not the match form) plus "/".
-	*buf = append(append((*buf)[:0], c.Path()...), '/')
+	raw := c.Path()
+	if bytes.IndexByte(raw, '%') >= 0 {
+		redirect(c, []byte(slashTarget(string(raw))), false)
+		return true
+	}
+	*buf = append(append((*buf)[:0], raw...), '/')
 	redirect(c, *buf, true)
 	return true
+}
+
+// slashTarget is where an escaped path that matches only with a slash
+// added is sent: as ServeMux does, the decoded path with the slash, made
+// clean ("%2e%2e" decodes to a ".." segment) and escaped again.
+func slashTarget(raw string) string {
+	p, err := url.PathUnescape(raw)
+	if err != nil {
+		return raw + "/"
+	}
+	u := url.URL{Path: cleanPath(p + "/")}
+	return u.EscapedPath()
 }
 
 // matchesExactly reports whether a pattern matches the request with the

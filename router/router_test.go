@@ -45,6 +45,7 @@ func TestRouting(t *testing.T) {
 		{"a wildcard matches one segment", "GET", "/users/42", "", 200, "user id=42", "", ""},
 		{"two wildcards", "GET", "/users/42/posts/7", "", 200, "post id=42 post=7", "", ""},
 		{"a wildcard value is unescaped", "GET", "/users/a%20b%2Fc", "", 200, "user id=a b/c", "", ""},
+		{"escaped dots are not dot segments", "GET", "/users/%2e%2E/posts/7", "", 200, "post id=.. post=7", "", ""},
 		{"a multi wildcard takes the rest", "GET", "/files/a/b/c.txt", "", 200, "files path=a/b/c.txt", "", ""},
 		{"a multi wildcard may be empty", "POST", "/files/", "", 200, "files path=", "", ""},
 		{"a method beats no method", "GET", "/x", "", 200, "get-x", "", ""},

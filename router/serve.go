@@ -46,7 +46,15 @@ func (r *Router) dispatch(c *riptide.Ctx) {
 		path = *buf
 		rt = r.lookup(c, path, &caps)
 	}
-	if rt == nil && !isClean(c.Path()) || rt != nil && !cleanCaptures(rt, &caps) {
+	// Cleanliness is a property of the path as sent (ServeMux cleans the
+	// escaped path: "%2e%2e" is not ".."), so the captures of a match in
+	// place stand for it, while a match in match form is checked whole.
+	if rt == nil || buf != nil {
+		if !isClean(c.Path()) {
+			r.redirectClean(c, c.Path())
+			return
+		}
+	} else if !cleanCaptures(rt, &caps) {
 		r.redirectClean(c, c.Path())
 		return
 	}

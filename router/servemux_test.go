@@ -195,7 +195,7 @@ func randomPattern(rng *rand.Rand) string {
 }
 
 func randomPath(rng *rand.Rand) string {
-	segs := append(slices.Clone(literals), "c", "a%2Fb", "%41", "users")
+	segs := append(slices.Clone(literals), "c", "a%2Fb", "%41", "users", "%2e", "%2E%2e", ".x")
 	var b strings.Builder
 	for range rng.IntN(5) {
 		b.WriteByte('/')
