@@ -75,7 +75,7 @@ func (r *Router) matchesExactly(c *riptide.Ctx, p []byte) bool {
 // redirect answers 307 to path and the request's query.
 func redirect(c *riptide.Ctx, path []byte, reuse bool) {
 	loc := path
-	if q := c.RawQuery(); q != nil {
+	if q := c.RawQuery(); len(q) > 0 {
 		if !reuse {
 			loc = append([]byte(nil), path...)
 		}
