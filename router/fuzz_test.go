@@ -41,7 +41,11 @@ func FuzzMatchesServeMux(f *testing.F) {
 				}
 			}
 			fuzzServer.mux = mux
-			fuzzServer.addr = loopback.Serve(&testing.T{}, r) // lives as long as the fuzz process
+			var err error
+			fuzzServer.addr, _, err = loopback.Start(r) // lives as long as the fuzz process
+			if err != nil {
+				panic(err)
+			}
 		})
 		if !strings.HasPrefix(target, "/") || strings.ContainsAny(target, " \r\n\t#") {
 			return

@@ -19,15 +19,26 @@ import (
 // address; the server is closed when the test ends.
 func Serve(t testing.TB, h riptide.Handler) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, stop, err := Start(h)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return addr
+}
+
+// Start starts a riptide server for h on 127.0.0.1 and returns its address
+// and a function that closes it, for servers that outlive one test (a fuzz
+// target's).
+func Start(h riptide.Handler) (addr string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
 	}
 	srv := &riptide.Server{Handler: h, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan struct{})
 	go func() { srv.Serve(ln); close(done) }()
-	t.Cleanup(func() { srv.Close(); <-done })
-	return ln.Addr().String()
+	return ln.Addr().String(), func() { srv.Close(); <-done }, nil
 }
 
 // Client sends one prebuilt request again and again on a keep-alive
