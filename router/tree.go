@@ -23,6 +23,10 @@ type node struct {
 	param    *node   // {name}: one non-empty segment, then this node
 	multi    *route  // {name...} or a trailing slash: the rest of the path
 	route    *route  // a pattern that ends exactly here
+	// count is the number of static additions through this node, so that
+	// children with more routes below them are tried first (httprouter's
+	// priority order: a lookup scans the busiest branches first).
+	count int
 }
 
 // route is a registered pattern with its handler.
@@ -76,9 +80,10 @@ func (n *node) static(s string) *node {
 	for s != "" {
 		i := strings.IndexByte(n.indices, s[0])
 		if i < 0 {
-			c := &node{prefix: s}
+			c := &node{prefix: s, count: 1}
 			n.indices += s[:1]
 			n.children = append(n.children, c)
+			n.promote(len(n.children) - 1)
 			return c
 		}
 		c := n.children[i]
@@ -86,11 +91,23 @@ func (n *node) static(s string) *node {
 		if l < len(c.prefix) {
 			tail := *c
 			tail.prefix = c.prefix[l:]
-			*c = node{prefix: c.prefix[:l], indices: tail.prefix[:1], children: []*node{&tail}}
+			*c = node{prefix: c.prefix[:l], indices: tail.prefix[:1], children: []*node{&tail}, count: tail.count}
 		}
+		c.count++
+		n.promote(i)
 		n, s = c, s[l:]
 	}
 	return n
+}
+
+// promote moves child i ahead of the children with a lower count.
+func (n *node) promote(i int) {
+	idx := []byte(n.indices)
+	for ; i > 0 && n.children[i-1].count < n.children[i].count; i-- {
+		n.children[i-1], n.children[i] = n.children[i], n.children[i-1]
+		idx[i-1], idx[i] = idx[i], idx[i-1]
+	}
+	n.indices = string(idx)
 }
 
 func commonPrefix(a, b string) int {

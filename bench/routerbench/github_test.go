@@ -157,10 +157,18 @@ func BenchmarkGitHub(b *testing.B) {
 			c := nativeCtx("GET", "/")
 			req := c.Request()
 			b.ReportAllocs()
+			if len(ts) == 1 { // the same request each time, as for the others
+				req.Method, req.Path = ts[0].method, ts[0].path
+				for b.Loop() {
+					c.ClearPathValues() // the server does this per request
+					rr.ServeCtx(c)
+				}
+				return
+			}
 			for b.Loop() {
 				for _, t := range ts {
 					req.Method, req.Path = t.method, t.path
-					c.ClearPathValues() // the server does this per request
+					c.ClearPathValues()
 					rr.ServeCtx(c)
 				}
 			}
