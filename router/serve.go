@@ -127,11 +127,15 @@ func (r *Router) hostTable(host []byte) *table {
 	return &r.all
 }
 
-// escapedCapture reports whether a value captured for rt holds a '%'.
+// escapedCapture reports whether a value captured for rt holds a '%'. A
+// plain loop: values are mostly single segments, shorter than a call to
+// IndexByte pays for.
 func escapedCapture(rt *route, caps *captures) bool {
 	for _, v := range caps[:len(rt.names)] {
-		if bytes.IndexByte(v, '%') >= 0 {
-			return true
+		for _, b := range v {
+			if b == '%' {
+				return true
+			}
 		}
 	}
 	return false
