@@ -18,7 +18,8 @@
 // Beyond ServeMux, the router answers OPTIONS for every path it routes
 // (with Allow, unless an OPTIONS pattern matches), and supports groups with
 // a path prefix and their own middleware, middleware around the whole
-// router, and mounting any http.Handler on a subtree.
+// router, and mounting any http.Handler on a subtree. docs/router.md lists
+// how it is checked against ServeMux and where it differs on purpose.
 package router
 
 import (
