@@ -32,6 +32,7 @@ type bodyReader struct {
 	chunked   bool
 	remaining int64 // fixed length: bytes still to come
 	read      int64 // body bytes delivered so far
+	limit     int64 // chunked: most body bytes allowed, 0 for any (bodylimit.go)
 	dec       h1.ChunkedDecoder
 	pending   []byte
 	done      bool  // io.EOF reached
@@ -52,6 +53,7 @@ func (b *bodyReader) start(req *h1.Request) {
 		b.dec.Limits = &b.c.cfg.limits
 	}
 	b.read = 0
+	b.limit = b.c.cfg.maxBody
 	b.pending = nil
 	b.done = !req.Chunked && req.ContentLength == 0
 	b.err = nil
@@ -129,7 +131,7 @@ func (b *bodyReader) readChunked(p []byte) (int, error) {
 			if err == nil {
 				c.r += n
 				if len(data) > 0 {
-					if max := c.cfg.maxBody; max > 0 && b.read+int64(len(data)) > max {
+					if max := b.limit; max > 0 && b.read+int64(len(data)) > max {
 						return 0, b.tooLarge()
 					}
 					b.read += int64(len(data))

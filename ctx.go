@@ -34,6 +34,8 @@ type Ctx struct {
 
 	// scratch holds decoded query values and the like; reset per request.
 	scratch []byte
+	// pv holds the path values set by a router (pathvalue.go).
+	pv pathValues
 
 	// Disconnect watch state, see watch.go. watchMu guards done,
 	// doneClosed, watching and watchOnEOF: Done and Err may be called from
@@ -47,6 +49,7 @@ type Ctx struct {
 	watchOnEOF bool
 	watchN     int
 	watchErr   error
+	dl         handlerDeadline // CancelAfter, deadline.go
 
 	// onDone, when set, is called when done is closed (client gone, handler
 	// returned, or Hijack), on whichever goroutine closes it. The compat

@@ -64,6 +64,7 @@ func (x *Ctx) resetResponse() {
 	r.committed, r.sent, r.finished, r.chunked, r.noBody, r.head, r.close = false, false, false, false, false, false, false
 	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
 	x.scratch = x.scratch[:0]
+	x.pv.n = 0
 }
 
 // SetStatus sets the response status code (default 200). It has no effect

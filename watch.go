@@ -16,8 +16,8 @@ import (
 // both would consume the socket; it starts when the body reaches io.EOF.
 
 // Done returns a channel closed when the client has gone away (detected
-// once the request body has been read to its end) or, at the latest, when
-// the handler returns. Done and Err may be called from any goroutine, so a
+// once the request body has been read to its end), when the CancelAfter
+// deadline passes, or at the latest when the handler returns. Done and Err may be called from any goroutine, so a
 // Ctx can be handed to libraries as a context.Context (database/sql, for
 // one, calls Done from goroutines of its own); called after the handler
 // returned, Done returns a closed channel. The Ctx is reused for the next
@@ -58,15 +58,23 @@ func (x *Ctx) Err() error {
 	}
 	select {
 	case <-x.done:
+		if x.dl.fired {
+			return context.DeadlineExceeded
+		}
 		return context.Canceled
 	default:
 		return nil
 	}
 }
 
-// Deadline reports no deadline; Ctx implements context.Context so that it
-// can be passed to calls that should stop when the client goes away.
-func (x *Ctx) Deadline() (time.Time, bool) { return time.Time{}, false }
+// Deadline reports the deadline set by CancelAfter, if any; Ctx implements
+// context.Context so that it can be passed to calls that should stop when
+// the client goes away.
+func (x *Ctx) Deadline() (time.Time, bool) {
+	x.watchMu.Lock()
+	defer x.watchMu.Unlock()
+	return x.dl.deadline, x.dl.armed
+}
 
 // Value returns nil: a Ctx carries no context values.
 func (x *Ctx) Value(key any) any { return nil }
@@ -157,6 +165,7 @@ func (x *Ctx) stopWatch(ending bool) {
 		}
 		x.watchN, x.watchErr = 0, nil
 	}
+	x.stopDeadline() // before watchMu: a firing timer takes it
 	x.watchMu.Lock()
 	if x.done != nil {
 		x.closeDone()

@@ -56,13 +56,14 @@ func TestServers(t *testing.T) {
 					}
 					t.Run(w.Name, func(t *testing.T) {
 						p := shared
-						if s.Kind == harness.KindCeiling || p == nil {
+						own := s.Kind == harness.KindCeiling || len(w.ServerFlags()) > 0 // a process started for w alone
+						if own || p == nil {
 							var err error
 							p, err = harness.Start(ctx, s, harness.StartOptions{BinDir: binDir, Workload: &w, Log: testLog{t}})
 							if err != nil {
 								t.Fatal(err)
 							}
-							if s.Kind == harness.KindCeiling {
+							if own {
 								defer p.Stop()
 							} else {
 								shared = p

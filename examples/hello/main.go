@@ -2,7 +2,7 @@
 //
 //	go run ./examples/hello -addr 127.0.0.1:8080
 //
-// Routes (native mode, the default):
+// Routes (native mode, the default, routed by package router):
 //
 //	GET /          200 "Hello, World!" (text/plain)
 //	HEAD|OPTIONS / 200
@@ -31,6 +31,7 @@ import (
 
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/router"
 )
 
 func main() {
@@ -42,7 +43,7 @@ func main() {
 	srv := &riptide.Server{Logger: log}
 	switch *mode {
 	case "native":
-		srv.Handler = riptide.HandlerFunc(route)
+		srv.Handler = newRouter()
 	case "compat":
 		h, err := compatHandler()
 		if err != nil {
@@ -86,74 +87,78 @@ var compatHandler = func() (riptide.Handler, error) {
 	return nil, errors.New("compat mode is not yet available")
 }
 
-// route is the native router: a switch on the path, no allocation.
-func route(c *riptide.Ctx) {
-	m := string(c.Method()) // compared, not stored: no allocation
-	switch c.Request().Form {
-	case h1.AsteriskForm: // OPTIONS * (RFC 9110 §9.3.7)
+// newRouter returns the native routes. Routing, path values and the
+// 404/405/OPTIONS answers cost no allocation.
+func newRouter() riptide.Handler {
+	r := router.New()
+	r.HandleFunc("GET /{$}", hello) // HEAD too: the router serves it with GET
+	r.HandleFunc("OPTIONS /{$}", func(c *riptide.Ctx) {
 		c.SetHeader("Allow", "GET, HEAD, OPTIONS, POST")
-		return
-	case h1.AuthorityForm: // CONNECT host:port: this is not a proxy
-		notAllowed(c, "GET, HEAD, OPTIONS, POST")
-		return
-	}
-	switch string(c.Path()) {
-	case "/":
-		switch m {
-		case "GET", "HEAD", "OPTIONS":
-			c.SetHeader("Content-Type", "text/plain")
-			if m != "OPTIONS" {
-				c.WriteString("Hello, World!")
-			}
-		case "POST":
-			echoBody(c)
-		default:
-			notAllowed(c, "GET, HEAD, OPTIONS, POST")
-		}
-	case "/json":
-		if m != "GET" && m != "HEAD" {
-			notAllowed(c, "GET, HEAD")
-			return
-		}
-		c.SetHeader("Content-Type", "application/json")
-		// Encoded per request into a stack buffer.
-		var buf [64]byte
-		b := append(buf[:0], `{"message":`...)
-		b = appendJSONString(b, "Hello, World!")
-		c.Write(append(b, '}'))
-	case "/echo":
-		// POST per the route list; GET too, for clients probing with it.
-		if m != "POST" && m != "GET" {
-			notAllowed(c, "GET, POST")
-			return
-		}
 		c.SetHeader("Content-Type", "text/plain")
-		for _, h := range c.Request().Headers {
-			c.Write(h.Name)
-			c.WriteString(": ")
-			c.Write(h.Value)
-			c.WriteString("\n")
-		}
-	case "/cookie":
-		c.SetHeader("Content-Type", "text/plain")
-		for name, value := range c.Cookies() {
-			c.Write(name)
-			c.WriteString("=")
-			c.Write(value)
-			c.WriteString("\n")
-		}
-	case "/stream":
-		sse(c)
-	default:
+	})
+	r.HandleFunc("POST /{$}", echoBody)
+	r.HandleFunc("GET /json", jsonHello)
+	// POST per the route list; GET too, for clients probing with it.
+	r.HandleFunc("POST /echo", echoHeaders)
+	r.HandleFunc("GET /echo", echoHeaders)
+	r.HandleFunc("/cookie", cookies)
+	r.HandleFunc("/stream", sse)
+	r.NotFound = riptide.HandlerFunc(func(c *riptide.Ctx) {
 		c.SetStatus(404)
 		c.SetHeader("Content-Type", "text/plain")
 		c.WriteString("not found\n")
+	})
+	r.MethodNotAllowed = riptide.HandlerFunc(func(c *riptide.Ctx) { notAllowed(c, "") })
+	return riptide.HandlerFunc(func(c *riptide.Ctx) {
+		if c.Request().Form == h1.AuthorityForm { // CONNECT host:port: this is not a proxy
+			notAllowed(c, "GET, HEAD, OPTIONS, POST")
+			return
+		}
+		r.ServeCtx(c)
+	})
+}
+
+func hello(c *riptide.Ctx) {
+	c.SetHeader("Content-Type", "text/plain")
+	c.WriteString("Hello, World!")
+}
+
+func jsonHello(c *riptide.Ctx) {
+	c.SetHeader("Content-Type", "application/json")
+	// Encoded per request into a stack buffer.
+	var buf [64]byte
+	b := append(buf[:0], `{"message":`...)
+	b = appendJSONString(b, "Hello, World!")
+	c.Write(append(b, '}'))
+}
+
+func echoHeaders(c *riptide.Ctx) {
+	c.SetHeader("Content-Type", "text/plain")
+	for _, h := range c.Request().Headers {
+		c.Write(h.Name)
+		c.WriteString(": ")
+		c.Write(h.Value)
+		c.WriteString("\n")
 	}
 }
 
+func cookies(c *riptide.Ctx) {
+	c.SetHeader("Content-Type", "text/plain")
+	for name, value := range c.Cookies() {
+		c.Write(name)
+		c.WriteString("=")
+		c.Write(value)
+		c.WriteString("\n")
+	}
+}
+
+// notAllowed answers 405; allow, when not empty, is the Allow header (the
+// router has set it already otherwise).
 func notAllowed(c *riptide.Ctx, allow string) {
 	c.SetStatus(405)
-	c.SetHeader("Allow", allow)
+	if allow != "" {
+		c.SetHeader("Allow", allow)
+	}
 	c.SetHeader("Content-Type", "text/plain")
 	c.WriteString("method not allowed\n")
 }

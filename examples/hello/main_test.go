@@ -18,7 +18,7 @@ func TestNativeRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &riptide.Server{Handler: riptide.HandlerFunc(route)}
+	srv := &riptide.Server{Handler: newRouter()}
 	go srv.Serve(ln)
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
@@ -56,6 +56,18 @@ func TestNativeRoutes(t *testing.T) {
 	if res, body := do("POST", "/echo", "", map[string]string{"X-Test": "yes"}); res.StatusCode != 200 ||
 		!strings.Contains(body, "X-Test: yes\n") {
 		t.Errorf("POST /echo: %d %q", res.StatusCode, body)
+	}
+	for _, tc := range []struct{ method, path, allow string }{
+		{"DELETE", "/", "GET, HEAD, OPTIONS, POST"},
+		{"POST", "/json", "GET, HEAD, OPTIONS"},
+		{"PUT", "/echo", "GET, HEAD, OPTIONS, POST"},
+	} {
+		if res, body := do(tc.method, tc.path, "", nil); res.StatusCode != 405 || res.Header.Get("Allow") != tc.allow || body != "method not allowed\n" {
+			t.Errorf("%s %s: %d %q Allow %q, want 405 Allow %q", tc.method, tc.path, res.StatusCode, body, res.Header.Get("Allow"), tc.allow)
+		}
+	}
+	if res, body := do("GET", "/nowhere", "", nil); res.StatusCode != 404 || body != "not found\n" {
+		t.Errorf("GET /nowhere: %d %q", res.StatusCode, body)
 	}
 
 	res, err := http.Get(base + "/stream")

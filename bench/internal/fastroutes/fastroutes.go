@@ -14,8 +14,11 @@ import (
 
 // Handler returns the fasthttp handler for the routes of profile p.
 func Handler(p benchserver.Profile) fasthttp.RequestHandler {
-	if p == benchserver.ProfileProbe {
+	switch p {
+	case benchserver.ProfileProbe:
 		return probe
+	case benchserver.ProfileRouted:
+		return routed()
 	}
 	return bench
 }

@@ -107,6 +107,9 @@ func (s Server) Unsupported(w Workload) string {
 		}
 		return "no HTTP/2 support (fasthttp has none)"
 	}
+	if w.Profile != "" && s.Kind != KindGo {
+		return "serves canned responses, no routed app"
+	}
 	if s.Kind == KindNginx && w.NeedsEcho {
 		return "stock nginx has no request-body echo"
 	}

@@ -55,6 +55,9 @@ type Workload struct {
 	// (-t1 -c<conns> -m H2Streams) instead of wrk; only servers with
 	// HTTP2 support run it. Method, Headers, Body and Pipeline are unused.
 	HTTP2 H2Mode
+	// Profile, when set, is the route profile the servers run with for
+	// this workload (benchserver.ProfileRouted); only Go servers have one.
+	Profile benchserver.Profile
 	// Extra workloads are not in the default set: they run only when named
 	// in -workloads (the HTTP/2 ones, so that a default run stays under 30
 	// minutes).
@@ -108,6 +111,9 @@ func Workloads() []Workload {
 			ExpectType:  "text/plain", ExpectBody: hello, ExpectClose: true},
 		{Name: "c1000", Desc: fmt.Sprintf("keep-alive GET / over %d connections", ManyConns), Path: "/",
 			Conns: ManyConns, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "routed", Desc: fmt.Sprintf("keep-alive GET %s: a 3-parameter route of a %d-route app behind 3 middleware (recovery, request ID, access log at a disabled level)", benchserver.RoutedPath, len(benchserver.RoutedRoutes)),
+			Path: benchserver.RoutedPath, Profile: benchserver.ProfileRouted, Extra: true,
+			ExpectType: "text/plain", ExpectBody: []byte(benchserver.RoutedBody)},
 		{Name: "h2c", Desc: fmt.Sprintf("HTTP/2 cleartext (prior knowledge) GET /, %d streams per connection", H2Streams),
 			Path: "/", HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2tls", Desc: fmt.Sprintf("HTTP/2 over TLS (ALPN h2, self-signed ECDSA P-256) GET /, %d streams per connection", H2Streams),
@@ -123,8 +129,12 @@ func (w Workload) Tool() string {
 	return "wrk"
 }
 
-// ServerFlags are the extra server flags w needs (-h2c or -tls).
+// ServerFlags are the extra server flags w needs (-h2c or -tls, or its
+// -profile).
 func (w Workload) ServerFlags() []string {
+	if w.Profile != "" {
+		return []string{"-profile", string(w.Profile)}
+	}
 	switch w.HTTP2 {
 	case H2C:
 		return []string{"-h2c"}

@@ -14,8 +14,11 @@ import (
 
 // Handler returns the riptide handler for the routes of profile p.
 func Handler(p benchserver.Profile) riptide.Handler {
-	if p == benchserver.ProfileProbe {
+	switch p {
+	case benchserver.ProfileProbe:
 		return riptide.HandlerFunc(probe)
+	case benchserver.ProfileRouted:
+		return routed()
 	}
 	return riptide.HandlerFunc(bench)
 }

@@ -17,6 +17,9 @@ import (
 
 // Mux returns the routes of profile p on an http.ServeMux.
 func Mux(p benchserver.Profile) http.Handler {
+	if p == benchserver.ProfileRouted {
+		return routedMux()
+	}
 	m := http.NewServeMux()
 	if p == benchserver.ProfileProbe {
 		m.HandleFunc("GET /{$}", plaintext) // GET patterns also match HEAD
@@ -35,6 +38,9 @@ func Mux(p benchserver.Profile) http.Handler {
 
 // Chi returns the routes of profile p on a chi router.
 func Chi(p benchserver.Profile) http.Handler {
+	if p == benchserver.ProfileRouted {
+		return routedChi()
+	}
 	r := chi.NewRouter()
 	if p == benchserver.ProfileProbe {
 		r.Get("/", plaintext)

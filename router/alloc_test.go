@@ -1,0 +1,49 @@
+package router
+
+import (
+	"testing"
+
+	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/loopback"
+)
+
+// TestZeroAllocs routes requests over a real loopback connection and
+// counts every allocation in the process (server, router and the
+// allocation-free client) per request.
+func TestZeroAllocs(t *testing.T) {
+	if loopback.Race {
+		t.Skip("the race detector allocates")
+	}
+	r := New()
+	ok := func(c *riptide.Ctx) { c.WriteString("ok") }
+	r.HandleFunc("GET /static/path/here", ok)
+	r.HandleFunc("GET /repos/{owner}/{repo}", func(c *riptide.Ctx) {
+		c.Write(c.PathValue("owner"))
+		c.Write(c.PathValue("repo"))
+	})
+	r.HandleFunc("GET /files/{path...}", func(c *riptide.Ctx) { c.Write(c.PathValue("path")) })
+	r.HandleFunc("GET /repos/{owner}/{repo}/issues", ok)
+	r.HandleFunc("POST /repos/{owner}/{repo}", ok)
+	addr := serve(t, r)
+	for _, tc := range []struct{ name, target, body string }{
+		{"static", "/static/path/here", "ok"},
+		{"2 parameters", "/repos/golang/go", "golanggo"},
+		{"catch-all", "/files/css/site/main.css", "css/site/main.css"},
+		{"escaped path", "/files/a%20b%2Fc", "a b/c"},
+		{"HEAD by GET", "/repos/golang/go", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			method := "GET"
+			if tc.name == "HEAD by GET" {
+				method = "HEAD"
+			}
+			c := loopback.Dial(t, addr, method+" "+tc.target+" HTTP/1.1\r\nHost: localhost\r\n\r\n")
+			if got := string(c.Response()); len(got) < len(tc.body) || got[len(got)-len(tc.body):] != tc.body || got[:12] != "HTTP/1.1 200" {
+				t.Fatalf("response %q, want 200 with body %q", got, tc.body)
+			}
+			if a := testing.AllocsPerRun(2000, c.RoundTrip); a != 0 {
+				t.Errorf("%v allocs per request, want 0", a)
+			}
+		})
+	}
+}

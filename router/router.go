@@ -1,0 +1,155 @@
+// Package router routes requests to riptide native handlers by method,
+// host and path, with the pattern syntax and precedence rules of
+// net/http.ServeMux, at no allocation per request.
+//
+//	r := router.New()
+//	r.HandleFunc("GET /users/{id}", func(c *riptide.Ctx) {
+//		c.Write(c.PathValue("id"))
+//	})
+//	srv := &riptide.Server{Handler: r}
+//
+// A pattern is "[METHOD ][HOST]/[PATH]": "{name}" matches one path segment,
+// "{name...}" the rest of the path, "{$}" only the end of a path that ends
+// in a slash, and a pattern ending in a slash matches every path below it.
+// Where several patterns match, the most specific wins; two patterns that
+// match some request in common while neither is more specific conflict,
+// and registering the second panics, as ServeMux does.
+//
+// Beyond ServeMux, the router answers OPTIONS for every path it routes
+// (with Allow, unless an OPTIONS pattern matches), and supports groups with
+// a path prefix and their own middleware, middleware around the whole
+// router, and mounting any http.Handler on a subtree. docs/router.md lists
+// how it is checked against ServeMux and where it differs on purpose.
+package router
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/riptide-http/riptide"
+)
+
+// Middleware wraps a handler, e.g. to run code before and after it. The
+// middleware package holds the usual ones.
+type Middleware = func(riptide.Handler) riptide.Handler
+
+// Router is a riptide.Handler that dispatches to the handler of the most
+// specific pattern matching the request.
+//
+// Register every route before the router serves its first request:
+// registration is not safe concurrently with ServeCtx.
+type Router struct {
+	// NotFound answers requests no pattern matches (default: 404 with a
+	// plain-text body, as http.NotFound).
+	NotFound riptide.Handler
+	// MethodNotAllowed answers requests whose path matches a pattern for
+	// other methods only; the Allow header is already set when it runs
+	// (default: 405 with a plain-text body).
+	MethodNotAllowed riptide.Handler
+
+	all   table        // patterns without a host
+	hosts []*table     // patterns with a host, one table each
+	mw    []Middleware // router-wide, see Use
+	// serve is dispatch wrapped in mw; nil without middleware.
+	serve riptide.Handler
+}
+
+// New returns an empty router.
+func New() *Router { return &Router{} }
+
+// Use adds middleware around the whole router: it also runs for requests
+// that end in 404, 405, OPTIONS or a redirect. Middleware runs in the order
+// added, the first outermost.
+func (r *Router) Use(mw ...Middleware) {
+	r.mw = append(r.mw, mw...)
+	r.serve = riptide.HandlerFunc(r.dispatch)
+	for i := len(r.mw) - 1; i >= 0; i-- {
+		r.serve = r.mw[i](r.serve)
+	}
+}
+
+// Handle registers h for pattern. It panics if the pattern is invalid, has
+// more than riptide.MaxPathValues wildcards, or conflicts with one already
+// registered.
+func (r *Router) Handle(pattern string, h riptide.Handler) {
+	if h == nil {
+		panic("router: nil handler for " + pattern)
+	}
+	p, err := parsePattern(pattern)
+	if err != nil {
+		panic(fmt.Sprintf("router: parsing %q: %v", pattern, err))
+	}
+	t := r.table(p.host)
+	for _, q := range t.patterns {
+		if p.conflicts(q) {
+			panic(conflictError(p, q))
+		}
+	}
+	t.patterns = append(t.patterns, p)
+	t.root(p.method).add(&route{pat: p, h: h})
+	t.noteMethod(p.method)
+}
+
+// HandleFunc registers f for pattern, as Handle.
+func (r *Router) HandleFunc(pattern string, f func(*riptide.Ctx)) {
+	r.Handle(pattern, riptide.HandlerFunc(f))
+}
+
+// Mount serves h, through riptide.FromHTTP, for every method and every
+// path below prefix (a clean path such as "/legacy"), with prefix stripped
+// from the request path as http.StripPrefix does. h sees the request as
+// any net/http handler does; the router's path values are not passed on.
+func (r *Router) Mount(prefix string, h http.Handler) {
+	prefix = strings.TrimSuffix(prefix, "/")
+	r.Handle(prefix+"/", riptide.FromHTTP(http.StripPrefix(prefix, h)))
+}
+
+// Group returns a group whose patterns are registered on r with prefix (a
+// clean path such as "/api") before their path, and whose handlers are
+// wrapped in mw (the first outermost).
+func (r *Router) Group(prefix string, mw ...Middleware) *Group {
+	return &Group{r: r, prefix: strings.TrimSuffix(prefix, "/"), mw: mw}
+}
+
+// Group is a set of routes sharing a path prefix and middleware.
+type Group struct {
+	r      *Router
+	prefix string
+	mw     []Middleware
+}
+
+// Handle registers h for pattern with the group's prefix inserted before
+// the path ("GET /users" in group "/api" is "GET /api/users"), wrapped in
+// the group's middleware.
+func (g *Group) Handle(pattern string, h riptide.Handler) {
+	if h == nil {
+		panic("router: nil handler for " + pattern)
+	}
+	for i := len(g.mw) - 1; i >= 0; i-- {
+		h = g.mw[i](h)
+	}
+	g.r.Handle(withPrefix(pattern, g.prefix), h)
+}
+
+// HandleFunc registers f for pattern, as Handle.
+func (g *Group) HandleFunc(pattern string, f func(*riptide.Ctx)) {
+	g.Handle(pattern, riptide.HandlerFunc(f))
+}
+
+// Group returns a nested group: its prefix follows g's, its middleware
+// runs inside g's.
+func (g *Group) Group(prefix string, mw ...Middleware) *Group {
+	all := append(append([]Middleware(nil), g.mw...), mw...)
+	return &Group{r: g.r, prefix: g.prefix + strings.TrimSuffix(prefix, "/"), mw: all}
+}
+
+// withPrefix inserts prefix at the start of pattern's path, after its
+// method and host.
+func withPrefix(pattern, prefix string) string {
+	i := strings.IndexByte(pattern, '/')
+	if i < 0 {
+		return pattern // invalid: Handle reports it
+	}
+	return pattern[:i] + prefix + pattern[i:]
+}
