@@ -122,6 +122,10 @@ func (c *conn) serve() {
 	// Go enables TCP_NODELAY on every TCP connection it creates, so a
 	// response goes out as soon as it is written; nothing to do here.
 	c.armRead(dlHeader, c.cfg.readHeader, false)
+	if !c.readProxyHeader() { // PROXY protocol (proxy.go), before TLS and HTTP/2
+		c.closeConn()
+		return
+	}
 	if c.serveH2() { // HTTP/2 (h2.go): TLS with ALPN h2, or h2c prior knowledge
 		return
 	}
@@ -148,7 +152,7 @@ func (c *conn) serve() {
 // undrained body, a rejected request), it half-closes first and discards
 // input briefly so that the last response is not destroyed by an RST.
 func (c *conn) closeConn() {
-	if tc, ok := c.nc.(*net.TCPConn); ok && c.werr == nil && (c.linger || c.r < c.w || !c.body.done) {
+	if tc, ok := tcpConnOf(c.nc); ok && c.werr == nil && (c.linger || c.r < c.w || !c.body.done) {
 		tc.CloseWrite()
 		tc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 		var buf [512]byte

@@ -123,6 +123,10 @@ type Server struct {
 	// defaults.
 	HTTP2 *HTTP2Config
 
+	// ProxyProtocol, when set, requires a PROXY protocol header (v1 or v2)
+	// on every connection, accepted only from trusted networks (proxy.go).
+	ProxyProtocol *ProxyConfig
+
 	// h2state is the HTTP/2 machinery (h2.go), built on first use.
 	h2state h2State
 
@@ -220,6 +224,11 @@ func (s *Server) ListenAndServe(addr string) error {
 // ln fails or the server is shut down. It closes ln before returning and
 // always returns a non-nil error; ErrServerClosed after Shutdown or Close.
 func (s *Server) Serve(ln net.Listener) error {
+	return s.serve(s.proxyListen(ln)) // PROXY protocol (proxy.go), if on
+}
+
+// serve is Serve on a listener already wrapped for the PROXY protocol.
+func (s *Server) serve(ln net.Listener) error {
 	s.init()
 	if !s.trackListener(&ln, true) {
 		ln.Close()
