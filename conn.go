@@ -201,22 +201,24 @@ func (c *conn) readRequest() bool {
 			return false
 		}
 		if c.r == c.w {
-			if c.srv.shuttingDown() {
-				return false
-			}
 			if c.nreq > 0 {
+				// Draining: no next request (a new connection still gets
+				// its first one answered, with Connection: close).
+				if c.srv.draining.Load() {
+					return false
+				}
 				c.r, c.w = 0, 0
 				c.armRead(dlIdle, c.cfg.idle, true)
 				// Order matters for Shutdown: deadline, then state, then
 				// the flag check (see Server.closeIdle).
 				c.setState(StateIdle)
-				if c.srv.shuttingDown() {
+				if c.srv.draining.Load() {
 					return false
 				}
 			}
 		}
 		if err := c.fill(); err != nil {
-			if c.r < c.w && isTimeout(err) && !c.srv.shuttingDown() {
+			if c.r < c.w && isTimeout(err) && !c.srv.draining.Load() {
 				c.ctx.resp.head = false
 				c.writeCanned(408)
 			}
@@ -235,7 +237,7 @@ func (c *conn) serveRequest() {
 	x.resetResponse()
 	cfg := c.cfg
 	x.resp.close = req.Close || !cfg.keepAlive ||
-		(cfg.maxReqs > 0 && c.nreq >= cfg.maxReqs)
+		(cfg.maxReqs > 0 && c.nreq >= cfg.maxReqs) || c.tooOld()
 	x.resp.head = isHEAD(req.Method)
 	if req.ExpectOther {
 		c.writeCanned(417)

@@ -94,6 +94,11 @@ type Server struct {
 	// MaxRequestsPerConn closes a connection (with Connection: close on the
 	// last response) after this many requests. Zero means no limit.
 	MaxRequestsPerConn int
+	// MaxConnAge closes an HTTP/1.1 connection (with Connection: close on
+	// its response) at its first request after it is this old, so that
+	// keep-alive clients reconnect and load spreads over new servers in a
+	// fleet. Zero means no limit.
+	MaxConnAge time.Duration
 	// DisableKeepAlive answers every request with Connection: close.
 	DisableKeepAlive bool
 
@@ -137,6 +142,7 @@ type Server struct {
 	conns      map[*conn]struct{}
 	nconns     atomic.Int64
 	inShutdown atomic.Bool
+	draining   atomic.Bool // Drain or Shutdown: connections close after their response
 	closed     chan struct{}
 	connsDone  sync.WaitGroup
 }
@@ -147,6 +153,7 @@ type config struct {
 	limits                            h1.Limits
 	maxBody                           int64
 	maxReqs                           int
+	maxAge                            time.Duration
 	readBuf, writeBuf                 int
 	keepAlive                         bool
 	// serverHeader is "Server: name\r\n" or empty.
@@ -171,6 +178,7 @@ func (s *Server) init() {
 		}
 		c.maxBody = max(s.MaxRequestBodySize, 0)
 		c.maxReqs = max(s.MaxRequestsPerConn, 0)
+		c.maxAge = max(s.MaxConnAge, 0)
 		c.readBuf = s.ReadBufferSize
 		if c.readBuf <= 0 {
 			c.readBuf = DefaultReadBufferSize
@@ -345,6 +353,7 @@ func (s *Server) closeListeners() {
 	s.init()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.draining.Store(true)
 	if s.inShutdown.Swap(true) {
 		return
 	}
@@ -387,9 +396,9 @@ func (s *Server) closeIdle() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.conns {
-		// Ordering contract with conn.waitIdle: the connection stores
+		// Ordering contract with conn.readRequest: the connection stores
 		// StateIdle after arming its own deadline and then checks
-		// inShutdown; we set inShutdown before loading the state. Either it
+		// draining; Drain and Shutdown set draining before this. Either it
 		// sees the flag or we see it idle, and our deadline comes last.
 		st := ConnState(c.state.Load())
 		// A connection that has sent nothing for 5s after the accept is
