@@ -56,6 +56,12 @@ type conn struct {
 	date    dateCache
 	watchWG sync.WaitGroup
 	linger  bool // the client may still be sending: half-close first
+
+	// Statistics (stats.go): the shard this connection counts in, the
+	// current request's start, bytes not yet added to the shard.
+	shard     *statShard
+	reqStart  time.Time
+	nin, nout uint64
 }
 
 var connPool sync.Pool
@@ -71,6 +77,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	}
 	c.srv, c.cfg, c.nc = s, &s.cfg, nc
 	c.born = clockSec.Load()
+	c.shard = s.statShard()
 	c.ctx.conn = c
 	c.body.c = c
 	c.body.done = true // no request yet: nothing unread to linger for
@@ -131,6 +138,7 @@ func (c *conn) serve() {
 	}
 	for c.readRequest() {
 		c.serveRequest()
+		c.statRequestDone()
 		if c.hijacked {
 			c.setState(StateHijacked)
 			s.trackConn(c, false)
@@ -165,6 +173,7 @@ func (c *conn) closeConn() {
 	c.nc.Close()
 	c.setState(StateClosed)
 	c.srv.trackConn(c, false)
+	c.statClose()
 	putConn(c)
 }
 
@@ -181,12 +190,15 @@ func (c *conn) readRequest() bool {
 				c.r += n
 				c.pin = c.r
 				c.setState(StateActive)
+				c.statRequestStart()
 				return true
 			}
 			if err != h1.ErrNeedMore {
 				c.setState(StateActive)
 				c.ctx.resp.head = false // no request: not an answer to HEAD
-				c.writeCanned(h1.StatusOf(err))
+				code := h1.StatusOf(err)
+				c.statParseError(code)
+				c.writeCanned(code)
 				return false
 			}
 			if !armed {
@@ -218,6 +230,7 @@ func (c *conn) readRequest() bool {
 			}
 		}
 		if err := c.fill(); err != nil {
+			c.statReadError(err)
 			if c.r < c.w && isTimeout(err) && !c.srv.draining.Load() {
 				c.ctx.resp.head = false
 				c.writeCanned(408)
@@ -314,6 +327,7 @@ func (c *conn) writeCanned(code int) {
 	}
 	c.closeAfter = true
 	c.ctx.resp.close = true
+	c.ctx.resp.status = code // for the statistics
 	// The client may be sending a body we will not read: half-close and
 	// drain briefly so that this response is not lost to an RST.
 	c.linger = true
@@ -328,7 +342,8 @@ func (c *conn) flush() error {
 		return nil
 	}
 	c.armWrite()
-	_, err := c.nc.Write(c.wbuf)
+	n, err := c.nc.Write(c.wbuf)
+	c.nout += uint64(n)
 	c.wbuf = c.wbuf[:0]
 	if c.ctx.resp.committed {
 		c.ctx.resp.sent = true
@@ -347,7 +362,8 @@ func (c *conn) writeDirect(p []byte) error {
 	}
 	c.armWrite()
 	c.ctx.resp.sent = true
-	_, err := c.nc.Write(p)
+	n, err := c.nc.Write(p)
+	c.nout += uint64(n)
 	if err != nil {
 		c.werr = err
 	}
@@ -364,6 +380,7 @@ func (c *conn) fill() error {
 	}
 	n, err := c.nc.Read(c.rbuf[c.w:])
 	c.w += n
+	c.nin += uint64(n)
 	if n > 0 {
 		return nil
 	}
@@ -459,6 +476,7 @@ func (c *conn) armWrite() {
 func (c *conn) handlerPanicked(v any) {
 	x := &c.ctx
 	if v != ErrAbortHandler && v != http.ErrAbortHandler {
+		c.srv.stats.panics.Add(1)
 		c.srv.logger().Error("riptide: panic serving request",
 			"remote", c.nc.RemoteAddr().String(),
 			"method", string(x.req.Method), "target", string(x.req.Target),

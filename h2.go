@@ -252,9 +252,12 @@ type h2CompatHandler struct {
 }
 
 func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ch.srv.stats.h2Streams.Add(1)
 	defer func() {
 		if v := recover(); v != nil {
+			ch.srv.stats.h2Resets.Add(1)
 			if v != http.ErrAbortHandler && v != ErrAbortHandler {
+				ch.srv.stats.panics.Add(1)
 				ch.srv.logger().Error("riptide: panic serving request",
 					"remote", r.RemoteAddr, "method", r.Method, "target", r.RequestURI,
 					"panic", v, "stack", string(debug.Stack()))

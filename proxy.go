@@ -84,6 +84,7 @@ func (l *proxyListener) Accept() (net.Conn, error) {
 		if l.srv.ProxyProtocol.trusts(nc.RemoteAddr()) {
 			return &proxyConn{Conn: nc}, nil
 		}
+		l.srv.count(statProxyRejected)
 		nc.Close()
 	}
 }
@@ -188,6 +189,10 @@ func (c *conn) readProxyHeader() bool {
 		return true
 	}
 	if err := p.readHeader(c.srv.ProxyProtocol.MaxHeaderBytes); err != nil {
+		c.srv.count(statProxyRejected)
+		if isTimeout(err) {
+			c.srv.statTimeout(timeoutHeader)
+		}
 		c.srv.logger().Debug("riptide: closing connection: PROXY header", "peer", p.Conn.RemoteAddr().String(), "err", err)
 		return false
 	}
