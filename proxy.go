@@ -23,9 +23,9 @@ import (
 // one without a valid header, or whose header does not arrive within
 // ReadHeaderTimeout, is closed without an answer. A connection from any
 // other network is closed at accept. Connections on non-IP listeners (Unix
-// sockets) are trusted. The header precedes TLS, so serve TLS with
-// ServeTLS or ListenAndServeTLS (a TLS listener handed to Serve is wrapped
-// as it is, and its connections cannot start with a PROXY header).
+// sockets) are trusted. The header precedes TLS: ServeTLS and
+// ListenAndServeTLS read it before the handshake; a TLS listener of your
+// own must be made over Server.ProxyListener.
 //
 // After a PROXY command header, Ctx.RemoteAddr and LocalAddr, the compat
 // door's Request.RemoteAddr and every net.Conn the server hands out
@@ -63,6 +63,12 @@ type proxyListener struct {
 	srv *Server
 }
 
+// ProxyListener returns ln wrapped for the PROXY protocol (ln itself when
+// ProxyProtocol is nil), for a TLS listener of your own: serve
+// tls.NewListener(srv.ProxyListener(ln), cfg) with Serve. Serve and
+// ServeTLS wrap their listeners themselves.
+func (s *Server) ProxyListener(ln net.Listener) net.Listener { return s.proxyListen(ln) }
+
 // proxyListen wraps ln when the PROXY protocol is on.
 func (s *Server) proxyListen(ln net.Listener) net.Listener {
 	if s.ProxyProtocol == nil {
@@ -80,6 +86,9 @@ func (l *proxyListener) Accept() (net.Conn, error) {
 		nc, err := l.Listener.Accept()
 		if err != nil {
 			return nil, err
+		}
+		if proxyConnOf(nc) != nil {
+			return nc, nil // wrapped below (ProxyListener under TLS)
 		}
 		if l.srv.ProxyProtocol.trusts(nc.RemoteAddr()) {
 			return &proxyConn{Conn: nc}, nil

@@ -262,3 +262,21 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	}
 	return p.Conn.Write(b)
 }
+
+// TestProxyListenerUnderOwnTLS: a TLS listener made over ProxyListener and
+// handed to Serve reads the header before the handshake.
+func TestProxyListenerUnderOwnTLS(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &riptide.Server{Handler: proxyWhoami("native"), Logger: slog.New(slog.DiscardHandler),
+		ProxyProtocol: &riptide.ProxyConfig{TrustedNetworks: loopback}}
+	done := make(chan struct{})
+	go func() { defer close(done); srv.Serve(tls.NewListener(srv.ProxyListener(ln), h2TestServerTLS(t))) }()
+	t.Cleanup(func() { srv.Close(); <-done })
+	c := proxiedClient(t, proxyproto.AppendV1(nil, proxyClient, proxyFrontend), 0, true, true)
+	if body := getBody(t, c, "https://"+ln.Addr().String()+"/"); !strings.HasPrefix(body, proxyClient.String()) {
+		t.Errorf("got %q", body)
+	}
+}

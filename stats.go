@@ -101,11 +101,11 @@ type statShard struct {
 
 // serverStats is a Server's statistics state.
 type serverStats struct {
-	shards  [statShards]statShard
-	next    atomic.Uint32 // round-robin shard choice
-	conns   [5]atomic.Uint64
-	parse   [6]atomic.Uint64 // ParseErrors, in field order
-	timeout [4]atomic.Uint64 // Timeouts, in field order
+	shards                               [statShards]statShard
+	next                                 atomic.Uint32 // round-robin shard choice
+	conns                                [5]atomic.Uint64
+	parse                                [6]atomic.Uint64 // ParseErrors, in field order
+	timeout                              [4]atomic.Uint64 // Timeouts, in field order
 	panics, hijacks, h2Streams, h2Resets atomic.Uint64
 }
 
