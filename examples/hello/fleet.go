@@ -26,6 +26,7 @@ import (
 
 var (
 	proxyFrom   = flag.String("proxy-from", "", "accept the PROXY protocol (v1, v2) from these comma-separated networks (CIDR) only")
+	fwdFrom     = flag.String("forwarded-from", "", "take the client address from X-Forwarded-For/Forwarded of requests from these networks (CIDR)")
 	metricsFlag = flag.Bool("metrics", false, "serve the server's statistics at GET /metrics (Prometheus text)")
 	drainFlag   = flag.Duration("drain", 10*time.Second, "how long in-flight requests may take to finish at shutdown")
 )
@@ -34,16 +35,20 @@ var (
 // listener for addr: handed over by the process this one replaces, or new.
 func fleetListen(srv *riptide.Server, addr string, log *slog.Logger) (net.Listener, *listen.Handoff, error) {
 	if *proxyFrom != "" {
-		cfg := &riptide.ProxyConfig{}
-		for _, s := range strings.Split(*proxyFrom, ",") {
-			p, err := netip.ParsePrefix(strings.TrimSpace(s))
-			if err != nil {
-				return nil, nil, err
-			}
-			cfg.TrustedNetworks = append(cfg.TrustedNetworks, p)
+		nets, err := parseNets(*proxyFrom)
+		if err != nil {
+			return nil, nil, err
 		}
-		srv.ProxyProtocol = cfg
+		srv.ProxyProtocol = &riptide.ProxyConfig{TrustedNetworks: nets}
 		log.Info("PROXY protocol on", "trusted", *proxyFrom)
+	}
+	if *fwdFrom != "" {
+		nets, err := parseNets(*fwdFrom)
+		if err != nil {
+			return nil, nil, err
+		}
+		srv.Forwarded = &riptide.ForwardedConfig{TrustedNetworks: nets}
+		log.Info("forwarding headers trusted", "from", *fwdFrom)
 	}
 	srv.Handler = fleetRoutes(srv, srv.Handler)
 	h, err := listen.NewHandoff()
@@ -104,6 +109,19 @@ func handleSignals(srv *riptide.Server, h *listen.Handoff, log *slog.Logger) {
 		cancel()
 		return
 	}
+}
+
+// parseNets parses comma-separated CIDR prefixes.
+func parseNets(list string) ([]netip.Prefix, error) {
+	var nets []netip.Prefix
+	for _, s := range strings.Split(list, ",") {
+		p, err := netip.ParsePrefix(strings.TrimSpace(s))
+		if err != nil {
+			return nil, err
+		}
+		nets = append(nets, p)
+	}
+	return nets, nil
 }
 
 // appendAddr appends a network address without allocating for TCP.

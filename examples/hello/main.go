@@ -41,7 +41,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	mode := flag.String("mode", "native", "handler API: native or compat")
 	flag.Parse()
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("pid", os.Getpid())
 
 	srv := &riptide.Server{Logger: log}
 	switch *mode {
@@ -64,7 +64,7 @@ func main() {
 		log.Error("listen", "err", err)
 		os.Exit(1)
 	}
-	log.Info("listening", "addr", "http://"+ln.Addr().String(), "mode", *mode, "pid", os.Getpid())
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "mode", *mode)
 	ln = h2Listener(srv, ln, log) // -h2c, -tls (h2.go)
 
 	served := make(chan error, 1)
