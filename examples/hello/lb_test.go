@@ -465,4 +465,3 @@ func TestFleetNginx(t *testing.T) {
 	waitHTTP(t, "http://"+front+"/ready")
 	runFleet(t, "http://"+front, b1, b2, false)
 }
-
