@@ -122,11 +122,11 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestHandoffRestart: a serving process hands its listener to a new one
-// (this test binary in its child role), shuts down and drains, while
-// clients on new and on keep-alive connections keep sending: every request
-// succeeds, first answered by the old process, then by the new.
-func TestHandoffRestart(t *testing.T) {
+// testHandoff returns a Handoff whose Restart runs this test binary with
+// the environment env returns for the listener's address, and its
+// listener on a fresh loopback port.
+func testHandoff(t *testing.T, env func(addr string) []string) (*Handoff, net.Listener) {
+	t.Helper()
 	h, err := NewHandoff()
 	if err != nil {
 		t.Fatal(err)
@@ -135,9 +135,21 @@ func TestHandoffRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
 	h.Path, h.Args = os.Args[0], []string{"-test.run=^$"}
-	h.Env = append(os.Environ(), "LISTEN_TEST_CHILD=handoff", "LISTEN_TEST_ADDR="+addr)
+	h.Env = append(os.Environ(), env(ln.Addr().String())...)
+	return h, ln
+}
+
+// TestHandoffRestart: a serving process hands its listener to a new one
+// (this test binary in its child role), shuts down and drains, while
+// clients on new and on keep-alive connections keep sending: every request
+// succeeds, first answered by the old process, then by the new.
+func TestHandoffRestart(t *testing.T) {
+	var addr string
+	h, ln := testHandoff(t, func(a string) []string {
+		addr = a
+		return []string{"LISTEN_TEST_CHILD=handoff", "LISTEN_TEST_ADDR=" + a}
+	})
 
 	srv := &riptide.Server{Logger: slog.New(slog.DiscardHandler),
 		Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("parent") })}
@@ -187,17 +199,8 @@ func TestHandoffRestart(t *testing.T) {
 // TestHandoffRestartFails: a new process that exits before Ready makes
 // Restart fail, and the old one keeps its listener.
 func TestHandoffRestartFails(t *testing.T) {
-	h, err := NewHandoff()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := h.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, ln := testHandoff(t, func(string) []string { return []string{"LISTEN_TEST_CHILD=fail"} })
 	defer ln.Close()
-	h.Path, h.Args = os.Args[0], []string{"-test.run=^$"}
-	h.Env = append(os.Environ(), "LISTEN_TEST_CHILD=fail")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, err := h.Restart(ctx); !errors.Is(err, ErrNotReady) {
