@@ -30,7 +30,7 @@ var DurationBuckets = [...]time.Duration{
 // of compat handlers (served by x/net) are counted in H2Streams only.
 type Stats struct {
 	// Connections.
-	Accepted      uint64 // accepted by a listener
+	Accepted      uint64 // accepted and served (not those closed at accept by the PROXY trust check)
 	Refused       uint64 // beyond MaxConns, answered 503
 	ProxyRejected uint64 // untrusted peer, or missing or invalid PROXY header
 	Closed        uint64 // closed by the server's engine (not hijacked ones)
