@@ -60,7 +60,7 @@ type conn struct {
 	// Statistics (stats.go): the shard this connection counts in, the
 	// current request's start, bytes not yet added to the shard.
 	shard     *statShard
-	reqStart  time.Time
+	reqStart  int64 // monoNow
 	nin, nout uint64
 }
 

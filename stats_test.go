@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // statsServer serves: /panic panics, /missing answers 404, anything else
@@ -188,5 +189,34 @@ func TestPublishExpvar(t *testing.T) {
 	var st Stats
 	if err := json.Unmarshal([]byte(expvar.Get("riptide_test_stats").String()), &st); err != nil || st.Requests != 1 || st.Accepted != 1 {
 		t.Errorf("expvar: %+v, %v", st, err)
+	}
+}
+
+// BenchmarkStatsRequest is the statistics' cost per request: the two
+// engine hooks around a request, on one connection and on parallel
+// connections (each with its own shard, as the engine assigns them).
+func BenchmarkStatsRequest(b *testing.B) {
+	for _, on := range []bool{true, false} {
+		name := map[bool]string{true: "on", false: "DisableStats"}[on]
+		s := &Server{DisableStats: !on}
+		s.init()
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				c := newConn(s, nil)
+				for pb.Next() {
+					c.statRequestStart()
+					c.ctx.resp.status = 200
+					c.nin, c.nout = 40, 150
+					c.statRequestDone()
+				}
+			})
+		})
+	}
+}
+
+func TestStatShardSize(t *testing.T) {
+	if n := unsafe.Sizeof(statShard{}); n%64 != 0 {
+		t.Errorf("statShard is %d bytes, not a whole number of cache lines", n)
 	}
 }
