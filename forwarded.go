@@ -8,7 +8,9 @@ package riptide
 
 import (
 	"bytes"
+	"iter"
 	"net"
+	"net/http"
 	"net/netip"
 	"strconv"
 
@@ -48,25 +50,62 @@ func (f *ForwardedConfig) trusts(a netip.Addr) bool {
 // forwardedAddr returns the client address per Server.Forwarded, or nil to
 // use the connection's.
 func (x *Ctx) forwardedAddr() net.Addr {
-	f := x.conn.srv.Forwarded
 	peer, ok := x.conn.nc.RemoteAddr().(*net.TCPAddr)
-	if f == nil || !ok || !f.trusts(peer.AddrPort().Addr()) {
+	if !ok {
 		return nil
 	}
-	name, forwarded := "X-Forwarded-For", false
-	if x.req.Get("Forwarded") != nil {
-		name, forwarded = "Forwarded", true
+	name, fw := forwardedField(x.req.Get("Forwarded") != nil)
+	hs := x.req.Headers
+	return x.conn.srv.Forwarded.client(peer.AddrPort().Addr(), func(yield func([]byte) bool) {
+		for i := len(hs) - 1; i >= 0; i-- {
+			if h1.EqualFold(hs[i].Name, name) && !yield(hs[i].Value) {
+				return
+			}
+		}
+	}, fw)
+}
+
+// forwardedRemoteAddr is forwardedAddr for a request x/net built (compat
+// handlers over HTTP/2): the new Request.RemoteAddr, or "".
+func (f *ForwardedConfig) forwardedRemoteAddr(r *http.Request) string {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return ""
+	}
+	name, fw := forwardedField(len(r.Header.Values("Forwarded")) > 0)
+	vals := r.Header.Values(name)
+	a := f.client(peer.Addr(), func(yield func([]byte) bool) {
+		for i := len(vals) - 1; i >= 0; i-- {
+			if !yield([]byte(vals[i])) {
+				return
+			}
+		}
+	}, fw)
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// forwardedField names the header to read: Forwarded when the request has
+// one, else X-Forwarded-For.
+func forwardedField(hasForwarded bool) (name string, forwarded bool) {
+	if hasForwarded {
+		return "Forwarded", true
+	}
+	return "X-Forwarded-For", false
+}
+
+// client picks the client address from the field's lines, given last
+// first, for a connection from peer; nil means the peer's own.
+func (f *ForwardedConfig) client(peer netip.Addr, lines iter.Seq[[]byte], forwarded bool) net.Addr {
+	if !f.trusts(peer) {
+		return nil
 	}
 	var client netip.AddrPort
 	found := false
-	// Right to left: header lines last first, elements last first.
-	hs := x.req.Headers
-	for i := len(hs) - 1; i >= 0; i-- {
-		if !h1.EqualFold(hs[i].Name, name) {
-			continue
-		}
-		v := hs[i].Value
-		for len(v) > 0 {
+	for v := range lines {
+		for len(v) > 0 { // elements right to left
 			var elem []byte
 			if j := bytes.LastIndexByte(v, ','); j >= 0 {
 				elem, v = v[j+1:], v[:j]

@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"io"
 	"net/http"
 	"net/netip"
 	"testing"
@@ -52,5 +53,33 @@ func TestForwarded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestForwardedHTTP2: both doors over h2c take the client from a trusted
+// peer's X-Forwarded-For.
+func TestForwardedHTTP2(t *testing.T) {
+	cfg := &ForwardedConfig{TrustedNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	for _, compat := range []bool{false, true} {
+		var h HandlerFunc = func(x *Ctx) { x.WriteString(x.RemoteAddr().String()) }
+		if compat {
+			h = FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(r.RemoteAddr)) })).ServeCtx
+		}
+		_, addr := startServer(t, &Server{Forwarded: cfg, HTTP2: &HTTP2Config{H2C: true}}, h)
+		tr := &http.Transport{Protocols: &p}
+		req, _ := http.NewRequest("GET", "http://"+addr+"/", nil)
+		req.Header.Set("X-Forwarded-For", "198.51.100.1, 203.0.113.7")
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+		if resp.ProtoMajor != 2 || string(body) != "203.0.113.7:0" {
+			t.Errorf("compat=%v: %s %q", compat, resp.Proto, body)
+		}
 	}
 }

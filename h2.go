@@ -265,6 +265,11 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}
 	}()
+	if f := ch.srv.Forwarded; f != nil { // forwarded.go
+		if a := f.forwardedRemoteAddr(r); a != "" {
+			r.RemoteAddr = a
+		}
+	}
 	if ch.srv.Name != "" {
 		w.Header().Set("Server", ch.srv.Name)
 	}
