@@ -1,6 +1,8 @@
 package riptide
 
 import (
+	"io"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -92,4 +94,32 @@ func TestMaxConnAge(t *testing.T) {
 			t.Error("Connection: close sent but the connection stayed open")
 		}
 	}
+}
+
+// TestDrainHTTP2: Drain sends an idle HTTP/2 connection GOAWAY and it
+// closes, while the listener still serves new ones.
+func TestDrainHTTP2(t *testing.T) {
+	srv, addr := startServer(t, &Server{HTTP2: &HTTP2Config{H2C: true}}, hello)
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &p}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	get := func() {
+		t.Helper()
+		resp, err := c.Get("http://" + addr + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.ProtoMajor != 2 {
+			t.Fatalf("served over %s", resp.Proto)
+		}
+	}
+	get()
+	waitStats(t, srv, "one open HTTP/2 connection", func(st *Stats) bool { return st.ConnsActive == 1 })
+	srv.Drain()
+	waitStats(t, srv, "the HTTP/2 connection closed", func(st *Stats) bool { return st.ConnsActive == 0 && st.Closed == 1 })
+	get() // a new connection, still accepted
 }
