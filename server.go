@@ -317,7 +317,7 @@ func refuse(nc net.Conn) {
 	go func() {
 		nc.SetDeadline(time.Now().Add(time.Second))
 		nc.Write(refusal)
-		if tc, ok := nc.(*net.TCPConn); ok {
+		if tc, ok := tcpConnOf(nc); ok { // also under the PROXY protocol wrapper
 			tc.CloseWrite()
 			tc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 			var buf [512]byte
