@@ -77,7 +77,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	}
 	c.srv, c.cfg, c.nc = s, &s.cfg, nc
 	c.born = clockSec.Load()
-	c.shard = s.statShard()
+	c.shard = s.pickShard()
 	c.ctx.conn = c
 	c.body.c = c
 	c.body.done = true // no request yet: nothing unread to linger for

@@ -136,8 +136,8 @@ const (
 // count adds one to a connection event counter.
 func (s *Server) count(event int) { s.stats.conns[event].Add(1) }
 
-// statShard returns the shard for a new connection.
-func (s *Server) statShard() *statShard {
+// pickShard returns the shard for a new connection.
+func (s *Server) pickShard() *statShard {
 	return &s.stats.shards[s.stats.next.Add(1)%statShards]
 }
 
