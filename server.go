@@ -158,6 +158,7 @@ type Server struct {
 	draining   atomic.Bool // Drain or Shutdown: connections close after their response
 	closed     chan struct{}
 	connsDone  sync.WaitGroup
+	acceptors  sync.WaitGroup // running Serve loops
 }
 
 // config is the normalised copy of the Server fields the hot path reads.
@@ -291,12 +292,10 @@ func (s *Server) serve(ln net.Listener) error {
 			continue
 		}
 		c := newConn(s, nc)
-		if !s.trackConn(c, true) {
-			// Shutdown raced the accept.
-			nc.Close()
-			putConn(c)
-			return ErrServerClosed
-		}
+		// Tracked even if Shutdown has begun: it waits for this loop to
+		// end (acceptors) before counting connections, so a connection
+		// accepted as the listener closed is served, not reset.
+		s.trackConn(c, true)
 		go c.serve()
 	}
 }
@@ -339,19 +338,18 @@ func (s *Server) trackListener(ln *net.Listener, add bool) bool {
 			return false
 		}
 		s.listeners[ln] = struct{}{}
+		s.acceptors.Add(1)
 	} else {
 		delete(s.listeners, ln)
+		s.acceptors.Done()
 	}
 	return true
 }
 
-func (s *Server) trackConn(c *conn, add bool) bool {
+func (s *Server) trackConn(c *conn, add bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if add {
-		if s.shuttingDown() {
-			return false
-		}
 		s.conns[c] = struct{}{}
 		s.nconns.Add(1)
 		s.connsDone.Add(1)
@@ -360,7 +358,6 @@ func (s *Server) trackConn(c *conn, add bool) bool {
 		s.nconns.Add(-1)
 		s.connsDone.Done()
 	}
-	return true
 }
 
 func (s *Server) shuttingDown() bool { return s.inShutdown.Load() }
@@ -387,7 +384,8 @@ func (s *Server) closeListeners() {
 // and returns ctx.Err(). Hijacked connections are not tracked.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeListeners()
-	s.h2Shutdown() // HTTP/2 connections: GOAWAY, finish open streams, close
+	s.acceptors.Wait() // every accepted connection is tracked now
+	s.h2Shutdown()     // HTTP/2 connections: GOAWAY, finish open streams, close
 	// Poll like net/http: connections finish on their own goroutines and
 	// the common case is a few short waits.
 	wait := time.Millisecond
@@ -434,6 +432,7 @@ func (s *Server) closeIdle() bool {
 // connection keeps Close waiting). Hijacked connections are not touched.
 func (s *Server) Close() error {
 	s.closeListeners()
+	s.acceptors.Wait()
 	s.closeAll()
 	s.connsDone.Wait()
 	return nil
