@@ -180,15 +180,6 @@ func (p *proxyConn) LocalAddr() net.Addr {
 	return p.Conn.LocalAddr()
 }
 
-// CloseWrite half-closes the socket (the engine lingers this way before
-// closing a connection the client may still be writing to).
-func (p *proxyConn) CloseWrite() error {
-	if tc, ok := p.Conn.(*net.TCPConn); ok {
-		return tc.CloseWrite()
-	}
-	return p.Conn.Close()
-}
-
 // readProxyHeader reads the connection's PROXY header when the PROXY
 // protocol is on. It reports false when the connection must be closed.
 // Called first on the connection's goroutine, under the header deadline.
@@ -227,23 +218,15 @@ func proxyConnOf(nc net.Conn) *proxyConn {
 	}
 }
 
-// halfCloser is a connection that can shut down its writing side.
-type halfCloser interface {
-	net.Conn
-	CloseWrite() error
-}
-
 // tcpConnOf returns the TCP socket under nc, seeing through the PROXY
-// protocol wrapper, for half-closing.
-func tcpConnOf(nc net.Conn) (halfCloser, bool) {
-	switch t := nc.(type) {
-	case *net.TCPConn:
-		return t, true
-	case *proxyConn:
-		_, ok := t.Conn.(*net.TCPConn)
-		return t, ok
+// protocol wrapper (whose unread bytes the callers do not need): for
+// half-closing, and for sendfile.
+func tcpConnOf(nc net.Conn) (*net.TCPConn, bool) {
+	if p, ok := nc.(*proxyConn); ok {
+		nc = p.Conn
 	}
-	return nil, false
+	tc, ok := nc.(*net.TCPConn)
+	return tc, ok
 }
 
 // ProxyHeader returns the connection's PROXY protocol header (its TLVs,

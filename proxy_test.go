@@ -1,6 +1,7 @@
 package riptide_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -278,5 +281,22 @@ func TestProxyListenerUnderOwnTLS(t *testing.T) {
 	c := proxiedClient(t, proxyproto.AppendV1(nil, proxyClient, proxyFrontend), 0, true, true)
 	if body := getBody(t, c, "https://"+ln.Addr().String()+"/"); !strings.HasPrefix(body, proxyClient.String()) {
 		t.Errorf("got %q", body)
+	}
+}
+
+// TestProxyProtocolSendfile: a compat handler copying a file (the socket's
+// ReadFrom, sendfile) behind a PROXY header sends it whole.
+func TestProxyProtocolSendfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	data := bytes.Repeat([]byte("0123456789abcdef"), 8<<10)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := startProxied(t, riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFile(w, r, path)
+	})), false, nil)
+	c := proxiedClient(t, proxyproto.AppendV1(nil, proxyClient, proxyFrontend), 0, false, false)
+	if body := getBody(t, c, "http://"+addr+"/"); body != string(data) {
+		t.Errorf("got %d bytes, want %d", len(body), len(data))
 	}
 }
