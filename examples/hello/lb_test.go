@@ -179,6 +179,10 @@ func (b *backend) stop() {
 	b.waitFor("shutdown", func() bool { return b.stopped[pid] })
 }
 
+// phase is how many requests must succeed between the steps of the test
+// (restarts, drain, stop), so that each step happens under load.
+const phase = 1000
+
 // load is the load generator: clients on 127.0.0.2 asking GET /whoami.
 type load struct {
 	sent, ok atomic.Int64
@@ -300,9 +304,9 @@ func drainOut(t *testing.T, b *backend, l *load, proxy bool) {
 	t.Helper()
 	b.signal(syscall.SIGUSR1)
 	if !proxy {
-		l.until(t, 300)
+		l.until(t, phase)
 		b.stop()
-		l.until(t, 300)
+		l.until(t, phase)
 		return
 	}
 	last, still := answeredOf(t, b.addr, proxy), 0
@@ -319,16 +323,16 @@ func drainOut(t *testing.T, b *backend, l *load, proxy bool) {
 		last = n
 	}
 	b.stop()
-	l.until(t, 300)
+	l.until(t, phase)
 }
 
 func runFleet(t *testing.T, lbURL string, b1, b2 *backend, proxy bool) {
 	l := startLoad(t, lbURL+"/whoami", 4)
-	l.until(t, 300)
+	l.until(t, phase)
 	b1.restart()
-	l.until(t, 300)
+	l.until(t, phase)
 	b2.restart()
-	l.until(t, 300)
+	l.until(t, phase)
 	drainOut(t, b2, l, proxy)
 	l.finish(t, b1.restarts+b2.restarts)
 }
