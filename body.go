@@ -193,6 +193,9 @@ func (b *bodyReader) fail(err error) error {
 		err = h1.ErrChunkExtTooLarge
 	}
 	b.err = err
+	if isTimeout(err) {
+		b.c.srv.statTimeout(timeoutBody)
+	}
 	b.c.closeAfter = true
 	b.c.ctx.resp.close = true
 	return err

@@ -128,6 +128,9 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 		st.nc, st.remoteAddr, st.localAddr = c.nc, c.nc.RemoteAddr().String(), c.nc.LocalAddr()
 	}
 	r.RemoteAddr = st.remoteAddr
+	if c.srv.Forwarded != nil { // per request: forwarded.go
+		r.RemoteAddr = x.RemoteAddr().String()
+	}
 	if tc, ok := c.nc.(*tls.Conn); ok {
 		cs := tc.ConnectionState()
 		r.TLS = &cs

@@ -590,7 +590,7 @@ func (w *compatWriter) sendfileTarget(src io.Reader) (io.ReaderFrom, bool) {
 	if r.clen < 0 || r.head || !bodyAllowed(w.status) {
 		return nil, false
 	}
-	rf, ok := w.x.conn.nc.(*net.TCPConn)
+	rf, ok := tcpConnOf(w.x.conn.nc) // also under the PROXY protocol (proxy.go)
 	return rf, ok
 }
 

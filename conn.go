@@ -56,6 +56,12 @@ type conn struct {
 	date    dateCache
 	watchWG sync.WaitGroup
 	linger  bool // the client may still be sending: half-close first
+
+	// Statistics (stats.go): the shard this connection counts in, the
+	// current request's start, bytes not yet added to the shard.
+	shard     *statShard
+	reqStart  int64 // monoNow
+	nin, nout uint64
 }
 
 var connPool sync.Pool
@@ -71,6 +77,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	}
 	c.srv, c.cfg, c.nc = s, &s.cfg, nc
 	c.born = clockSec.Load()
+	c.shard = s.pickShard()
 	c.ctx.conn = c
 	c.body.c = c
 	c.body.done = true // no request yet: nothing unread to linger for
@@ -122,11 +129,16 @@ func (c *conn) serve() {
 	// Go enables TCP_NODELAY on every TCP connection it creates, so a
 	// response goes out as soon as it is written; nothing to do here.
 	c.armRead(dlHeader, c.cfg.readHeader, false)
+	if !c.readProxyHeader() { // PROXY protocol (proxy.go), before TLS and HTTP/2
+		c.closeConn()
+		return
+	}
 	if c.serveH2() { // HTTP/2 (h2.go): TLS with ALPN h2, or h2c prior knowledge
 		return
 	}
 	for c.readRequest() {
 		c.serveRequest()
+		c.statRequestDone()
 		if c.hijacked {
 			c.setState(StateHijacked)
 			s.trackConn(c, false)
@@ -148,7 +160,7 @@ func (c *conn) serve() {
 // undrained body, a rejected request), it half-closes first and discards
 // input briefly so that the last response is not destroyed by an RST.
 func (c *conn) closeConn() {
-	if tc, ok := c.nc.(*net.TCPConn); ok && c.werr == nil && (c.linger || c.r < c.w || !c.body.done) {
+	if tc, ok := tcpConnOf(c.nc); ok && c.werr == nil && (c.linger || c.r < c.w || !c.body.done) {
 		tc.CloseWrite()
 		tc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 		var buf [512]byte
@@ -161,6 +173,7 @@ func (c *conn) closeConn() {
 	c.nc.Close()
 	c.setState(StateClosed)
 	c.srv.trackConn(c, false)
+	c.statClose()
 	putConn(c)
 }
 
@@ -177,12 +190,15 @@ func (c *conn) readRequest() bool {
 				c.r += n
 				c.pin = c.r
 				c.setState(StateActive)
+				c.statRequestStart()
 				return true
 			}
 			if err != h1.ErrNeedMore {
 				c.setState(StateActive)
 				c.ctx.resp.head = false // no request: not an answer to HEAD
-				c.writeCanned(h1.StatusOf(err))
+				code := h1.StatusOf(err)
+				c.statParseError(code)
+				c.writeCanned(code)
 				return false
 			}
 			if !armed {
@@ -197,22 +213,25 @@ func (c *conn) readRequest() bool {
 			return false
 		}
 		if c.r == c.w {
-			if c.srv.shuttingDown() {
-				return false
-			}
 			if c.nreq > 0 {
+				// Draining: no next request (a new connection still gets
+				// its first one answered, with Connection: close).
+				if c.srv.draining.Load() {
+					return false
+				}
 				c.r, c.w = 0, 0
 				c.armRead(dlIdle, c.cfg.idle, true)
 				// Order matters for Shutdown: deadline, then state, then
 				// the flag check (see Server.closeIdle).
 				c.setState(StateIdle)
-				if c.srv.shuttingDown() {
+				if c.srv.draining.Load() {
 					return false
 				}
 			}
 		}
 		if err := c.fill(); err != nil {
-			if c.r < c.w && isTimeout(err) && !c.srv.shuttingDown() {
+			c.statReadError(err)
+			if c.r < c.w && isTimeout(err) && !c.srv.draining.Load() {
 				c.ctx.resp.head = false
 				c.writeCanned(408)
 			}
@@ -231,7 +250,7 @@ func (c *conn) serveRequest() {
 	x.resetResponse()
 	cfg := c.cfg
 	x.resp.close = req.Close || !cfg.keepAlive ||
-		(cfg.maxReqs > 0 && c.nreq >= cfg.maxReqs)
+		(cfg.maxReqs > 0 && c.nreq >= cfg.maxReqs) || c.tooOld()
 	x.resp.head = isHEAD(req.Method)
 	if req.ExpectOther {
 		c.writeCanned(417)
@@ -309,6 +328,7 @@ func (c *conn) writeCanned(code int) {
 	}
 	c.closeAfter = true
 	c.ctx.resp.close = true
+	c.ctx.resp.status = code // for the statistics
 	// The client may be sending a body we will not read: half-close and
 	// drain briefly so that this response is not lost to an RST.
 	c.linger = true
@@ -323,7 +343,8 @@ func (c *conn) flush() error {
 		return nil
 	}
 	c.armWrite()
-	_, err := c.nc.Write(c.wbuf)
+	n, err := c.nc.Write(c.wbuf)
+	c.nout += uint64(n)
 	c.wbuf = c.wbuf[:0]
 	if c.ctx.resp.committed {
 		c.ctx.resp.sent = true
@@ -342,7 +363,8 @@ func (c *conn) writeDirect(p []byte) error {
 	}
 	c.armWrite()
 	c.ctx.resp.sent = true
-	_, err := c.nc.Write(p)
+	n, err := c.nc.Write(p)
+	c.nout += uint64(n)
 	if err != nil {
 		c.werr = err
 	}
@@ -359,6 +381,7 @@ func (c *conn) fill() error {
 	}
 	n, err := c.nc.Read(c.rbuf[c.w:])
 	c.w += n
+	c.nin += uint64(n)
 	if n > 0 {
 		return nil
 	}
@@ -454,6 +477,7 @@ func (c *conn) armWrite() {
 func (c *conn) handlerPanicked(v any) {
 	x := &c.ctx
 	if v != ErrAbortHandler && v != http.ErrAbortHandler {
+		c.srv.stats.panics.Add(1)
 		c.srv.logger().Error("riptide: panic serving request",
 			"remote", c.nc.RemoteAddr().String(),
 			"method", string(x.req.Method), "target", string(x.req.Target),

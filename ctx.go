@@ -116,8 +116,17 @@ func (x *Ctx) Header(name string) []byte { return x.req.Get(name) }
 // body, 0 for none.
 func (x *Ctx) ContentLength() int64 { return x.req.ContentLength }
 
-// RemoteAddr returns the client's network address.
-func (x *Ctx) RemoteAddr() net.Addr { return x.conn.nc.RemoteAddr() }
+// RemoteAddr returns the client's network address: the connection's peer,
+// or the client named by a PROXY protocol header (Server.ProxyProtocol) or
+// by a trusted proxy's forwarding header (Server.Forwarded).
+func (x *Ctx) RemoteAddr() net.Addr {
+	if x.conn.srv.Forwarded != nil { // forwarded.go
+		if a := x.forwardedAddr(); a != nil {
+			return a
+		}
+	}
+	return x.conn.nc.RemoteAddr()
+}
 
 // LocalAddr returns the server address the request arrived on.
 func (x *Ctx) LocalAddr() net.Addr { return x.conn.nc.LocalAddr() }

@@ -226,6 +226,7 @@ func (c *conn) runH2(nc net.Conn, sawPreface bool) {
 	c.nc.Close()
 	c.setState(StateClosed)
 	s.trackConn(c, false)
+	c.statClose()
 	putConn(c)
 }
 
@@ -254,9 +255,12 @@ type h2CompatHandler struct {
 }
 
 func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ch.srv.stats.h2Streams.Add(1)
 	defer func() {
 		if v := recover(); v != nil {
+			ch.srv.stats.h2Resets.Add(1)
 			if v != http.ErrAbortHandler && v != ErrAbortHandler {
+				ch.srv.stats.panics.Add(1)
 				ch.srv.logger().Error("riptide: panic serving request",
 					"remote", r.RemoteAddr, "method", r.Method, "target", r.RequestURI,
 					"panic", v, "stack", string(debug.Stack()))
@@ -264,6 +268,11 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}
 	}()
+	if f := ch.srv.Forwarded; f != nil { // forwarded.go
+		if a := f.forwardedRemoteAddr(r); a != "" {
+			r.RemoteAddr = a
+		}
+	}
 	if ch.srv.Name != "" {
 		w.Header().Set("Server", ch.srv.Name)
 	}

@@ -42,11 +42,13 @@ var h2StreamPool = sync.Pool{New: func() any { return &h2Stream{wake: make(chan 
 
 func (h *h2NativeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := h2StreamPool.Get().(*h2Stream)
+	h.srv.stats.h2Streams.Add(1)
 	st.start(h, w, r)
 	abort := st.serve()
 	st.reset()
 	h2StreamPool.Put(st)
 	if abort {
+		h.srv.stats.h2Resets.Add(1)
 		// Part of the response is out and the rest cannot follow: reset
 		// the stream so that the client does not take it as complete.
 		panic(http.ErrAbortHandler)
@@ -121,6 +123,7 @@ func (st *h2Stream) serve() (abort bool) {
 			c.ctx.req.Chunked, c.ctx.req.ContentLength = true, -1
 		}
 		c.serveRequest()
+		c.statRequestDone()
 	}
 	st.final = true
 	_ = c.flush()

@@ -261,7 +261,7 @@ func (x *Ctx) SetClose() { x.resp.close = true }
 // server is shutting down, or an unread body cannot be drained.
 func (x *Ctx) WillClose() bool {
 	c := x.conn
-	return x.resp.close || c.closeAfter || c.srv.shuttingDown() || c.body.undrainable()
+	return x.resp.close || c.closeAfter || c.srv.draining.Load() || c.body.undrainable()
 }
 
 // Committed reports whether the response head has been written (by Flush,
@@ -438,7 +438,7 @@ func (x *Ctx) commit(streaming bool) {
 		}
 	}
 	r.noBody = r.head || status < 200 || status == 204 || status == 304
-	if !r.close && (c.closeAfter || c.srv.shuttingDown() || c.body.undrainable()) {
+	if !r.close && (c.closeAfter || c.srv.draining.Load() || c.body.undrainable()) {
 		r.close = true
 	}
 	r.wmark = len(c.wbuf)

@@ -107,6 +107,11 @@ type Server struct {
 	// MaxRequestsPerConn closes a connection (with Connection: close on the
 	// last response) after this many requests. Zero means no limit.
 	MaxRequestsPerConn int
+	// MaxConnAge closes an HTTP/1.1 connection (with Connection: close on
+	// its response) at its first request after it is this old, so that
+	// keep-alive clients reconnect and load spreads over new servers in a
+	// fleet. Zero means no limit.
+	MaxConnAge time.Duration
 	// DisableKeepAlive answers every request with Connection: close.
 	DisableKeepAlive bool
 
@@ -118,6 +123,12 @@ type Server struct {
 	// Content-Length); a body that fits is sent with Content-Length. Zero
 	// means DefaultWriteBufferSize.
 	WriteBufferSize int
+
+	// DisableStats turns off the per-request statistics (requests,
+	// responses, durations, bytes; see Stats), which cost a few atomic
+	// adds and two clock reads per request. Connection events are counted
+	// regardless.
+	DisableStats bool
 
 	// ConnState, if set, is called on every connection state change. It
 	// runs on the connection's goroutine and must be quick.
@@ -136,6 +147,17 @@ type Server struct {
 	// defaults.
 	HTTP2 *HTTP2Config
 
+	// ProxyProtocol, when set, requires a PROXY protocol header (v1 or v2)
+	// on every connection, accepted only from trusted networks (proxy.go).
+	ProxyProtocol *ProxyConfig
+	// Forwarded, when set, takes the client address from the
+	// X-Forwarded-For or Forwarded header of requests that come from
+	// trusted proxies (forwarded.go). Off by default.
+	Forwarded *ForwardedConfig
+
+	// stats are the counters behind Stats (stats.go).
+	stats serverStats
+
 	// h2state is the HTTP/2 machinery (h2.go), built on first use.
 	h2state h2State
 
@@ -146,8 +168,10 @@ type Server struct {
 	conns      map[*conn]struct{}
 	nconns     atomic.Int64
 	inShutdown atomic.Bool
+	draining   atomic.Bool // Drain or Shutdown: connections close after their response
 	closed     chan struct{}
 	connsDone  sync.WaitGroup
+	acceptors  sync.WaitGroup // running Serve loops
 }
 
 // config is the normalised copy of the Server fields the hot path reads.
@@ -158,8 +182,10 @@ type config struct {
 	// readBodyMax bounds Ctx.ReadBody; 0 means no limit.
 	readBodyMax       int64
 	maxReqs           int
+	maxAge            time.Duration
 	readBuf, writeBuf int
 	keepAlive         bool
+	stats             bool
 	// serverHeader is "Server: name\r\n" or empty.
 	serverHeader []byte
 }
@@ -186,6 +212,7 @@ func (s *Server) init() {
 			c.readBodyMax = DefaultMaxReadBodySize
 		}
 		c.maxReqs = max(s.MaxRequestsPerConn, 0)
+		c.maxAge = max(s.MaxConnAge, 0)
 		c.readBuf = s.ReadBufferSize
 		if c.readBuf <= 0 {
 			c.readBuf = DefaultReadBufferSize
@@ -195,6 +222,7 @@ func (s *Server) init() {
 			c.writeBuf = DefaultWriteBufferSize
 		}
 		c.keepAlive = !s.DisableKeepAlive
+		c.stats = !s.DisableStats
 		if s.Name != "" {
 			c.serverHeader = h1.AppendHeader(nil, "Server", s.Name)
 		}
@@ -239,6 +267,11 @@ func (s *Server) ListenAndServe(addr string) error {
 // ln fails or the server is shut down. It closes ln before returning and
 // always returns a non-nil error; ErrServerClosed after Shutdown or Close.
 func (s *Server) Serve(ln net.Listener) error {
+	return s.serve(s.proxyListen(ln)) // PROXY protocol (proxy.go), if on
+}
+
+// serve is Serve on a listener already wrapped for the PROXY protocol.
+func (s *Server) serve(ln net.Listener) error {
 	s.init()
 	if !s.trackListener(&ln, true) {
 		ln.Close()
@@ -271,17 +304,17 @@ func (s *Server) Serve(ln net.Listener) error {
 			return err
 		}
 		backoff = 0
+		s.count(statAccepted)
 		if s.MaxConns > 0 && s.nconns.Load() >= int64(s.MaxConns) {
+			s.count(statRefused)
 			refuse(nc)
 			continue
 		}
 		c := newConn(s, nc)
-		if !s.trackConn(c, true) {
-			// Shutdown raced the accept.
-			nc.Close()
-			putConn(c)
-			return ErrServerClosed
-		}
+		// Tracked even if Shutdown has begun: it waits for this loop to
+		// end (acceptors) before counting connections, so a connection
+		// accepted as the listener closed is served, not reset.
+		s.trackConn(c, true)
 		go c.serve()
 	}
 }
@@ -302,7 +335,7 @@ func refuse(nc net.Conn) {
 	go func() {
 		nc.SetDeadline(time.Now().Add(time.Second))
 		nc.Write(refusal)
-		if tc, ok := nc.(*net.TCPConn); ok {
+		if tc, ok := tcpConnOf(nc); ok { // also under the PROXY protocol wrapper
 			tc.CloseWrite()
 			tc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 			var buf [512]byte
@@ -324,19 +357,18 @@ func (s *Server) trackListener(ln *net.Listener, add bool) bool {
 			return false
 		}
 		s.listeners[ln] = struct{}{}
+		s.acceptors.Add(1)
 	} else {
 		delete(s.listeners, ln)
+		s.acceptors.Done()
 	}
 	return true
 }
 
-func (s *Server) trackConn(c *conn, add bool) bool {
+func (s *Server) trackConn(c *conn, add bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if add {
-		if s.shuttingDown() {
-			return false
-		}
 		s.conns[c] = struct{}{}
 		s.nconns.Add(1)
 		s.connsDone.Add(1)
@@ -345,7 +377,6 @@ func (s *Server) trackConn(c *conn, add bool) bool {
 		s.nconns.Add(-1)
 		s.connsDone.Done()
 	}
-	return true
 }
 
 func (s *Server) shuttingDown() bool { return s.inShutdown.Load() }
@@ -355,6 +386,7 @@ func (s *Server) closeListeners() {
 	s.init()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.draining.Store(true)
 	if s.inShutdown.Swap(true) {
 		return
 	}
@@ -371,7 +403,8 @@ func (s *Server) closeListeners() {
 // and returns ctx.Err(). Hijacked connections are not tracked.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeListeners()
-	s.h2Shutdown() // HTTP/2 connections: GOAWAY, finish open streams, close
+	s.acceptors.Wait() // every accepted connection is tracked now
+	s.h2Shutdown()     // HTTP/2 connections: GOAWAY, finish open streams, close
 	// Poll like net/http: connections finish on their own goroutines and
 	// the common case is a few short waits.
 	wait := time.Millisecond
@@ -397,9 +430,9 @@ func (s *Server) closeIdle() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.conns {
-		// Ordering contract with conn.waitIdle: the connection stores
+		// Ordering contract with conn.readRequest: the connection stores
 		// StateIdle after arming its own deadline and then checks
-		// inShutdown; we set inShutdown before loading the state. Either it
+		// draining; Drain and Shutdown set draining before this. Either it
 		// sees the flag or we see it idle, and our deadline comes last.
 		st := ConnState(c.state.Load())
 		// A connection that has sent nothing for 5s after the accept is
@@ -418,6 +451,7 @@ func (s *Server) closeIdle() bool {
 // connection keeps Close waiting). Hijacked connections are not touched.
 func (s *Server) Close() error {
 	s.closeListeners()
+	s.acceptors.Wait()
 	s.closeAll()
 	s.connsDone.Wait()
 	return nil

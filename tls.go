@@ -19,7 +19,8 @@ func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
 		ln.Close()
 		return err
 	}
-	return s.Serve(tls.NewListener(ln, cfg))
+	// The PROXY header, if any, comes before the TLS handshake.
+	return s.serve(tls.NewListener(s.proxyListen(ln), cfg))
 }
 
 // ListenAndServeTLS listens on the TCP address addr and calls ServeTLS.

@@ -54,6 +54,10 @@ func compatMux() *http.ServeMux {
 			}
 		}
 	})
+	mux.HandleFunc("GET /whoami", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, r.RemoteAddr+"\n")
+	})
 	mux.HandleFunc("GET /cookie", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		for _, c := range r.Cookies() {

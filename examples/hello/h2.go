@@ -56,7 +56,8 @@ func h2Listener(srv *riptide.Server, ln net.Listener, log *slog.Logger) net.List
 		os.Exit(1)
 	}
 	log.Info("tls on", "addr", "https://"+ln.Addr().String(), "try", "curl -k --http2 https://"+ln.Addr().String()+"/")
-	return tls.NewListener(ln, &tls.Config{
+	// The PROXY header (-proxy-from) comes before the TLS handshake.
+	return tls.NewListener(srv.ProxyListener(ln), &tls.Config{
 		Certificates: []tls.Certificate{cert},
 		NextProtos:   []string{"h2", "http/1.1"}, // ALPN: h2 preferred
 	})

@@ -11,22 +11,26 @@
 //	POST /echo     the request headers as "Name: Value" lines (GET too)
 //	GET /cookie    the request cookies as "name=value" lines
 //	GET /stream    5 server-sent events, 100 ms apart
+//	GET /whoami    the client's address as the server sees it (text)
+//	GET /ready     200 "ready", 503 "draining" once draining starts
+//	GET /metrics   the server's statistics (Prometheus text), with -metrics
+//
+// Running in a fleet (fleet.go): -proxy-from CIDR accepts the PROXY
+// protocol (v1 and v2) from that network only; SIGHUP restarts the binary
+// without dropping a connection, SIGUSR1 starts draining (the readiness
+// route turns 503), SIGINT and SIGTERM shut down gracefully.
 //
 // -mode compat serves the same routes through an http.ServeMux on the same
 // engine.
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"io"
 	"log/slog"
-	"net"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/riptide-http/riptide"
@@ -38,7 +42,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	mode := flag.String("mode", "native", "handler API: native or compat")
 	flag.Parse()
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("pid", os.Getpid())
 
 	srv := &riptide.Server{Logger: log}
 	switch *mode {
@@ -56,7 +60,7 @@ func main() {
 		os.Exit(2)
 	}
 
-	ln, err := net.Listen("tcp", *addr)
+	ln, handoff, err := fleetListen(srv, *addr, log) // -proxy-from, -metrics (fleet.go)
 	if err != nil {
 		log.Error("listen", "err", err)
 		os.Exit(1)
@@ -64,18 +68,11 @@ func main() {
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "mode", *mode)
 	ln = h2Listener(srv, ln, log) // -h2c, -tls (h2.go)
 
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		sig := <-stop
-		log.Info("shutting down", "signal", sig.String())
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			log.Error("shutdown", "err", err)
-		}
-	}()
-	if err := srv.Serve(ln); !errors.Is(err, riptide.ErrServerClosed) {
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	handoff.Ready() // a previous process, if any, stops accepting now
+	handleSignals(srv, handoff, log)
+	if err := <-served; !errors.Is(err, riptide.ErrServerClosed) {
 		log.Error("serve", "err", err)
 		os.Exit(1)
 	}
@@ -103,6 +100,11 @@ func newRouter() riptide.Handler {
 	r.HandleFunc("GET /echo", echoHeaders)
 	r.HandleFunc("/cookie", cookies)
 	r.HandleFunc("/stream", sse)
+	r.HandleFunc("GET /whoami", func(c *riptide.Ctx) {
+		c.SetHeader("Content-Type", "text/plain")
+		var buf [64]byte
+		c.Write(append(appendAddr(buf[:0], c.RemoteAddr()), '\n'))
+	})
 	r.NotFound = riptide.HandlerFunc(func(c *riptide.Ctx) {
 		c.SetStatus(404)
 		c.SetHeader("Content-Type", "text/plain")

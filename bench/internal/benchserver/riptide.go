@@ -1,6 +1,10 @@
 package benchserver
 
-import "github.com/riptide-http/riptide"
+import (
+	"context"
+
+	"github.com/riptide-http/riptide"
+)
 
 // ConfigureRiptide applies -h2c and -tls to a riptide server: h2c through
 // HTTP2Config.H2C (prior knowledge on the HTTP/1.1 port), TLS through
@@ -14,4 +18,11 @@ func ConfigureRiptide(srv *riptide.Server, o Options) {
 	if o.TLS {
 		srv.TLSConfig = o.TLSConfig
 	}
+}
+
+// MainRiptide runs a riptide benchmark server: srv, its Handler set,
+// configured by the flags o and served until SIGINT or SIGTERM.
+func MainRiptide(o Options, srv *riptide.Server) {
+	ConfigureRiptide(srv, o)
+	Main(o, o.Serve(srv.Serve, srv.ServeTLS), func() { srv.Shutdown(context.Background()) })
 }

@@ -53,6 +53,7 @@ const (
 func Registry() []Server {
 	return []Server{
 		{Name: "riptide", Desc: "riptide native API (func(*riptide.Ctx))", Kind: KindGo, Pkg: "./servers/riptide", Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide-nostats", Desc: "riptide native API with Server.DisableStats (the statistics' cost, beside riptide)", Kind: KindGo, Pkg: "./servers/riptide-nostats", Probe: true, HTTP2: true},
 		{Name: "riptide-mux", Desc: "riptide compat door (riptide.FromHTTP) with http.ServeMux", Kind: KindGo, Pkg: "./servers/riptide-mux", Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-chi", Desc: "riptide compat door (riptide.FromHTTP) with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/riptide-chi", Probe: true, Default: true, HTTP2: true},
 		{Name: "fasthttp", Desc: "valyala/fasthttp, default settings", Kind: KindGo, Pkg: "./servers/fasthttp", Probe: true, Default: true},

@@ -6,8 +6,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/riptide-http/riptide"
 
 	"github.com/riptide-http/riptide/bench/internal/benchserver"
@@ -17,6 +15,5 @@ import (
 func main() {
 	o := benchserver.ParseFlags()
 	srv := &riptide.Server{Handler: riptide.FromHTTP(stdroutes.Chi(o.Profile))}
-	benchserver.ConfigureRiptide(srv, o)
-	benchserver.Main(o, o.Serve(srv.Serve, srv.ServeTLS), func() { srv.Shutdown(context.Background()) })
+	benchserver.MainRiptide(o, srv)
 }

@@ -5,8 +5,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/riptide-http/riptide"
 
 	"github.com/riptide-http/riptide/bench/internal/benchserver"
@@ -16,6 +14,5 @@ import (
 func main() {
 	o := benchserver.ParseFlags()
 	srv := &riptide.Server{Handler: riptideroutes.Handler(o.Profile)}
-	benchserver.ConfigureRiptide(srv, o)
-	benchserver.Main(o, o.Serve(srv.Serve, srv.ServeTLS), func() { srv.Shutdown(context.Background()) })
+	benchserver.MainRiptide(o, srv)
 }

@@ -1,0 +1,179 @@
+package riptide
+
+// Client addresses from trusted reverse proxies: X-Forwarded-For and
+// Forwarded (RFC 7239), for servers behind a layer 7 proxy (nginx,
+// HAProxy in http mode, a cloud HTTP load balancer). Off unless
+// Server.Forwarded is set: the headers are whatever the client sent unless
+// a proxy the operator trusts wrote them.
+
+import (
+	"bytes"
+	"iter"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+
+	"github.com/riptide-http/riptide/h1"
+)
+
+// ForwardedConfig makes Ctx.RemoteAddr and the compat door's
+// Request.RemoteAddr report the client address that trusted proxies
+// recorded in the request's Forwarded or X-Forwarded-For header.
+//
+// Only a request whose connection comes from a trusted network (after the
+// PROXY protocol, if on) is looked at. The header's addresses are read
+// from the right (the nearest proxy's entry) and trusted ones are skipped:
+// the first untrusted address is the client, so a client cannot pass
+// itself off as someone else by sending the header itself. When every
+// entry is trusted, the leftmost is used. Forwarded is used when present,
+// otherwise X-Forwarded-For; an entry that is not an IP address (RFC 7239
+// "unknown" or an obfuscated name) leaves the connection's address. A
+// port in the entry is kept; otherwise the port is 0.
+//
+// Reading the address allocates, which the plain RemoteAddr does not.
+type ForwardedConfig struct {
+	// TrustedNetworks are the proxies' networks, e.g. 10.0.0.0/8.
+	TrustedNetworks []netip.Prefix
+}
+
+func (f *ForwardedConfig) trusts(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, n := range f.TrustedNetworks {
+		if n.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// forwardedAddr returns the client address per Server.Forwarded, or nil to
+// use the connection's.
+func (x *Ctx) forwardedAddr() net.Addr {
+	peer, ok := x.conn.nc.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		return nil
+	}
+	name, fw := forwardedField(x.req.Get("Forwarded") != nil)
+	hs := x.req.Headers
+	return x.conn.srv.Forwarded.client(peer.AddrPort().Addr(), func(yield func([]byte) bool) {
+		for i := len(hs) - 1; i >= 0; i-- {
+			if h1.EqualFold(hs[i].Name, name) && !yield(hs[i].Value) {
+				return
+			}
+		}
+	}, fw)
+}
+
+// forwardedRemoteAddr is forwardedAddr for a request x/net built (compat
+// handlers over HTTP/2): the new Request.RemoteAddr, or "".
+func (f *ForwardedConfig) forwardedRemoteAddr(r *http.Request) string {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return ""
+	}
+	name, fw := forwardedField(len(r.Header.Values("Forwarded")) > 0)
+	vals := r.Header.Values(name)
+	a := f.client(peer.Addr(), func(yield func([]byte) bool) {
+		for i := len(vals) - 1; i >= 0; i-- {
+			if !yield([]byte(vals[i])) {
+				return
+			}
+		}
+	}, fw)
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// forwardedField names the header to read: Forwarded when the request has
+// one, else X-Forwarded-For.
+func forwardedField(hasForwarded bool) (name string, forwarded bool) {
+	if hasForwarded {
+		return "Forwarded", true
+	}
+	return "X-Forwarded-For", false
+}
+
+// client picks the client address from the field's lines, given last
+// first, for a connection from peer; nil means the peer's own.
+func (f *ForwardedConfig) client(peer netip.Addr, lines iter.Seq[[]byte], forwarded bool) net.Addr {
+	if !f.trusts(peer) {
+		return nil
+	}
+	var client netip.AddrPort
+	found := false
+	for v := range lines {
+		for len(v) > 0 { // elements right to left
+			var elem []byte
+			if j := bytes.LastIndexByte(v, ','); j >= 0 {
+				elem, v = v[j+1:], v[:j]
+			} else {
+				elem, v = v, nil
+			}
+			ap, ok := forwardedElem(elem, forwarded)
+			if !ok {
+				return nil
+			}
+			client, found = ap, true
+			if !f.trusts(ap.Addr()) {
+				return net.TCPAddrFromAddrPort(client)
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	return net.TCPAddrFromAddrPort(client)
+}
+
+// forwardedElem parses one list element: an X-Forwarded-For address, or
+// the for= parameter of a Forwarded element.
+func forwardedElem(e []byte, forwarded bool) (netip.AddrPort, bool) {
+	e = bytes.TrimSpace(e)
+	if forwarded {
+		var val []byte
+		for len(e) > 0 {
+			var pair []byte
+			pair, e, _ = bytes.Cut(e, []byte{';'})
+			k, v, _ := bytes.Cut(bytes.TrimSpace(pair), []byte{'='})
+			if equalFold(k, "for") {
+				val = v
+			}
+		}
+		if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
+			val = val[1 : len(val)-1]
+		}
+		e = val
+	}
+	return parseHostPort(e)
+}
+
+// parseHostPort parses "ip", "ip:port", "[ipv6]" or "[ipv6]:port".
+func parseHostPort(b []byte) (netip.AddrPort, bool) {
+	host, port := b, []byte(nil)
+	if len(b) > 0 && b[0] == '[' {
+		end := bytes.IndexByte(b, ']')
+		if end < 0 {
+			return netip.AddrPort{}, false
+		}
+		host, port = b[1:end], b[end+1:]
+		if len(port) > 0 && port[0] != ':' {
+			return netip.AddrPort{}, false
+		}
+	} else if i := bytes.IndexByte(b, ':'); i >= 0 && bytes.Count(b, []byte{':'}) == 1 {
+		host, port = b[:i], b[i:]
+	}
+	a, err := netip.ParseAddr(string(host))
+	if err != nil || a.Zone() != "" {
+		return netip.AddrPort{}, false
+	}
+	var p uint64
+	if len(port) > 1 {
+		if p, err = strconv.ParseUint(string(port[1:]), 10, 16); err != nil {
+			return netip.AddrPort{}, false
+		}
+	}
+	return netip.AddrPortFrom(a.Unmap(), uint16(p)), true
+}

@@ -1,0 +1,282 @@
+package riptide
+
+// Server statistics. The engine keeps them as it goes, at a cost of a few
+// uncontended atomic adds per request: per-request counters live in
+// cache-line-padded shards, one chosen per connection, so that connections
+// on different cores do not write the same line; the rest are rare events.
+// Connection gauges are not kept at all: Stats counts the tracked
+// connections by state when it is called. The hooks the engine calls are
+// the stat* methods of conn below.
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// DurationBuckets are the upper bounds of the request-duration histogram
+// (Stats.Duration), as Prometheus's default buckets plus a few below 5ms.
+var DurationBuckets = [...]time.Duration{
+	250 * time.Microsecond, 500 * time.Microsecond, time.Millisecond,
+	2500 * time.Microsecond, 5 * time.Millisecond, 10 * time.Millisecond,
+	25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
+	250 * time.Millisecond, 500 * time.Millisecond, time.Second,
+	2500 * time.Millisecond, 5 * time.Second, 10 * time.Second,
+}
+
+// Stats is a snapshot of a Server's counters, filled by Server.Stats.
+// Counters (uint64) only grow; gauges (int64) are current values.
+//
+// Requests are counted when their response is complete; HTTP/2 requests
+// of compat handlers (served by x/net) are counted in H2Streams only.
+type Stats struct {
+	// Connections.
+	Accepted      uint64 // accepted and served (not those closed at accept by the PROXY trust check)
+	Refused       uint64 // beyond MaxConns, answered 503
+	ProxyRejected uint64 // untrusted peer, or missing or invalid PROXY header
+	Closed        uint64 // closed by the server's engine (not hijacked ones)
+	Hijacked      uint64 // taken over by Ctx.Hijack or an h2c upgrade
+	// Open connections by state (HTTP/2 connections count as active).
+	ConnsNew, ConnsActive, ConnsIdle int64
+
+	// Requests and responses.
+	Requests  uint64    // requests answered (HTTP/1.1 and native HTTP/2)
+	Responses [5]uint64 // by status class: [0] 1xx ... [4] 5xx
+	BytesIn   uint64    // bytes read from connections (HTTP/2: request data)
+	BytesOut  uint64    // bytes written to connections (HTTP/2: response data)
+	Panics    uint64    // handler panics (other than ErrAbortHandler)
+
+	// ParseErrors counts requests rejected before the handler, by the
+	// status they were answered with.
+	ParseErrors ParseErrors
+	// Timeouts counts connections closed for a timeout, by kind.
+	Timeouts Timeouts
+
+	// HTTP/2.
+	H2Streams uint64 // streams served
+	H2Resets  uint64 // streams the server reset (incomplete response, panic)
+
+	// Duration is the histogram of request durations, from the end of the
+	// request head to the end of the response.
+	Duration Histogram
+}
+
+// ParseErrors counts rejected request heads by answer.
+type ParseErrors struct {
+	BadRequest          uint64 // 400: malformed syntax, framing, Host
+	URITooLong          uint64 // 414
+	HeaderTooLarge      uint64 // 431
+	NotImplemented      uint64 // 501: unsupported transfer coding
+	VersionNotSupported uint64 // 505
+	Other               uint64
+}
+
+// Timeouts counts timeouts by kind.
+type Timeouts struct {
+	Header uint64 // ReadHeaderTimeout (the answer is 408 if part of a head came)
+	Idle   uint64 // IdleTimeout between keep-alive requests
+	Body   uint64 // ReadBodyTimeout
+	Write  uint64 // WriteTimeout
+}
+
+// Histogram is a cumulative histogram: Buckets[i] counts observations of
+// at most DurationBuckets[i]; Count counts all of them (the +Inf bucket).
+type Histogram struct {
+	Buckets [len(DurationBuckets)]uint64
+	Count   uint64
+	Sum     time.Duration
+}
+
+// statShards is the number of per-request counter shards of a Server.
+const statShards = 16
+
+// statShard holds per-request counters, padded to 256 bytes so that no
+// two shards share a cache line (TestStatShardSize).
+type statShard struct {
+	responses [5]atomic.Uint64
+	hist      [len(DurationBuckets) + 1]atomic.Uint64 // non-cumulative; last is +Inf
+	durSum    atomic.Int64
+	bytesIn   atomic.Uint64
+	bytesOut  atomic.Uint64
+	_         [64]byte
+}
+
+// monoStart is the origin of monoNow.
+var monoStart = time.Now()
+
+// monoNow is a monotonic clock reading in nanoseconds: one clock read,
+// where time.Now takes two (wall and monotonic).
+func monoNow() int64 { return int64(time.Since(monoStart)) }
+
+// serverStats is a Server's statistics state.
+type serverStats struct {
+	shards                               [statShards]statShard
+	next                                 atomic.Uint32 // round-robin shard choice
+	conns                                [5]atomic.Uint64
+	parse                                [6]atomic.Uint64 // ParseErrors, in field order
+	timeout                              [4]atomic.Uint64 // Timeouts, in field order
+	panics, hijacks, h2Streams, h2Resets atomic.Uint64
+}
+
+// Connection event counters (serverStats.conns).
+const (
+	statAccepted = iota
+	statRefused
+	statProxyRejected
+	statClosed
+)
+
+// Timeout kinds (serverStats.timeout).
+const (
+	timeoutHeader = iota
+	timeoutIdle
+	timeoutBody
+	timeoutWrite
+)
+
+// count adds one to a connection event counter.
+func (s *Server) count(event int) { s.stats.conns[event].Add(1) }
+
+// pickShard returns the shard for a new connection.
+func (s *Server) pickShard() *statShard {
+	return &s.stats.shards[s.stats.next.Add(1)%statShards]
+}
+
+// Stats fills st with the server's statistics. It does not allocate, so it
+// can be called as often as needed; the connection gauges cost a pass over
+// the open connections.
+func (s *Server) Stats(st *Stats) {
+	s.init()
+	ss := &s.stats
+	*st = Stats{
+		Accepted: ss.conns[statAccepted].Load(), Refused: ss.conns[statRefused].Load(),
+		ProxyRejected: ss.conns[statProxyRejected].Load(), Closed: ss.conns[statClosed].Load(),
+		Hijacked: ss.hijacks.Load(), Panics: ss.panics.Load(),
+		H2Streams: ss.h2Streams.Load(), H2Resets: ss.h2Resets.Load(),
+		ParseErrors: ParseErrors{ss.parse[0].Load(), ss.parse[1].Load(), ss.parse[2].Load(),
+			ss.parse[3].Load(), ss.parse[4].Load(), ss.parse[5].Load()},
+		Timeouts: Timeouts{ss.timeout[0].Load(), ss.timeout[1].Load(), ss.timeout[2].Load(), ss.timeout[3].Load()},
+	}
+	var hist [len(DurationBuckets) + 1]uint64
+	for i := range ss.shards {
+		sh := &ss.shards[i]
+		for k := range sh.responses {
+			st.Responses[k] += sh.responses[k].Load()
+		}
+		for k := range sh.hist {
+			hist[k] += sh.hist[k].Load()
+		}
+		st.Duration.Sum += time.Duration(sh.durSum.Load())
+		st.BytesIn += sh.bytesIn.Load()
+		st.BytesOut += sh.bytesOut.Load()
+	}
+	var cum uint64
+	for k := range DurationBuckets {
+		cum += hist[k]
+		st.Duration.Buckets[k] = cum
+	}
+	st.Duration.Count = cum + hist[len(DurationBuckets)]
+	st.Requests = st.Duration.Count
+	s.mu.Lock()
+	for c := range s.conns {
+		switch ConnState(c.state.Load()) {
+		case StateNew:
+			st.ConnsNew++
+		case StateActive:
+			st.ConnsActive++
+		case StateIdle:
+			st.ConnsIdle++
+		}
+	}
+	s.mu.Unlock()
+}
+
+// statRequestStart notes the start of a request (its head is parsed).
+func (c *conn) statRequestStart() {
+	if c.cfg.stats {
+		c.reqStart = monoNow()
+	}
+}
+
+// statRequestDone records a finished request: its status class, its
+// duration, and the connection's bytes since the last flush.
+func (c *conn) statRequestDone() {
+	if !c.cfg.stats {
+		return
+	}
+	if c.hijacked {
+		c.srv.stats.hijacks.Add(1)
+	}
+	sh := c.shard
+	if class := c.ctx.resp.status/100 - 1; class >= 0 && class < 5 {
+		sh.responses[class].Add(1)
+	} else if !c.hijacked {
+		sh.responses[1].Add(1) // no status set: the default 200
+	}
+	d := time.Duration(monoNow() - c.reqStart)
+	b := 0
+	for b < len(DurationBuckets) && d > DurationBuckets[b] {
+		b++
+	}
+	sh.hist[b].Add(1)
+	sh.durSum.Add(int64(d))
+	c.statFlushBytes()
+}
+
+// statFlushBytes moves the connection's byte counts to its shard.
+func (c *conn) statFlushBytes() {
+	if c.nin > 0 {
+		c.shard.bytesIn.Add(c.nin)
+		c.nin = 0
+	}
+	if c.nout > 0 {
+		c.shard.bytesOut.Add(c.nout)
+		c.nout = 0
+	}
+}
+
+// statParseError counts a request head rejected with status code.
+func (c *conn) statParseError(code int) {
+	k := 5
+	switch code {
+	case 400:
+		k = 0
+	case 414:
+		k = 1
+	case 431:
+		k = 2
+	case 501:
+		k = 3
+	case 505:
+		k = 4
+	}
+	c.srv.stats.parse[k].Add(1)
+	c.shard.responses[code/100-1].Add(1)
+}
+
+// statReadError classifies the read error that ends readRequest (and
+// counts the 408 that readRequest answers a timed-out partial head with).
+func (c *conn) statReadError(err error) {
+	if !isTimeout(err) || c.srv.draining.Load() {
+		return
+	}
+	if c.nreq > 0 && c.r == c.w {
+		c.srv.stats.timeout[timeoutIdle].Add(1)
+	} else {
+		c.srv.stats.timeout[timeoutHeader].Add(1)
+		if c.r < c.w {
+			c.shard.responses[3].Add(1) // answered 408
+		}
+	}
+}
+
+// statTimeout counts a timeout of kind.
+func (s *Server) statTimeout(kind int) { s.stats.timeout[kind].Add(1) }
+
+// statClose records a connection the engine closes.
+func (c *conn) statClose() {
+	c.srv.count(statClosed)
+	if c.werr != nil && isTimeout(c.werr) {
+		c.srv.statTimeout(timeoutWrite)
+	}
+	c.statFlushBytes()
+}

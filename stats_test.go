@@ -1,0 +1,222 @@
+package riptide
+
+import (
+	"encoding/json"
+	"expvar"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// statsServer serves: /panic panics, /missing answers 404, anything else
+// "Hello".
+func statsServer(t *testing.T, srv *Server) (*Server, string) {
+	return startServer(t, srv, func(x *Ctx) {
+		switch string(x.Path()) {
+		case "/panic":
+			panic("boom")
+		case "/missing":
+			x.SetStatus(404)
+		default:
+			hello(x)
+		}
+	})
+}
+
+func waitStats(t *testing.T, srv *Server, what string, cond func(*Stats) bool) *Stats {
+	t.Helper()
+	var st Stats
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+		srv.Stats(&st)
+		if cond(&st) {
+			return &st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: stats %+v", what, st)
+		}
+	}
+}
+
+// TestStatsCounts: each kind of event lands in its counter.
+func TestStatsCounts(t *testing.T) {
+	srv, addr := statsServer(t, &Server{ReadHeaderTimeout: 300 * time.Millisecond})
+	ka := dial(t, addr)
+	for _, path := range []string{"/", "/", "/missing"} {
+		ka.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n")
+		ka.resp("GET")
+	}
+	waitStats(t, srv, "one idle connection", func(st *Stats) bool { return st.ConnsIdle == 1 })
+
+	p := dial(t, addr)
+	p.send("GET /panic HTTP/1.1\r\nHost: x\r\n\r\n")
+	if resp, _ := p.resp("GET"); resp.StatusCode != 500 {
+		t.Fatalf("panic: %d", resp.StatusCode)
+	}
+	bad := dial(t, addr)
+	bad.send("GET / HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n")
+	if resp, _ := bad.resp("GET"); resp.StatusCode != 400 {
+		t.Fatalf("bad header: %d", resp.StatusCode)
+	}
+	slow := dial(t, addr)
+	slow.send("GET / HTTP/1.1\r\n")
+	if resp, _ := slow.resp("GET"); resp.StatusCode != 408 {
+		t.Fatalf("slow head: %d", resp.StatusCode)
+	}
+	st := waitStats(t, srv, "three connections closed", func(st *Stats) bool { return st.Closed == 3 })
+
+	want := Stats{Accepted: 4, Closed: 3, ConnsIdle: 1, Requests: 4, Panics: 1,
+		Responses:   [5]uint64{0, 2, 0, 3, 1}, // 200 200 | 404 400 408 | 500
+		ParseErrors: ParseErrors{BadRequest: 1}, Timeouts: Timeouts{Header: 1}}
+	got := *st
+	got.BytesIn, got.BytesOut, got.Duration = 0, 0, Histogram{}
+	if got != want {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+	if st.BytesIn < 100 || st.BytesOut < 100 {
+		t.Errorf("bytes in %d, out %d", st.BytesIn, st.BytesOut)
+	}
+	h := st.Duration
+	if h.Count != st.Requests || h.Sum <= 0 || h.Buckets[len(h.Buckets)-1] > h.Count {
+		t.Errorf("histogram %+v", h)
+	}
+	for i := 1; i < len(h.Buckets); i++ {
+		if h.Buckets[i] < h.Buckets[i-1] {
+			t.Errorf("histogram not cumulative: %v", h.Buckets)
+		}
+	}
+}
+
+// TestStatsDisabled: DisableStats stops the per-request counters only.
+func TestStatsDisabled(t *testing.T) {
+	srv, addr := statsServer(t, &Server{DisableStats: true})
+	rc := dial(t, addr)
+	rc.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	rc.resp("GET")
+	st := waitStats(t, srv, "closed", func(st *Stats) bool { return st.Closed == 1 })
+	if st.Requests != 0 || st.Responses != [5]uint64{} || st.Accepted != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestStatsDoesNotAllocate: reading the statistics allocates nothing, also
+// with connections open.
+func TestStatsDoesNotAllocate(t *testing.T) {
+	srv, addr := statsServer(t, nil)
+	for range 3 {
+		rc := dial(t, addr)
+		rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		rc.resp("GET")
+	}
+	var st Stats
+	if n := testing.AllocsPerRun(100, func() { srv.Stats(&st) }); n != 0 {
+		t.Errorf("Stats allocates %v times per call", n)
+	}
+	if st.ConnsIdle+st.ConnsActive != 3 {
+		t.Errorf("open connections %d+%d, want 3", st.ConnsIdle, st.ConnsActive)
+	}
+}
+
+// TestMetricsHandler: the native and net/http metrics handlers answer the
+// text format with the current counters (its grammar is checked with
+// Prometheus's own parser in the ecosystem module).
+func TestMetricsHandler(t *testing.T) {
+	srv := &Server{}
+	native := srv.MetricsHandler()
+	compat := FromHTTP(srv.MetricsHTTPHandler())
+	_, addr := startServer(t, srv, func(x *Ctx) {
+		if string(x.Path()) == "/metrics-compat" {
+			compat.ServeCtx(x)
+			return
+		}
+		native.ServeCtx(x)
+	})
+	rc := dial(t, addr)
+	for _, path := range []string{"/metrics", "/metrics-compat"} {
+		rc.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, body := rc.resp("GET")
+		if ct := resp.Header.Get("Content-Type"); ct != MetricsContentType {
+			t.Errorf("%s: Content-Type %q", path, ct)
+		}
+		for _, line := range []string{
+			"# TYPE riptide_requests_total counter\n",
+			"riptide_connections_accepted_total 1\n",
+			`riptide_connections{state="active"} 1` + "\n",
+			`riptide_request_duration_seconds_bucket{le="+Inf"} `,
+			`riptide_responses_total{class="2xx"} `,
+		} {
+			if !strings.Contains(body, line) {
+				t.Errorf("%s: no %q in\n%s", path, line, body)
+			}
+		}
+	}
+}
+
+// TestStatsHTTP2: native HTTP/2 streams count as streams and as requests.
+func TestStatsHTTP2(t *testing.T) {
+	srv, addr := statsServer(t, &Server{HTTP2: &HTTP2Config{H2C: true}})
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &p}
+	defer tr.CloseIdleConnections()
+	for _, path := range []string{"/", "/missing"} {
+		resp, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.ProtoMajor != 2 {
+			t.Fatalf("%s over %s", path, resp.Proto)
+		}
+	}
+	st := waitStats(t, srv, "two streams", func(st *Stats) bool { return st.Requests == 2 })
+	if st.H2Streams != 2 || st.Responses[1] != 1 || st.Responses[3] != 1 || st.ConnsActive != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestPublishExpvar: the statistics appear as a JSON expvar.
+func TestPublishExpvar(t *testing.T) {
+	srv, addr := statsServer(t, nil)
+	srv.PublishExpvar("riptide_test_stats")
+	rc := dial(t, addr)
+	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	rc.resp("GET")
+	waitStats(t, srv, "a request", func(st *Stats) bool { return st.Requests == 1 })
+	var st Stats
+	if err := json.Unmarshal([]byte(expvar.Get("riptide_test_stats").String()), &st); err != nil || st.Requests != 1 || st.Accepted != 1 {
+		t.Errorf("expvar: %+v, %v", st, err)
+	}
+}
+
+// BenchmarkStatsRequest is the statistics' cost per request: the two
+// engine hooks around a request, on one connection and on parallel
+// connections (each with its own shard, as the engine assigns them).
+func BenchmarkStatsRequest(b *testing.B) {
+	for _, on := range []bool{true, false} {
+		name := map[bool]string{true: "on", false: "DisableStats"}[on]
+		s := &Server{DisableStats: !on}
+		s.init()
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				c := newConn(s, nil)
+				for pb.Next() {
+					c.statRequestStart()
+					c.ctx.resp.status = 200
+					c.nin, c.nout = 40, 150
+					c.statRequestDone()
+				}
+			})
+		})
+	}
+}
+
+func TestStatShardSize(t *testing.T) {
+	if n := unsafe.Sizeof(statShard{}); n%64 != 0 {
+		t.Errorf("statShard is %d bytes, not a whole number of cache lines", n)
+	}
+}
