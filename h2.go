@@ -101,6 +101,37 @@ type h2State struct {
 	// is signalled (its Shutdown runs the GOAWAY hook x/net registers).
 	srv  *http2.Server //lint:ignore SA1019 ServeConn is the only way to serve a net.Conn we accepted ourselves
 	base *http.Server
+
+	// xnet serves connections with x/net's ServeConn instead of riptide's
+	// own connection loop (h2conn.go); set from h2UseXNet.
+	xnet bool
+	// The live connections of riptide's loop, for Shutdown's GOAWAY.
+	mu    sync.Mutex
+	conns map[*h2Conn]struct{}
+	shut  bool
+}
+
+// h2UseXNet selects x/net/http2's ServeConn for servers built after it is
+// set, instead of riptide's own HTTP/2 connection loop. Kept for
+// comparison while the loop is new.
+var h2UseXNet = false
+
+// register adds hc to (or removes it from) the connections Shutdown tells
+// to go away; a connection registered after Shutdown is told at once.
+func (st *h2State) register(hc *h2Conn, add bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !add {
+		delete(st.conns, hc)
+		return
+	}
+	if st.conns == nil {
+		st.conns = make(map[*h2Conn]struct{})
+	}
+	st.conns[hc] = struct{}{}
+	if st.shut {
+		go hc.shutdown()
+	}
 }
 
 // h2 returns the HTTP/2 state, building it from the Server fields once.
@@ -113,6 +144,7 @@ func (s *Server) h2() *h2State {
 			cfg = &HTTP2Config{}
 		}
 		st.off = cfg.Disable
+		st.xnet = h2UseXNet
 		st.h2c = !cfg.Disable && (cfg.H2C || cfg.H2CUpgrade)
 		streams := cfg.MaxConcurrentStreams
 		if streams == 0 {
@@ -155,6 +187,12 @@ func (s *Server) h2() *h2State {
 func (s *Server) h2Shutdown() {
 	st := &s.h2state
 	st.once.Do(func() { st.off = true }) // never used: it stays off
+	st.mu.Lock()
+	st.shut = true
+	for hc := range st.conns {
+		go hc.shutdown()
+	}
+	st.mu.Unlock()
 	if st.base == nil {
 		return
 	}
@@ -179,7 +217,7 @@ func (c *conn) serveH2() bool {
 			return false
 		}
 		if st := s.h2(); !st.off {
-			c.runH2(c.nc, false)
+			c.runH2(nil, false)
 			return true
 		}
 		return false
@@ -198,22 +236,35 @@ func (c *conn) serveH2() bool {
 	if string(c.rbuf[:len(h2Preface)]) != h2Preface {
 		return false
 	}
-	nc := c.nc
+	var rest []byte
 	if c.w > len(h2Preface) {
 		// Frames that arrived with the preface are replayed first.
-		nc = &h2PrefixConn{Conn: c.nc, buf: bytes.Clone(c.rbuf[len(h2Preface):c.w])}
+		rest = bytes.Clone(c.rbuf[len(h2Preface):c.w])
 	}
 	c.r, c.w = 0, 0
-	c.runH2(nc, true)
+	c.runH2(rest, true)
 	return true
 }
 
-// runH2 serves HTTP/2 on nc (c.nc, or c.nc with replayed bytes) until the
-// connection ends, then closes and releases c.
-func (c *conn) runH2(nc net.Conn, sawPreface bool) {
+// runH2 serves HTTP/2 on c.nc (its first bytes being rest, read with the
+// preface) until the connection ends, then closes and releases c.
+func (c *conn) runH2(rest []byte, sawPreface bool) {
 	s := c.srv
 	st := s.h2()
 	c.setState(StateActive)
+	if !st.xnet {
+		hc := newH2Conn(s, c.nc, s.h2Handler(c.nc), rest)
+		hc.c = c
+		hc.serve(sawPreface, nil)
+		c.setState(StateClosed)
+		s.trackConn(c, false)
+		putConn(c)
+		return
+	}
+	nc := c.nc
+	if len(rest) > 0 {
+		nc = &h2PrefixConn{Conn: c.nc, buf: rest}
+	}
 	// x/net runs its own timeouts from here on.
 	_ = c.nc.SetDeadline(time.Time{})
 	st.srv.ServeConn(nc, &http2.ServeConnOpts{ //lint:ignore SA1019 see h2State.srv
@@ -279,7 +330,7 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // is the same either way (Request() shows it as HTTP/1.1: version 1.1, the
 // :authority as Host).
 func (x *Ctx) IsHTTP2() bool {
-	_, ok := x.conn.nc.(*h2Stream)
+	_, ok := x.conn.nc.(*h2TextStream)
 	return ok
 }
 
@@ -340,11 +391,16 @@ func (s *Server) h2UpgradeConn(x *Ctx) {
 		nc.Close()
 		return
 	}
+	st := s.h2()
+	h := s.h2Handler(nc)
+	if !st.xnet {
+		up := h2UpgradeFrom(req, settings)
+		go newH2Conn(s, nc, h, buffered).serve(false, up)
+		return
+	}
 	if len(buffered) > 0 {
 		nc = &h2PrefixConn{Conn: nc, buf: buffered}
 	}
-	st := s.h2()
-	h := s.h2Handler(nc)
 	go func() {
 		st.srv.ServeConn(nc, &http2.ServeConnOpts{ //lint:ignore SA1019 see h2State.srv
 			BaseConfig:     st.base,

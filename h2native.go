@@ -7,7 +7,7 @@ package riptide
 //
 //   - the request is written into the conn's read buffer as an HTTP/1.1 head
 //     and parsed by the engine, so Ctx's zero-copy request view is the same;
-//   - the conn's net.Conn is the stream itself (h2Stream): reads return the
+//   - the conn's net.Conn is the stream itself (h2TextStream): reads return the
 //     request body (re-framed as chunked when its length is unknown), and
 //     the response the engine writes (an HTTP/1.1 head, then the body,
 //     chunked when streamed) is turned back into the ResponseWriter's
@@ -37,14 +37,14 @@ type h2NativeHandler struct {
 	nc  net.Conn // the connection, for addresses
 }
 
-var h2StreamPool = sync.Pool{New: func() any { return &h2Stream{wake: make(chan struct{}, 1)} }}
+var h2TextPool = sync.Pool{New: func() any { return &h2TextStream{wake: make(chan struct{}, 1)} }}
 
 func (h *h2NativeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	st := h2StreamPool.Get().(*h2Stream)
+	st := h2TextPool.Get().(*h2TextStream)
 	st.start(h, w, r)
 	abort := st.serve()
 	st.reset()
-	h2StreamPool.Put(st)
+	h2TextPool.Put(st)
 	if abort {
 		// Part of the response is out and the rest cannot follow: reset
 		// the stream so that the client does not take it as complete.
@@ -60,10 +60,10 @@ const (
 	outDone           // last chunk seen; nothing more is sent
 )
 
-// h2Stream is the net.Conn an engine conn uses while it serves one HTTP/2
+// h2TextStream is the net.Conn an engine conn uses while it serves one HTTP/2
 // stream. Pooled; owned by the stream's goroutine (and, for Read while the
 // Ctx watches for a disconnect, by the watch goroutine the engine waits for).
-type h2Stream struct {
+type h2TextStream struct {
 	h *h2NativeHandler
 	w http.ResponseWriter
 	r *http.Request
@@ -86,7 +86,7 @@ type h2Stream struct {
 	ctype h2StringCache
 }
 
-func (st *h2Stream) start(h *h2NativeHandler, w http.ResponseWriter, r *http.Request) {
+func (st *h2TextStream) start(h *h2NativeHandler, w http.ResponseWriter, r *http.Request) {
 	st.h, st.w, st.r = h, w, r
 	st.out = outHead
 	select {
@@ -95,7 +95,7 @@ func (st *h2Stream) start(h *h2NativeHandler, w http.ResponseWriter, r *http.Req
 	}
 }
 
-func (st *h2Stream) reset() {
+func (st *h2TextStream) reset() {
 	st.h, st.w, st.r, st.c = nil, nil, nil, nil
 	st.chunked, st.eof, st.final, st.sent = false, false, false, false
 	st.pend, st.head = nil, st.head[:0]
@@ -103,7 +103,7 @@ func (st *h2Stream) reset() {
 
 // serve runs the request through an engine conn and reports whether the
 // stream must be aborted.
-func (st *h2Stream) serve() (abort bool) {
+func (st *h2TextStream) serve() (abort bool) {
 	s := st.h.srv
 	c := newConn(s, st)
 	st.c = c
@@ -126,7 +126,7 @@ func (st *h2Stream) serve() (abort bool) {
 }
 
 // writeHead writes the stream's request into c.rbuf as an HTTP/1.1 head.
-func (st *h2Stream) writeHead(c *conn) {
+func (st *h2TextStream) writeHead(c *conn) {
 	r := st.r
 	b := c.rbuf[:0]
 	b = append(b, r.Method...)
@@ -169,7 +169,7 @@ func (st *h2Stream) writeHead(c *conn) {
 // Read returns request body bytes; once the body is over, it blocks until
 // the stream is gone (io.EOF: the engine's disconnect watch) or a deadline
 // in the past wakes it.
-func (st *h2Stream) Read(p []byte) (int, error) {
+func (st *h2TextStream) Read(p []byte) (int, error) {
 	if st.chunked {
 		return st.readChunked(p)
 	}
@@ -185,7 +185,7 @@ func (st *h2Stream) Read(p []byte) (int, error) {
 	return st.watch()
 }
 
-func (st *h2Stream) readChunked(p []byte) (int, error) {
+func (st *h2TextStream) readChunked(p []byte) (int, error) {
 	if len(st.pend) == 0 {
 		if st.eof {
 			if !st.chunked {
@@ -223,7 +223,7 @@ func (st *h2Stream) readChunked(p []byte) (int, error) {
 
 // watch blocks until the stream's request is cancelled (client gone) or a
 // past read deadline is set.
-func (st *h2Stream) watch() (int, error) {
+func (st *h2TextStream) watch() (int, error) {
 	select {
 	case <-st.r.Context().Done():
 		return 0, io.EOF
@@ -234,7 +234,7 @@ func (st *h2Stream) watch() (int, error) {
 
 // Write takes what the engine writes for the response and passes it on to
 // the ResponseWriter.
-func (st *h2Stream) Write(p []byte) (int, error) {
+func (st *h2TextStream) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
 		switch st.out {
@@ -297,7 +297,7 @@ func (st *h2Stream) Write(p []byte) (int, error) {
 // response applies a response head (status line and header lines, each
 // ending in CRLF, without the blank line) to the ResponseWriter. rest is
 // how many body bytes follow it in the same write.
-func (st *h2Stream) response(head []byte, rest int) {
+func (st *h2TextStream) response(head []byte, rest int) {
 	code := 0
 	if len(head) >= 12 {
 		code = int(head[9]-'0')*100 + int(head[10]-'0')*10 + int(head[11]-'0')
@@ -344,7 +344,7 @@ func (st *h2Stream) response(head []byte, rest int) {
 // and cheaper (each field in the header map costs two allocations: ours,
 // and x/net's copy): the engine's own Date, and the Content-Length of a
 // whole body that ends the stream in this write (x/net counts it).
-func (st *h2Stream) derivable(name, value []byte, rest int) bool {
+func (st *h2TextStream) derivable(name, value []byte, rest int) bool {
 	switch {
 	case len(name) == 4 && equalFold(name, "date"):
 		line := st.c.date.get() // "Date: value\r\n", what commit wrote
@@ -361,7 +361,7 @@ func (st *h2Stream) derivable(name, value []byte, rest int) bool {
 
 // value returns value as a string, reusing the last one made for Date and
 // Content-Type.
-func (st *h2Stream) value(name, value []byte) string {
+func (st *h2TextStream) value(name, value []byte) string {
 	switch {
 	case len(name) == 4 && equalFold(name, "date"):
 		return st.date.get(value)
@@ -419,23 +419,23 @@ func h2HeaderKey(name []byte) string {
 }
 
 // Close is a no-op: the stream ends when the handler returns.
-func (st *h2Stream) Close() error { return nil }
+func (st *h2TextStream) Close() error { return nil }
 
 // LocalAddr returns the connection's local address.
-func (st *h2Stream) LocalAddr() net.Addr { return st.h.nc.LocalAddr() }
+func (st *h2TextStream) LocalAddr() net.Addr { return st.h.nc.LocalAddr() }
 
 // RemoteAddr returns the client's address.
-func (st *h2Stream) RemoteAddr() net.Addr { return st.h.nc.RemoteAddr() }
+func (st *h2TextStream) RemoteAddr() net.Addr { return st.h.nc.RemoteAddr() }
 
 // SetDeadline sets both deadlines.
-func (st *h2Stream) SetDeadline(t time.Time) error {
+func (st *h2TextStream) SetDeadline(t time.Time) error {
 	_ = st.SetReadDeadline(t)
 	return st.SetWriteDeadline(t)
 }
 
 // SetReadDeadline applies to the stream's body reads. A time in the past
 // is how the engine stops a disconnect watch: it wakes a blocked Read.
-func (st *h2Stream) SetReadDeadline(t time.Time) error {
+func (st *h2TextStream) SetReadDeadline(t time.Time) error {
 	if !t.IsZero() && t.Before(time.Now()) {
 		select {
 		case st.wake <- struct{}{}:
@@ -450,7 +450,7 @@ func (st *h2Stream) SetReadDeadline(t time.Time) error {
 }
 
 // SetWriteDeadline applies to the stream's writes.
-func (st *h2Stream) SetWriteDeadline(t time.Time) error {
+func (st *h2TextStream) SetWriteDeadline(t time.Time) error {
 	if d, ok := st.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
 		return d.SetWriteDeadline(t)
 	}
