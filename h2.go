@@ -227,14 +227,14 @@ func (c *conn) serveH2() bool {
 	}
 	for c.w < len(h2Preface) {
 		if string(c.rbuf[:c.w]) != h2Preface[:c.w] {
-			return false
+			return c.dropNonHTTP()
 		}
 		if c.fill() != nil {
 			return false
 		}
 	}
 	if string(c.rbuf[:len(h2Preface)]) != h2Preface {
-		return false
+		return c.dropNonHTTP()
 	}
 	var rest []byte
 	if c.w > len(h2Preface) {
@@ -244,6 +244,32 @@ func (c *conn) serveH2() bool {
 	c.r, c.w = 0, 0
 	c.runH2(rest, true)
 	return true
+}
+
+// dropNonHTTP closes, without an answer, a cleartext connection that
+// opened with neither the HTTP/2 preface nor an HTTP/1.x request line
+// (RFC 9113 §3.4: an invalid preface is a connection error; answering it
+// with an HTTP/1.1 400 would be gibberish to an HTTP/2 client). It reports
+// whether it did; anything that may still be HTTP/1.x is left to the
+// HTTP/1.1 loop, which has the same deadline.
+func (c *conn) dropNonHTTP() bool {
+	for {
+		b := c.rbuf[:c.w]
+		for len(b) > 0 && (b[0] == '\r' || b[0] == '\n') {
+			b = b[1:] // empty lines before a request line are allowed
+		}
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line := bytes.TrimSuffix(b[:i], []byte("\r"))
+			if len(line) > 9 && bytes.HasPrefix(line[len(line)-8:], []byte("HTTP/1.")) {
+				return false
+			}
+			c.closeConn()
+			return true
+		}
+		if c.w == len(c.rbuf) || c.fill() != nil {
+			return false
+		}
+	}
 }
 
 // runH2 serves HTTP/2 on c.nc (its first bytes being rest, read with the
