@@ -123,6 +123,9 @@ func (x *Ctx) ReadBody() ([]byte, error) {
 // been read to io.EOF (nil before, and for bodies that are not chunked).
 func (x *Ctx) Trailers() []h1.Header {
 	b := &x.conn.body
+	if b.stream != nil && b.done {
+		return b.trailers // HTTP/2 (h2ctx.go)
+	}
 	if !b.chunked || !b.done {
 		return nil
 	}

@@ -51,13 +51,14 @@ const (
 
 // h2Conn is one HTTP/2 connection.
 type h2Conn struct {
-	srv *Server
-	c   *conn // the engine conn that accounts for it; nil when upgraded
-	nc  net.Conn
-	br  *bufio.Reader
-	fr  *http2.Framer
-	h   http.Handler // serves every stream
-	tls *tls.ConnectionState
+	srv    *Server
+	c      *conn // the engine conn that accounts for it; nil when upgraded
+	nc     net.Conn
+	br     *bufio.Reader
+	fr     *http2.Framer
+	h      http.Handler // serves every stream through the compat door, or
+	native Handler      // serves every stream as a Ctx
+	tls    *tls.ConnectionState
 
 	remoteAddr string
 	localAddr  net.Addr
@@ -81,12 +82,15 @@ type h2Conn struct {
 	recvWindow     int64 // connection bytes the client may still send
 	recvUnacked    int64 // connection bytes consumed, not yet granted back
 
-	out     []byte
-	hbuf    h2ByteWriter
-	enc     *hpack.Encoder
-	date    dateCache
-	dateSec int64
-	dateStr string
+	out  []byte
+	hbuf h2ByteWriter
+	enc  *hpack.Encoder
+	date dateCache
+	// lastValues holds, per h1.Known field, the last response value sent,
+	// as a string the HPACK encoder may index (h2ctx.go).
+	lastValues [40]string
+	dateSec    int64
+	dateStr    string
 
 	goAwaySent bool
 	closing    bool // no new streams; close once no handler runs
@@ -100,7 +104,7 @@ type h2Conn struct {
 
 // newH2Conn prepares a connection for nc whose first bytes (already read
 // from it) are rest.
-func newH2Conn(s *Server, nc net.Conn, h http.Handler, rest []byte) *h2Conn {
+func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
 	cfg := s.HTTP2
 	if cfg == nil {
 		cfg = &HTTP2Config{}
@@ -108,7 +112,6 @@ func newH2Conn(s *Server, nc net.Conn, h http.Handler, rest []byte) *h2Conn {
 	hc := &h2Conn{
 		srv:            s,
 		nc:             nc,
-		h:              h,
 		maxStreams:     cfg.MaxConcurrentStreams,
 		streamWindow:   cfg.MaxReceiveBufferPerStream,
 		connWindow:     cfg.MaxReceiveBufferPerConnection,
@@ -132,6 +135,11 @@ func newH2Conn(s *Server, nc net.Conn, h http.Handler, rest []byte) *h2Conn {
 		hc.connWindow = h2DefaultConnWindow
 	}
 	hc.cond.L = &hc.mu
+	if ch, ok := s.Handler.(compatHandler); ok {
+		hc.h = &h2CompatHandler{srv: s, h: ch.h, maxBody: s.cfg.maxBody}
+	} else if hc.native = s.Handler; hc.native == nil {
+		hc.native = HandlerFunc(notFound)
+	}
 	hc.enc = hpack.NewEncoder(&hc.hbuf)
 	if tc, ok := nc.(*tls.Conn); ok {
 		cs := tc.ConnectionState()

@@ -44,6 +44,10 @@ func (st *h2Stream) serve() {
 	hc := st.hc
 	w := &st.w
 	w.start(st)
+	if hc.native != nil {
+		st.serveNative(hc.native)
+		return
+	}
 	var rq *h2Request
 	if st.tooLarge {
 		// As net/http: the header list is over the limit.
@@ -320,6 +324,7 @@ type h2Writer struct {
 	clen        int64
 	written     int64
 	clenBuf     [20]byte
+	lower       []byte // a lower-cased field name (h2ctx.go)
 }
 
 var (
@@ -329,7 +334,7 @@ var (
 )
 
 // reuse keeps old's buffer for the next request.
-func (w *h2Writer) reuse(old *h2Writer) { w.buf = old.buf[:0] }
+func (w *h2Writer) reuse(old *h2Writer) { w.buf, w.lower = old.buf[:0], old.lower[:0] }
 
 func (w *h2Writer) start(st *h2Stream) {
 	w.st = st

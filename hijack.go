@@ -21,7 +21,7 @@ func (x *Ctx) Hijack() (net.Conn, []byte, error) {
 	if c.hijacked {
 		return nil, nil, ErrHijacked
 	}
-	if _, ok := c.nc.(*h2TextStream); ok {
+	if _, ok := c.nc.(*h2Stream); ok {
 		return nil, nil, ErrHijackHTTP2
 	}
 	x.stopWatch()
