@@ -82,6 +82,11 @@ type h2Conn struct {
 	recvWindow     int64 // connection bytes the client may still send
 	recvUnacked    int64 // connection bytes consumed, not yet granted back
 
+	// The header block being read (h2headers.go); reader goroutine only.
+	hdec     *hpack.Decoder
+	hpayload []byte
+	block    h2Block
+
 	out  []byte
 	hbuf h2ByteWriter
 	enc  *hpack.Encoder
@@ -157,8 +162,7 @@ func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
 	hc.fr = http2.NewFramer(nil, hc.br)
 	hc.fr.SetReuseFrames()
 	hc.fr.SetMaxReadFrameSize(hc.maxFrame)
-	hc.fr.ReadMetaHeaders = hpack.NewDecoder(h2HeaderTableSize, nil)
-	hc.fr.MaxHeaderListSize = hc.headerListSize()
+	hc.initHeaders()
 	return hc
 }
 
@@ -239,7 +243,17 @@ func (hc *h2Conn) readPreface(sawPreface bool) bool {
 // closed.
 func (hc *h2Conn) readLoop() {
 	for {
-		f, err := hc.fr.ReadFrame()
+		fh, err := hc.fr.ReadFrameHeader()
+		if err == nil && (fh.Type == http2.FrameHeaders || fh.Type == http2.FrameContinuation) {
+			if !hc.readHeaderFrame(fh) {
+				return
+			}
+			continue
+		}
+		var f http2.Frame
+		if err == nil {
+			f, err = hc.fr.ReadFrameForHeader(fh)
+		}
 		if err != nil {
 			if !hc.frameError(err) {
 				return
@@ -295,8 +309,6 @@ func (hc *h2Conn) process(f http2.Frame) bool {
 	}
 	var err error
 	switch f := f.(type) {
-	case *http2.MetaHeadersFrame:
-		err = hc.onHeaders(f)
 	case *http2.DataFrame:
 		err = hc.onData(f)
 	case *http2.SettingsFrame:
@@ -326,11 +338,18 @@ func (hc *h2Conn) process(f http2.Frame) bool {
 	case *http2.PushPromiseFrame:
 		err = http2.ConnectionError(http2.ErrCodeProtocol) // clients must not push
 	case *http2.ContinuationFrame, *http2.HeadersFrame:
-		// The Framer folds CONTINUATION into MetaHeadersFrame.
+		// Read by readHeaderFrame; only the first frame gets here.
 		err = http2.ConnectionError(http2.ErrCodeProtocol)
 	default:
 		// Unknown frame types are ignored (RFC 9113 §5.5).
 	}
+	return hc.handleError(err)
+}
+
+// handleError applies the outcome of processing a frame: nothing, a stream
+// error (RST_STREAM) or a connection error (GOAWAY and the end); it
+// reports whether the connection goes on (hc.mu held).
+func (hc *h2Conn) handleError(err error) bool {
 	if err == nil {
 		return !hc.dead
 	}

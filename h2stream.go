@@ -58,8 +58,8 @@ var h2StreamPool = sync.Pool{New: func() any { return new(h2Stream) }}
 
 // onHeaders handles a complete header block: a new request, or the
 // trailers of an open one.
-func (hc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) error {
-	id := f.StreamID
+func (hc *h2Conn) onHeaders(f *h2Block) error {
+	id := f.id
 	if id%2 == 0 {
 		return http2.ConnectionError(http2.ErrCodeProtocol)
 	}
@@ -70,7 +70,7 @@ func (hc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) error {
 		return http2.ConnectionError(http2.ErrCodeStreamClosed) // closed stream (§5.1)
 	}
 	hc.maxID = id
-	if f.HasPriority() && f.Priority.StreamDep == id {
+	if f.hasPriority && f.dep == id {
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol}
 	}
 	if hc.closing {
@@ -93,7 +93,7 @@ func (hc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) error {
 	st.window = int64(hc.streamWindow)
 	st.sendWindow = int64(hc.peerInitWindow)
 	st.inTable, st.running = true, true
-	st.recvEnd = f.StreamEnded()
+	st.recvEnd = f.endStream
 	st.endAtOpen = st.recvEnd
 	hc.streams[id] = st
 	hc.startHandler(st)
@@ -102,34 +102,40 @@ func (hc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) error {
 
 // onTrailers takes the second header block of a stream: trailers, which
 // must end the stream and carry no pseudo-header (RFC 9113 §8.1).
-func (hc *h2Conn) onTrailers(st *h2Stream, f *http2.MetaHeadersFrame) error {
+func (hc *h2Conn) onTrailers(st *h2Stream, f *h2Block) error {
 	if st.recvEnd {
 		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeStreamClosed}
 	}
-	if !f.StreamEnded() || len(f.PseudoFields()) > 0 {
+	if !f.endStream || f.nPseudo > 0 {
 		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
 	}
-	st.trailers = f.RegularFields()
+	st.trailers = append(st.trailers[:0], f.regular()...)
 	return hc.endOfRequest(st)
 }
 
 // setRequest takes the request head from f, checking it as RFC 9113 §8.2
 // and §8.3.1 require; a malformed request is a stream error.
-func (st *h2Stream) setRequest(f *http2.MetaHeadersFrame) error {
+func (st *h2Stream) setRequest(f *h2Block) error {
 	malformed := http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
-	for _, hf := range f.PseudoFields() {
+	var seen [4]bool
+	for _, hf := range f.pseudo() {
+		var i int
 		switch hf.Name {
 		case ":method":
-			st.method = hf.Value
+			i, st.method = 0, hf.Value
 		case ":scheme":
-			st.scheme = hf.Value
+			i, st.scheme = 1, hf.Value
 		case ":authority":
-			st.authority = hf.Value
+			i, st.authority = 2, hf.Value
 		case ":path":
-			st.path = hf.Value
+			i, st.path = 3, hf.Value
 		default:
 			return malformed
 		}
+		if seen[i] {
+			return malformed // a pseudo-header field twice (§8.3)
+		}
+		seen[i] = true
 	}
 	connect := st.method == "CONNECT"
 	switch {
@@ -140,7 +146,7 @@ func (st *h2Stream) setRequest(f *http2.MetaHeadersFrame) error {
 	case !connect && (st.scheme == "" || st.path == ""):
 		return malformed
 	}
-	st.fields = f.RegularFields()
+	st.fields = append(st.fields[:0], f.regular()...)
 	for _, hf := range st.fields {
 		switch hf.Name {
 		case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
@@ -157,8 +163,8 @@ func (st *h2Stream) setRequest(f *http2.MetaHeadersFrame) error {
 			st.declLen = n
 		}
 	}
-	st.tooLarge = f.Truncated
-	if f.StreamEnded() && st.declLen > 0 {
+	st.tooLarge = f.truncated
+	if f.endStream && st.declLen > 0 {
 		return malformed
 	}
 	return nil
@@ -175,7 +181,10 @@ func (st *h2Stream) free() {
 		rbuf = nil
 	}
 	w := st.w
-	*st = h2Stream{rbuf: rbuf[:0]}
+	fields, trailers := st.fields, st.trailers
+	clear(fields)
+	clear(trailers)
+	*st = h2Stream{rbuf: rbuf[:0], fields: fields[:0], trailers: trailers[:0]}
 	st.w.reuse(&w)
 	h2StreamPool.Put(st)
 }
