@@ -102,6 +102,7 @@ type h2Conn struct {
 	dead       bool // the connection is over: waits fail, the writer flushes and stops
 	werr       error
 	idle       *time.Timer
+	ping       *h2Ping // keepalive (h2ping.go); nil when off
 
 	writeReady chan struct{}
 	writerDone chan struct{}
@@ -210,6 +211,7 @@ func (hc *h2Conn) serve(sawPreface bool, up *h2UpgradeState) {
 	go hc.writeLoop()
 	if hc.readPreface(sawPreface) {
 		_ = hc.nc.SetReadDeadline(time.Time{})
+		hc.startPing()
 		hc.readLoop()
 	}
 	hc.teardown()
@@ -260,6 +262,7 @@ func (hc *h2Conn) readLoop() {
 			}
 			continue
 		}
+		hc.frameRead()
 		if !hc.process(f) {
 			return
 		}
@@ -321,6 +324,8 @@ func (hc *h2Conn) process(f http2.Frame) bool {
 				return false
 			}
 			hc.queuePingAck(f.Data)
+		} else {
+			hc.pingAcked(f.Data)
 		}
 	case *http2.WindowUpdateFrame:
 		err = hc.onWindowUpdate(f)
@@ -494,6 +499,9 @@ func (hc *h2Conn) killLocked() {
 	}
 	if hc.idle != nil {
 		hc.idle.Stop()
+	}
+	if hc.ping != nil {
+		hc.ping.timer.Stop()
 	}
 	hc.cond.Broadcast()
 	hc.wakeWriter()

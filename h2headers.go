@@ -58,6 +58,7 @@ func (hc *h2Conn) readHeaderFrame(fh http2.FrameHeader) bool {
 	if _, err := io.ReadFull(hc.br, p); err != nil {
 		return false
 	}
+	hc.frameRead()
 	if fh.StreamID == 0 {
 		hc.connError(http2.ErrCodeProtocol)
 		return false
