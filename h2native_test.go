@@ -81,7 +81,7 @@ func TestH2NativeFeatures(t *testing.T) {
 				t.Errorf("trailer: %q %v trailer=%v", b, err, resp.Trailer)
 			}
 			// An io.Reader of unknown length: no Content-Length, so the
-			// adapter re-frames the stream body.
+			// body is read to the end of the stream.
 			payload := strings.Repeat("0123456789", 10000)
 			resp, err := c.Post(in.url("/echo"), "text/plain", io.MultiReader(strings.NewReader(payload)))
 			if err != nil {
@@ -124,7 +124,7 @@ func TestH2NativeFeatures(t *testing.T) {
 }
 
 // BenchmarkH2 measures one GET / "Hello, World!" round trip over h2c on one
-// multiplexed connection, for the native adapter, the compat door and
+// multiplexed connection, for the native door, the compat door and
 // net/http, with allocations. The client (Go's, in process) is the same for
 // all three, so the differences are the servers'.
 //
