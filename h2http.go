@@ -26,6 +26,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -314,6 +315,7 @@ func (b *h2Body) Close() error {
 type h2Writer struct {
 	st     *h2Stream
 	header http.Header
+	snap   http.Header // the header as it was at WriteHeader (net/http's rule)
 	status int
 	buf    []byte // body held back until the head is sent
 
@@ -338,7 +340,7 @@ func (w *h2Writer) reuse(old *h2Writer) { w.buf, w.lower = old.buf[:0], old.lowe
 
 func (w *h2Writer) start(st *h2Stream) {
 	w.st = st
-	w.header = nil
+	w.header, w.snap = nil, nil
 	w.status = 0
 	w.wroteHeader, w.sentHeader, w.done = false, false, false
 	w.head = st.method == "HEAD"
@@ -347,7 +349,7 @@ func (w *h2Writer) start(st *h2Stream) {
 }
 
 func (w *h2Writer) end() {
-	w.header = nil
+	w.header, w.snap = nil, nil
 	if cap(w.buf) > 64<<10 {
 		w.buf = nil
 	}
@@ -377,7 +379,9 @@ func (w *h2Writer) WriteHeader(code int) {
 	}
 	w.wroteHeader = true
 	w.status = code
-	if vs := w.header["Content-Length"]; len(vs) > 0 && bodyAllowed(code) {
+	// Later changes to the map do not reach the head, only trailers do.
+	w.snap = w.header.Clone()
+	if vs := w.snap["Content-Length"]; len(vs) > 0 && bodyAllowed(code) {
 		if n, ok := parseContentLength(vs[0]); ok {
 			w.clen = n
 		}
@@ -505,7 +509,11 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
 	hc := w.st.hc
 	hc.encodeField(":status", h2StatusText(status))
 	sawDate, sawType := false, false
-	for k, vs := range w.header {
+	h := w.header
+	if status >= 200 {
+		h = w.snap
+	}
+	for k, vs := range h {
 		switch k {
 		case "Connection", "Transfer-Encoding", "Keep-Alive", "Upgrade", "Proxy-Connection":
 			continue // connection-specific: not in HTTP/2 (RFC 9113 §8.2.2)
@@ -548,7 +556,7 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
 
 // hasEncoding reports a Content-Encoding the handler set (no sniffing then).
 func (w *h2Writer) hasEncoding() bool {
-	vs := w.header["Content-Encoding"]
+	vs := w.snap["Content-Encoding"]
 	return len(vs) > 0 && vs[0] != ""
 }
 
@@ -562,10 +570,7 @@ func (w *h2Writer) sniffData(next []byte) []byte {
 
 // hasTrailers reports whether the handler declared or set trailers.
 func (w *h2Writer) hasTrailers() bool {
-	if len(w.header) == 0 {
-		return false
-	}
-	if _, ok := w.header["Trailer"]; ok {
+	if _, ok := w.snap["Trailer"]; ok {
 		return true
 	}
 	for k := range w.header {
@@ -595,6 +600,16 @@ func (w *h2Writer) finish() {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
+	if w.clen >= 0 && !w.head && bodyAllowed(w.status) && w.written != w.clen {
+		// Shorter than declared: what there is goes out, but the stream
+		// is reset so that the client does not take it as complete.
+		if !w.sentHeader {
+			_ = w.sendHead(false, nil)
+		}
+		w.st.abort()
+		w.done = true
+		return
+	}
 	if !w.sentHeader {
 		if w.sendHead(true, nil) != nil {
 			w.done = true
@@ -609,6 +624,28 @@ func (w *h2Writer) finish() {
 	w.done = true
 }
 
+// abort resets the stream with INTERNAL_ERROR unless it is already over.
+func (st *h2Stream) abort() {
+	hc := st.hc
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	if st.inTable && !st.reset {
+		hc.closeStream(st, http2.ErrCodeInternal, true)
+	}
+}
+
+// CloseNotify implements the deprecated http.CloseNotifier: the channel
+// receives true when the request's Context is done.
+func (w *h2Writer) CloseNotify() <-chan bool {
+	ch := make(chan bool, 1)
+	done := w.st.rctx.Done()
+	go func() {
+		<-done
+		ch <- true
+	}()
+	return ch
+}
+
 // sendTrailers sends the trailer fields as a HEADERS frame ending the
 // stream; names RFC 9110 §6.5.1 forbids in trailers are dropped.
 func (w *h2Writer) sendTrailers() {
@@ -619,7 +656,7 @@ func (w *h2Writer) sendTrailers() {
 	if st.reset || hc.dead || !hc.waitOutput() {
 		return
 	}
-	for _, v := range w.header["Trailer"] {
+	for _, v := range w.snap["Trailer"] {
 		for name := range strings.SplitSeq(v, ",") {
 			name = textproto.CanonicalMIMEHeaderKey(textproto.TrimString(name))
 			if name == "" || forbiddenTrailer[name] || !h1.ValidHeaderName(name) {
