@@ -244,12 +244,11 @@ func (st *h2Stream) writeHead(x *Ctx, status int, streaming bool) {
 	}
 	// Trailers set so far: more may come while streaming.
 	end := !streaming && len(body) == 0 && len(r.trl) == 0
-	hc.mu.Lock()
-	defer hc.mu.Unlock()
-	if st.reset || hc.dead || !hc.waitOutput() {
+	if !st.lockToSend() {
 		c.werr = errH2StreamClosed
 		return
 	}
+	defer hc.mu.Unlock()
 	st.encodeHead(x, status, streaming, bodyLen)
 	hc.queueHeaders(st.id, end)
 	if end {
@@ -459,11 +458,10 @@ func h2Trailers(lines []byte) []byte {
 // writeInformational sends a 1xx response.
 func (st *h2Stream) writeInformational(x *Ctx, code int) error {
 	hc := st.hc
-	hc.mu.Lock()
-	defer hc.mu.Unlock()
-	if st.reset || hc.dead || !hc.waitOutput() {
+	if !st.lockToSend() {
 		return errH2StreamClosed
 	}
+	defer hc.mu.Unlock()
 	st.encodeHead(x, code, true, 0)
 	hc.queueHeaders(st.id, false)
 	return nil

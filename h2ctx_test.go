@@ -15,6 +15,26 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
+// startRiptideTarget serves h on a riptide target (h2c or TLS) for the
+// test's life.
+func startRiptideTarget(t *testing.T, name string, h riptide.Handler, useTLS bool) *h2Instance {
+	target := h2Target{name: name, serve: func(t testing.TB, ln net.Listener, tc *tls.Config, _ *h2App) func() {
+		return serveRiptideHandler(t, ln, tc, h)
+	}}
+	return startH2(t, target, useTLS)
+}
+
+// getBody GETs url and reads the whole body.
+func getBody(c *http.Client, url string) (*http.Response, string, error) {
+	resp, err := c.Get(url)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b), err
+}
+
 // nativeStreamHandler serves the routes of TestH2NativeStream.
 func nativeStreamHandler() riptide.Handler {
 	return riptide.HandlerFunc(func(c *riptide.Ctx) {
@@ -60,19 +80,14 @@ func nativeStreamHandler() riptide.Handler {
 // request trailers in Ctx.Trailers, header fields in the order sent.
 func TestH2NativeStream(t *testing.T) {
 	for _, useTLS := range []bool{false, true} {
-		target := h2Target{name: "native-stream", serve: func(t testing.TB, ln net.Listener, tc *tls.Config, app *h2App) func() {
-			return serveRiptideHandler(t, ln, tc, nativeStreamHandler())
-		}}
-		in := startH2(t, target, useTLS)
+		in := startRiptideTarget(t, "native-stream", nativeStreamHandler(), useTLS)
 		t.Run(in.mode(), func(t *testing.T) {
 			c := h2Client(t, in)
 			for _, q := range []string{"n=4097", "n=10000", "n=16383", "n=10000&flush=1", "n=100000&flush=1"} {
-				resp, err := c.Get(in.url("/declared?" + q))
+				resp, body, err := getBody(c, in.url("/declared?"+q))
 				if err != nil {
 					t.Fatal(err)
 				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
 				n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(q, "n="), "&flush=1"))
 				if resp.ContentLength != int64(n) || len(body) != n || resp.Header.Get("Content-Length") != strconv.Itoa(n) {
 					t.Errorf("%s: Content-Length %d (header %q), %d body bytes; want the declared %d",

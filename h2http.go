@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,18 +69,10 @@ func (st *h2Stream) serve() {
 }
 
 // callHandler runs the handler and reports whether it returned normally.
-// A panicking handler's stream is reset (as net/http's HTTP/2 does); the
-// panic is logged unless it is ErrAbortHandler.
+// A panicking handler's stream is reset (as net/http's HTTP/2 does);
+// h2CompatHandler has logged the panic.
 func (hc *h2Conn) callHandler(w *h2Writer, r *http.Request) (ok bool) {
-	defer func() {
-		if v := recover(); v != nil {
-			if v != http.ErrAbortHandler && v != ErrAbortHandler {
-				hc.srv.logger().Error("riptide: panic serving request",
-					"remote", r.RemoteAddr, "method", r.Method, "target", r.RequestURI,
-					"panic", v, "stack", string(debug.Stack()))
-			}
-		}
-	}()
+	defer func() { _ = recover() }()
 	hc.h.ServeHTTP(w, r)
 	return true
 }
@@ -479,14 +470,10 @@ func (w *h2Writer) sendHead(final bool, next []byte) error {
 	st := w.st
 	hc := st.hc
 	trailers := final && w.hasTrailers()
-	hc.mu.Lock()
+	if !st.lockToSend() {
+		return errH2StreamClosed
+	}
 	defer hc.mu.Unlock()
-	if st.reset || hc.dead {
-		return errH2StreamClosed
-	}
-	if !hc.waitOutput() {
-		return errH2StreamClosed
-	}
 	body := w.buf
 	if w.head || !bodyAllowed(w.status) {
 		body = nil
@@ -585,11 +572,10 @@ func (w *h2Writer) hasTrailers() bool {
 func (w *h2Writer) sendInformational(code int) {
 	st := w.st
 	hc := st.hc
-	hc.mu.Lock()
-	defer hc.mu.Unlock()
-	if st.reset || hc.dead || !hc.waitOutput() {
+	if !st.lockToSend() {
 		return
 	}
+	defer hc.mu.Unlock()
 	w.encodeHead(code, false, nil)
 	hc.queueHeaders(st.id, false)
 }
@@ -651,11 +637,10 @@ func (w *h2Writer) CloseNotify() <-chan bool {
 func (w *h2Writer) sendTrailers() {
 	st := w.st
 	hc := st.hc
-	hc.mu.Lock()
-	defer hc.mu.Unlock()
-	if st.reset || hc.dead || !hc.waitOutput() {
+	if !st.lockToSend() {
 		return
 	}
+	defer hc.mu.Unlock()
 	for _, v := range w.snap["Trailer"] {
 		for name := range strings.SplitSeq(v, ",") {
 			name = textproto.CanonicalMIMEHeaderKey(textproto.TrimString(name))

@@ -2,9 +2,7 @@ package riptide_test
 
 import (
 	"context"
-	"crypto/tls"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
@@ -68,21 +66,10 @@ func TestH2CompatWriter(t *testing.T) {
 	})
 	h := riptide.FromHTTP(mux)
 	for _, useTLS := range []bool{false, true} {
-		target := h2Target{name: "compat-writer", serve: func(t testing.TB, ln net.Listener, tc *tls.Config, _ *h2App) func() {
-			return serveRiptideHandler(t, ln, tc, h)
-		}}
-		in := startH2(t, target, useTLS)
+		in := startRiptideTarget(t, "compat-writer", h, useTLS)
 		t.Run(in.mode(), func(t *testing.T) {
 			c := h2Client(t, in)
-			get := func(path string) (*http.Response, string, error) {
-				resp, err := c.Get(in.url(path))
-				if err != nil {
-					return nil, "", err
-				}
-				b, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				return resp, string(b), err
-			}
+			get := func(path string) (*http.Response, string, error) { return getBody(c, in.url(path)) }
 			if resp, b, err := get("/late-header"); err != nil || resp.StatusCode != 201 || b != "ok" || resp.Header.Get("X-Late") != "" {
 				t.Errorf("late header: %v %q %v", resp, b, err)
 			}

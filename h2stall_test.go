@@ -1,9 +1,7 @@
 package riptide_test
 
 import (
-	"crypto/tls"
 	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -46,10 +44,7 @@ func TestH2ZeroWindowStall(t *testing.T) {
 	}))
 	for name, h := range map[string]riptide.Handler{"native": native, "compat": compat} {
 		for _, useTLS := range []bool{false, true} {
-			target := h2Target{name: name, serve: func(t testing.TB, ln net.Listener, tc *tls.Config, _ *h2App) func() {
-				return serveRiptideHandler(t, ln, tc, h)
-			}}
-			in := startH2(t, target, useTLS)
+			in := startRiptideTarget(t, name, h, useTLS)
 			t.Run(name+"/"+in.mode(), func(t *testing.T) {
 				heap0, g0 := liveHeap(), runtime.NumGoroutine()
 				a := newH2Attacker(t, in, 0)

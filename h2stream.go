@@ -279,6 +279,19 @@ func (st *h2Stream) waitUntil(deadline time.Time) bool {
 	return true
 }
 
+// lockToSend takes hc.mu for queueing frames of st, once the output has
+// room. It reports false, without the lock, when the stream or the
+// connection is gone.
+func (st *h2Stream) lockToSend() bool {
+	hc := st.hc
+	hc.mu.Lock()
+	if st.reset || hc.dead || !hc.waitOutput() || st.reset {
+		hc.mu.Unlock()
+		return false
+	}
+	return true
+}
+
 // errH2StreamClosed fails a read or write on a stream the client reset.
 var errH2StreamClosed = os.ErrClosed
 
