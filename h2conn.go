@@ -451,14 +451,16 @@ func (hc *h2Conn) closeStream(st *h2Stream, code http2.ErrCode, sendRST bool) {
 	st.releaseIfDone()
 }
 
-// finishIfDone ends a closing connection once no handler runs: the reader
-// is woken by a read deadline in the past and tears the connection down.
+// finishIfDone ends a closing connection once no handler runs: GOAWAY is
+// queued and the connection marked over, which wakes the reader wherever
+// it waits (a read, or room in a full output) to tear it down; the writer
+// still sends what is queued.
 func (hc *h2Conn) finishIfDone() {
-	if hc.closing && hc.running == 0 {
-		if !hc.goAwaySent && !hc.dead {
+	if hc.closing && hc.running == 0 && !hc.dead {
+		if !hc.goAwaySent {
 			hc.queueGoAway(hc.maxID, http2.ErrCodeNo)
 		}
-		_ = hc.nc.SetReadDeadline(aLongTimeAgo)
+		hc.killLocked()
 	}
 }
 

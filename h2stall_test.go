@@ -2,6 +2,7 @@ package riptide_test
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -84,5 +85,35 @@ func TestH2ZeroWindowStall(t *testing.T) {
 				assertServes(t, in)
 			})
 		}
+	}
+}
+
+// TestH2StuckIdleConnection floods PINGs at a server while never reading,
+// until the server stops reading too (its answers fill the socket), then
+// waits: with no stream open, IdleTimeout must still end the connection
+// (ConnState reports it closed), although the server's reader is blocked
+// on its full output and the client never reads.
+func TestH2StuckIdleConnection(t *testing.T) {
+	closed := make(chan struct{}, 1)
+	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(*riptide.Ctx) {}), func(s *riptide.Server) {
+		// Long enough for the flood to fill both directions first.
+		s.IdleTimeout = 1500 * time.Millisecond
+		s.ConnState = func(_ net.Conn, st riptide.ConnState) {
+			if st == riptide.StateClosed {
+				closed <- struct{}{}
+			}
+		}
+	})
+	a := newH2Attacker(t, in, 4096)
+	go func() {
+		var err error
+		for sent := 0; err == nil && sent < 1_000_000; sent++ {
+			err = a.fr.WritePing(false, [8]byte{})
+		}
+	}()
+	select {
+	case <-closed:
+	case <-time.After(h2AttackBound):
+		t.Fatal("the stuck idle connection was never closed")
 	}
 }
