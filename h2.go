@@ -33,7 +33,8 @@ import (
 // MaxHeaderBytes is the header list limit (SETTINGS_MAX_HEADER_LIST_SIZE,
 // 431 beyond), IdleTimeout closes idle connections with GOAWAY,
 // ReadHeaderTimeout bounds the TLS handshake and the h2c preface,
-// WriteTimeout bounds each connection write, and MaxConns counts HTTP/2
+// WriteTimeout bounds each connection write and each wait of a response
+// write for flow-control window, and MaxConns counts HTTP/2
 // connections like any other. For native handlers MaxHeaderCount,
 // MaxRequestBodySize and ReadBodyTimeout apply per stream; for compat
 // handlers MaxRequestBodySize does.

@@ -117,3 +117,33 @@ func TestH2StuckIdleConnection(t *testing.T) {
 		t.Fatal("the stuck idle connection was never closed")
 	}
 }
+
+// TestH2ZeroWindowWriteTimeout checks that WriteTimeout bounds a response
+// write stalled at a zero window: the handler's write fails and the handler
+// returns while the client keeps the connection open.
+func TestH2ZeroWindowWriteTimeout(t *testing.T) {
+	werr := make(chan error, 1)
+	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(c *riptide.Ctx) {
+		c.SetContentLength(int64(len(h2StallBody)))
+		_, err := c.WriteString(h2StallBody)
+		werr <- err
+	}), func(s *riptide.Server) { s.WriteTimeout = 200 * time.Millisecond })
+	a := newH2Attacker(t, in, 0)
+	if err := a.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0}); err != nil {
+		t.Fatal(err)
+	}
+	seen := a.drain()
+	if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.requestBlock("/"), EndStream: true, EndHeaders: true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-werr:
+		if err == nil {
+			t.Fatal("a 1 MiB write at a zero window succeeded")
+		}
+	case <-time.After(h2AttackBound):
+		t.Fatal("the stalled write never timed out")
+	}
+	closeRaw(a.conn)
+	<-seen
+}

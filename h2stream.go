@@ -340,6 +340,12 @@ func (st *h2Stream) writeData(p []byte, end bool) error {
 // writeDataLocked is writeData with hc.mu held (released while it waits).
 func (st *h2Stream) writeDataLocked(p []byte, end bool) error {
 	hc := st.hc
+	// A client that grants no window may stall a write for at most
+	// WriteTimeout (unless the handler set its own deadline).
+	deadline := st.writeDeadline
+	if deadline.IsZero() && hc.srv.cfg.write > 0 && len(p) > 0 {
+		deadline = time.Now().Add(hc.srv.cfg.write)
+	}
 	for {
 		if st.reset || hc.dead {
 			return errH2StreamClosed
@@ -353,7 +359,7 @@ func (st *h2Stream) writeDataLocked(p []byte, end bool) error {
 		}
 		n := min(int64(len(p)), st.sendWindow, hc.sendWindow, int64(hc.peerMaxFrame))
 		if n <= 0 || len(hc.out) > h2MaxOutput {
-			if !st.waitUntil(st.writeDeadline) {
+			if !st.waitUntil(deadline) {
 				return os.ErrDeadlineExceeded
 			}
 			continue
