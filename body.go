@@ -41,6 +41,12 @@ type bodyReader struct {
 	sent100   bool  // 100 Continue sent (or no longer appropriate)
 	waited    bool  // a read waited on the network (deadline armed)
 	closed    bool  // the handler returned
+
+	// stream is the HTTP/2 stream the body comes from (h2ctx.go), nil on
+	// HTTP/1.1; its trailers are copied into tbuf at the end.
+	stream   *h2Stream
+	trailers []h1.Header
+	tbuf     []byte
 }
 
 func (b *bodyReader) start(req *h1.Request) {
@@ -75,6 +81,8 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	case len(p) == 0:
 		return 0, nil
+	case b.stream != nil:
+		return b.readStream(p)
 	case b.chunked:
 		return b.readChunked(p)
 	}

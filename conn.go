@@ -34,6 +34,8 @@ type conn struct {
 	srv *Server
 	cfg *config
 	nc  net.Conn
+	// wire sends responses: c itself, or the HTTP/2 stream it serves.
+	wire responseWire
 
 	// state is a ConnState, read by Shutdown.
 	state atomic.Int32
@@ -76,6 +78,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 		c.ctx.resp.body = make([]byte, 0, s.cfg.writeBuf)
 	}
 	c.srv, c.cfg, c.nc = s, &s.cfg, nc
+	c.wire = c
 	c.born = clockSec.Load()
 	c.shard = s.pickShard()
 	c.ctx.conn = c

@@ -1,25 +1,22 @@
 package riptide
 
-// HTTP/2 for both front doors, on golang.org/x/net/http2's server
-// connection (ServeConn): over TLS when ALPN picks "h2" (see tls.go), and in
-// cleartext with prior knowledge ("h2c") when HTTP2Config.H2C is set. The
+// HTTP/2 for both front doors, on riptide's own server connection loop
+// (h2conn.go and its neighbours): over TLS when ALPN picks "h2" (see
+// tls.go), and in cleartext with prior knowledge ("h2c") when
+// HTTP2Config.H2C is set, or after "Upgrade: h2c" with H2CUpgrade. The
 // engine's conn stays the unit of accounting (MaxConns, Shutdown, Close,
 // ConnState); only its HTTP/1.1 loop is replaced by the HTTP/2 one.
 //
-// Compat handlers (FromHTTP) are handed to x/net as they are: x/net builds
-// the *http.Request and ResponseWriter itself, so compat over HTTP/2 costs
-// exactly what net/http's HTTP/2 costs. Native handlers run through the
-// adapter in h2native.go.
+// Compat handlers (FromHTTP) get a real *http.Request and an
+// http.ResponseWriter per stream (h2http.go); native handlers get a Ctx
+// over the stream, with no HTTP/1.1 text in between (h2ctx.go).
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -36,7 +33,8 @@ import (
 // MaxHeaderBytes is the header list limit (SETTINGS_MAX_HEADER_LIST_SIZE,
 // 431 beyond), IdleTimeout closes idle connections with GOAWAY,
 // ReadHeaderTimeout bounds the TLS handshake and the h2c preface,
-// WriteTimeout bounds each connection write, and MaxConns counts HTTP/2
+// WriteTimeout bounds each connection write and each wait of a response
+// write for flow-control window, and MaxConns counts HTTP/2
 // connections like any other. For native handlers MaxHeaderCount,
 // MaxRequestBodySize and ReadBodyTimeout apply per stream; for compat
 // handlers MaxRequestBodySize does.
@@ -72,8 +70,9 @@ type HTTP2Config struct {
 	// MaxReceiveBufferPerConnection and MaxReceiveBufferPerStream are the
 	// flow-control windows granted to the client for request bodies: the
 	// most request body the server buffers per connection and per stream.
-	// Zero means x/net/http2's defaults (1 MiB per connection, 1 MiB per
-	// stream).
+	// Zero means 1 MiB per connection and 1 MiB per stream. Only what
+	// handlers have read is granted back, so the connection window bounds
+	// the request body one connection can make the server hold.
 	MaxReceiveBufferPerConnection int32
 	MaxReceiveBufferPerStream     int32
 	// PingTimeout closes a connection whose client does not answer a PING
@@ -98,14 +97,14 @@ type h2State struct {
 	once sync.Once
 	off  bool
 	h2c  bool
-	// srv serves connections; base carries the settings x/net reads from
-	// an http.Server (limits, HTTP2Config) and is where graceful shutdown
-	// is signalled (its Shutdown runs the GOAWAY hook x/net registers).
-	srv  *http2.Server //lint:ignore SA1019 ServeConn is the only way to serve a net.Conn we accepted ourselves
-	base *http.Server
+
+	// The live connections, for Shutdown's GOAWAY.
+	mu    sync.Mutex
+	conns map[*h2Conn]struct{}
+	shut  bool
 }
 
-// h2 returns the HTTP/2 state, building it from the Server fields once.
+// h2 returns the HTTP/2 state, built from the Server fields once.
 func (s *Server) h2() *h2State {
 	st := &s.h2state
 	st.once.Do(func() {
@@ -116,54 +115,39 @@ func (s *Server) h2() *h2State {
 		}
 		st.off = cfg.Disable
 		st.h2c = !cfg.Disable && (cfg.H2C || cfg.H2CUpgrade)
-		streams := cfg.MaxConcurrentStreams
-		if streams == 0 {
-			streams = DefaultMaxConcurrentStreams
-		}
-		frame := cfg.MaxReadFrameSize
-		if frame == 0 {
-			frame = 16 << 10
-		}
-		st.base = &http.Server{
-			MaxHeaderBytes: s.cfg.limits.MaxHeadBytes,
-			IdleTimeout:    s.cfg.idle,
-			HTTP2: &http.HTTP2Config{
-				MaxConcurrentStreams:          int(streams),
-				MaxReadFrameSize:              int(frame),
-				MaxReceiveBufferPerConnection: int(cfg.MaxReceiveBufferPerConnection),
-				MaxReceiveBufferPerStream:     int(cfg.MaxReceiveBufferPerStream),
-				SendPingTimeout:               cfg.SendPingTimeout,
-				PingTimeout:                   cfg.PingTimeout,
-				WriteByteTimeout:              s.cfg.write,
-			},
-			ErrorLog: slog.NewLogLogger(s.logger().Handler(), slog.LevelDebug),
-		}
-		//lint:ignore SA1019 see h2State.srv
-		st.srv = &http2.Server{IdleTimeout: s.cfg.idle}
-		// Registers the GOAWAY-on-shutdown hook on base (and ALPN names on
-		// base.TLSConfig, unused: tls.go sets up the listener's config).
-		//lint:ignore SA1019 see h2State.srv
-		if err := http2.ConfigureServer(st.base, st.srv); err != nil {
-			s.logger().Error("riptide: configuring HTTP/2", "err", err)
-			st.off, st.h2c = true, false
-		}
 	})
 	return st
 }
 
-// h2Shutdown starts a graceful HTTP/2 shutdown: every HTTP/2 connection is
-// sent GOAWAY, finishes its open streams and closes. Called by
-// Server.Shutdown; a no-op when HTTP/2 was never used.
-func (s *Server) h2Shutdown() {
-	st := &s.h2state
-	st.once.Do(func() { st.off = true }) // never used: it stays off
-	if st.base == nil {
+// register adds hc to (or removes it from) the connections Shutdown tells
+// to go away; a connection registered after Shutdown is told at once.
+func (st *h2State) register(hc *h2Conn, add bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !add {
+		delete(st.conns, hc)
 		return
 	}
-	// base serves nothing itself: Shutdown only runs the registered hooks.
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_ = st.base.Shutdown(ctx)
+	if st.conns == nil {
+		st.conns = make(map[*h2Conn]struct{})
+	}
+	st.conns[hc] = struct{}{}
+	if st.shut {
+		go hc.shutdown()
+	}
+}
+
+// h2Shutdown starts a graceful HTTP/2 shutdown: every HTTP/2 connection is
+// sent GOAWAY, finishes its open streams and closes. Called by
+// Server.Shutdown.
+func (s *Server) h2Shutdown() {
+	st := &s.h2state
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.shut = true
+	for hc := range st.conns {
+		go hc.shutdown()
+	}
 }
 
 // serveH2 serves c as HTTP/2 when it is one: a TLS connection whose ALPN
@@ -181,7 +165,7 @@ func (c *conn) serveH2() bool {
 			return false
 		}
 		if st := s.h2(); !st.off {
-			c.runH2(c.nc, false)
+			c.runH2(nil, false)
 			return true
 		}
 		return false
@@ -191,60 +175,67 @@ func (c *conn) serveH2() bool {
 	}
 	for c.w < len(h2Preface) {
 		if string(c.rbuf[:c.w]) != h2Preface[:c.w] {
-			return false
+			return c.dropNonHTTP()
 		}
 		if c.fill() != nil {
 			return false
 		}
 	}
 	if string(c.rbuf[:len(h2Preface)]) != h2Preface {
-		return false
+		return c.dropNonHTTP()
 	}
-	nc := c.nc
+	var rest []byte
 	if c.w > len(h2Preface) {
 		// Frames that arrived with the preface are replayed first.
-		nc = &h2PrefixConn{Conn: c.nc, buf: bytes.Clone(c.rbuf[len(h2Preface):c.w])}
+		rest = bytes.Clone(c.rbuf[len(h2Preface):c.w])
 	}
 	c.r, c.w = 0, 0
-	c.runH2(nc, true)
+	c.runH2(rest, true)
 	return true
 }
 
-// runH2 serves HTTP/2 on nc (c.nc, or c.nc with replayed bytes) until the
-// connection ends, then closes and releases c.
-func (c *conn) runH2(nc net.Conn, sawPreface bool) {
+// dropNonHTTP closes, without an answer, a cleartext connection that
+// opened with neither the HTTP/2 preface nor an HTTP/1.x request line
+// (RFC 9113 §3.4: an invalid preface is a connection error; answering it
+// with an HTTP/1.1 400 would be gibberish to an HTTP/2 client). It reports
+// whether it did; anything that may still be HTTP/1.x is left to the
+// HTTP/1.1 loop, which has the same deadline.
+func (c *conn) dropNonHTTP() bool {
+	for {
+		b := c.rbuf[:c.w]
+		for len(b) > 0 && (b[0] == '\r' || b[0] == '\n') {
+			b = b[1:] // empty lines before a request line are allowed
+		}
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line := bytes.TrimSuffix(b[:i], []byte("\r"))
+			if len(line) > 9 && bytes.HasPrefix(line[len(line)-8:], []byte("HTTP/1.")) {
+				return false
+			}
+			c.closeConn()
+			return true
+		}
+		if c.w == len(c.rbuf) || c.fill() != nil {
+			return false
+		}
+	}
+}
+
+// runH2 serves HTTP/2 on c.nc (its first bytes being rest, read with the
+// preface) until the connection ends, then closes and releases c.
+func (c *conn) runH2(rest []byte, sawPreface bool) {
 	s := c.srv
-	st := s.h2()
 	c.setState(StateActive)
-	// x/net runs its own timeouts from here on.
-	_ = c.nc.SetDeadline(time.Time{})
-	st.srv.ServeConn(nc, &http2.ServeConnOpts{ //lint:ignore SA1019 see h2State.srv
-		BaseConfig:       st.base,
-		Handler:          s.h2Handler(c.nc),
-		SawClientPreface: sawPreface,
-	})
-	c.nc.Close()
+	hc := newH2Conn(s, c.nc, rest)
+	hc.c = c
+	hc.serve(sawPreface, nil)
 	c.setState(StateClosed)
 	s.trackConn(c, false)
 	c.statClose()
 	putConn(c)
 }
 
-// h2Handler returns the http.Handler that serves the streams of the HTTP/2
-// connection nc: the native adapter, or for a compat handler the
-// http.Handler itself (x/net builds its *http.Request and ResponseWriter,
-// as net/http's HTTP/2 does), wrapped only for what the server's config
-// asks of it.
-func (s *Server) h2Handler(nc net.Conn) http.Handler {
-	ch, ok := s.Handler.(compatHandler)
-	if !ok {
-		return &h2NativeHandler{srv: s, nc: nc}
-	}
-	return &h2CompatHandler{srv: s, h: ch.h, maxBody: s.cfg.maxBody}
-}
-
 // h2CompatHandler runs a compat handler on an HTTP/2 stream with the
-// server's rules that x/net does not know: panics logged through
+// server's rules that a plain http.Handler does not know: panics logged through
 // Server.Logger (the stream is then reset, as net/http's HTTP/2 does), the
 // Server header, and MaxRequestBodySize (413 for a larger declared length,
 // ErrBodyTooLarge-like failure past it for a streamed one).
@@ -293,21 +284,6 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (x *Ctx) IsHTTP2() bool {
 	_, ok := x.conn.nc.(*h2Stream)
 	return ok
-}
-
-// h2PrefixConn is a net.Conn whose first reads return buf.
-type h2PrefixConn struct {
-	net.Conn
-	buf []byte
-}
-
-func (p *h2PrefixConn) Read(b []byte) (int, error) {
-	if len(p.buf) > 0 {
-		n := copy(b, p.buf)
-		p.buf = p.buf[n:]
-		return n, nil
-	}
-	return p.Conn.Read(b)
 }
 
 // h2IsUpgrade reports an HTTP/1.1 request asking to upgrade to h2c
@@ -365,28 +341,17 @@ func (s *Server) h2UpgradeConn(x *Ctx) {
 		nc.Close()
 		return
 	}
-	if len(buffered) > 0 {
-		nc = &h2PrefixConn{Conn: nc, buf: buffered}
-	}
-	st := s.h2()
-	h := s.h2Handler(nc)
 	// The engine stops counting the hijacked conn; the server still owns
 	// the connection, so MaxConns must go on counting it.
 	s.nconns.Add(1)
 	go func() {
 		defer s.nconns.Add(-1)
-		st.srv.ServeConn(nc, &http2.ServeConnOpts{ //lint:ignore SA1019 see h2State.srv
-			BaseConfig:     st.base,
-			Handler:        h,
-			UpgradeRequest: req,
-			Settings:       settings,
-		})
-		nc.Close()
+		newH2Conn(s, nc, buffered).serve(false, h2UpgradeFrom(req, settings))
 	}()
 }
 
 // h2UpgradeRequest copies the upgrade request into an *http.Request, with
-// its body read whole (x/net requires it).
+// its body read whole: it becomes stream 1, already half-closed.
 func h2UpgradeRequest(x *Ctx) (*http.Request, error) {
 	// h2Upgrade took only bodies of a declared length up to the limit.
 	body, err := io.ReadAll(x.Body())

@@ -2,10 +2,8 @@ package riptide_test
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -59,21 +57,10 @@ func TestH2NativeFeatures(t *testing.T) {
 		}
 	})
 	for _, useTLS := range []bool{false, true} {
-		target := h2Target{name: "native-features", serve: func(t testing.TB, ln net.Listener, tc *tls.Config, app *h2App) func() {
-			return serveRiptideHandler(t, ln, tc, handler)
-		}}
-		in := startH2(t, target, useTLS)
+		in := startRiptideTarget(t, "native-features", handler, useTLS)
 		t.Run(in.mode(), func(t *testing.T) {
 			c := h2Client(t, in)
-			get := func(path string) (*http.Response, string, error) {
-				resp, err := c.Get(in.url(path))
-				if err != nil {
-					return nil, "", err
-				}
-				b, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				return resp, string(b), err
-			}
+			get := func(path string) (*http.Response, string, error) { return getBody(c, in.url(path)) }
 			if resp, b, err := get("/stream"); err != nil || b != "event 0\nevent 1\nevent 2\n" || resp.ProtoMajor != 2 {
 				t.Errorf("stream: %q %v", b, err)
 			}
@@ -81,7 +68,7 @@ func TestH2NativeFeatures(t *testing.T) {
 				t.Errorf("trailer: %q %v trailer=%v", b, err, resp.Trailer)
 			}
 			// An io.Reader of unknown length: no Content-Length, so the
-			// adapter re-frames the stream body.
+			// body is read to the end of the stream.
 			payload := strings.Repeat("0123456789", 10000)
 			resp, err := c.Post(in.url("/echo"), "text/plain", io.MultiReader(strings.NewReader(payload)))
 			if err != nil {
@@ -124,7 +111,7 @@ func TestH2NativeFeatures(t *testing.T) {
 }
 
 // BenchmarkH2 measures one GET / "Hello, World!" round trip over h2c on one
-// multiplexed connection, for the native adapter, the compat door and
+// multiplexed connection, for the native door, the compat door and
 // net/http, with allocations. The client (Go's, in process) is the same for
 // all three, so the differences are the servers'.
 //

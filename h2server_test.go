@@ -56,7 +56,8 @@ func TestH2SettingsFromConfig(t *testing.T) {
 	if v, _ := sf.Value(http2.SettingMaxFrameSize); v != 16384 {
 		t.Errorf("SETTINGS_MAX_FRAME_SIZE = %d, want 16384 (the default)", v)
 	}
-	// x/net adds a little per-field overhead to the HTTP/1 byte limit.
+	// The server adds a little per-field overhead (HPACK's 32 bytes per
+	// field) to the HTTP/1 byte limit.
 	if v, ok := sf.Value(http2.SettingMaxHeaderListSize); !ok || v < 8192 || v > 8192+1024 {
 		t.Errorf("SETTINGS_MAX_HEADER_LIST_SIZE = %d (sent: %v), want about 8192 (Server.MaxHeaderBytes)", v, ok)
 	}

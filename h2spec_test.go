@@ -10,12 +10,10 @@ package riptide_test
 //
 //	target            h2c        TLS
 //	net/http          140/145    141/145   (baseline)
-//	riptide native    141/145    142/145
-//	riptide compat    141/145    142/145
+//	riptide native    145/145    145/145   (its own connection loop, h2conn.go)
+//	riptide compat    145/145    145/145
 //
-// riptide's remaining failures, each explained at its constant below: 3.5
-// (h2c only: a non-preface on the shared cleartext port is read as HTTP/1.1),
-// 6.5.3 and the two 8.1.2.2 cases (x/net/http2 policy). Reproduce with
+// net/http's failures are explained at the constants below. Reproduce with
 //
 //	go test -run TestH2Spec -v .
 //
@@ -46,9 +44,9 @@ const (
 // h2spec reports them, with the reason.
 const (
 	// h2c on a port shared with HTTP/1.1: "INVALID CONNECTION PREFACE\r\n\r\n"
-	// is not the h2 preface, so it is read as an HTTP/1.1 request and
-	// answered 400 before the close; h2spec wants a bare close. Inherent to
-	// serving both protocols on one cleartext port; TLS runs pass it.
+	// is not the h2 preface, so net/http reads it as an HTTP/1.1 request and
+	// answers 400 before the close; h2spec wants a bare close. riptide closes
+	// a connection whose first line is not HTTP/1.x without an answer.
 	h2specInvalidPreface = "3.5: Sends invalid connection preface"
 	// The server advertises SETTINGS_MAX_FRAME_SIZE 1 MiB (net/http's
 	// default), so the 20,000-byte HEADERS frame h2spec sends is legal;
@@ -71,12 +69,14 @@ const (
 var h2specKnownFailures = map[string][]string{
 	"net-http/h2c": {h2specInvalidPreface, h2specHeadersFrameSize, h2specDupSettings, h2specConnHeader, h2specTEHeader},
 	"net-http/tls": {h2specHeadersFrameSize, h2specDupSettings, h2specConnHeader, h2specTEHeader},
-	// riptide serves HTTP/2 with x/net/http2's server connection, so it
-	// shares the last two reasons; it advertises 16 KiB frames (4.2 passes).
-	"riptide-native/h2c": {h2specInvalidPreface, h2specDupSettings, h2specConnHeader, h2specTEHeader},
-	"riptide-native/tls": {h2specDupSettings, h2specConnHeader, h2specTEHeader},
-	"riptide-compat/h2c": {h2specInvalidPreface, h2specDupSettings, h2specConnHeader, h2specTEHeader},
-	"riptide-compat/tls": {h2specDupSettings, h2specConnHeader, h2specTEHeader},
+	// riptide's own connection loop applies repeated settings in order and
+	// resets malformed requests; it advertises 16 KiB frames (4.2 passes).
+	// A cleartext connection that opens with neither the preface nor an
+	// HTTP/1.x request line is closed without an answer (3.5 passes).
+	"riptide-native/h2c": {},
+	"riptide-native/tls": {},
+	"riptide-compat/h2c": {},
+	"riptide-compat/tls": {},
 }
 
 func TestH2Spec(t *testing.T) {

@@ -209,9 +209,7 @@ func proxyConnOf(nc net.Conn) *proxyConn {
 		case *tls.Conn:
 			nc = t.NetConn()
 		case *h2Stream:
-			nc = t.h.nc
-		case *h2PrefixConn:
-			nc = t.Conn
+			nc = t.hc.nc
 		default:
 			return nil
 		}

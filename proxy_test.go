@@ -138,7 +138,7 @@ func TestProxyProtocolDoorsAndProtocols(t *testing.T) {
 				t.Run(door+"/"+tr.name+"/"+hdr.name, func(t *testing.T) {
 					c := proxiedClient(t, hdr.b, hdr.split, tr.tls, tr.h2)
 					for range 2 { // a second request on the same connection
-						body := getBody(t, c, scheme+"://"+addr+"/")
+						body := mustGetBody(t, c, scheme+"://"+addr+"/")
 						want := fmt.Sprintf("%s %s %s", proxyClient, proxyFrontend, wantProto)
 						if body != want {
 							t.Fatalf("got %q, want %q", body, want)
@@ -150,18 +150,13 @@ func TestProxyProtocolDoorsAndProtocols(t *testing.T) {
 	}
 }
 
-func getBody(t *testing.T, c *http.Client, url string) string {
+func mustGetBody(t *testing.T, c *http.Client, url string) string {
 	t.Helper()
-	resp, err := c.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	resp, b, err := getBody(c, url)
 	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("%d %q %v", resp.StatusCode, b, err)
+		t.Fatalf("%v %q %v", resp, b, err)
 	}
-	return string(b)
+	return b
 }
 
 // TestProxyProtocolLocalAndTLVs: a LOCAL header (a balancer's health check)
@@ -169,14 +164,14 @@ func getBody(t *testing.T, c *http.Client, url string) string {
 func TestProxyProtocolLocalAndTLVs(t *testing.T) {
 	addr := startProxied(t, proxyWhoami("native"), false, nil)
 	local := proxyproto.AppendV2(nil, &proxyproto.Header{Command: proxyproto.Local}, false)
-	body := getBody(t, proxiedClient(t, local, 0, false, false), "http://"+addr+"/")
+	body := mustGetBody(t, proxiedClient(t, local, 0, false, false), "http://"+addr+"/")
 	if !strings.HasPrefix(body, "127.0.0.1:") || !strings.Contains(body, " "+addr+" ") {
 		t.Errorf("LOCAL: got %q, want the socket's addresses", body)
 	}
 	withTLV := proxyproto.AppendV2(nil, &proxyproto.Header{Command: proxyproto.Proxy, Family: proxyproto.INET,
 		Source: proxyClient, Destination: proxyFrontend,
 		RawTLVs: proxyproto.AppendTLV(nil, proxyproto.TLVAuthority, []byte("example.com"))}, false)
-	body = getBody(t, proxiedClient(t, withTLV, 0, false, false), "http://"+addr+"/")
+	body = mustGetBody(t, proxiedClient(t, withTLV, 0, false, false), "http://"+addr+"/")
 	if !strings.HasSuffix(body, " example.com") || !strings.HasPrefix(body, proxyClient.String()) {
 		t.Errorf("TLV: got %q", body)
 	}
@@ -225,7 +220,7 @@ func TestProxyProtocolRejects(t *testing.T) {
 		})
 	}
 	// The trusted server still serves a good connection after all that.
-	if body := getBody(t, proxiedClient(t, []byte(good), 0, false, false), "http://"+trusted+"/"); !strings.HasPrefix(body, proxyClient.String()) {
+	if body := mustGetBody(t, proxiedClient(t, []byte(good), 0, false, false), "http://"+trusted+"/"); !strings.HasPrefix(body, proxyClient.String()) {
 		t.Errorf("got %q", body)
 	}
 }
@@ -279,7 +274,7 @@ func TestProxyListenerUnderOwnTLS(t *testing.T) {
 	go func() { defer close(done); srv.Serve(tls.NewListener(srv.ProxyListener(ln), h2TestServerTLS(t))) }()
 	t.Cleanup(func() { srv.Close(); <-done })
 	c := proxiedClient(t, proxyproto.AppendV1(nil, proxyClient, proxyFrontend), 0, true, true)
-	if body := getBody(t, c, "https://"+ln.Addr().String()+"/"); !strings.HasPrefix(body, proxyClient.String()) {
+	if body := mustGetBody(t, c, "https://"+ln.Addr().String()+"/"); !strings.HasPrefix(body, proxyClient.String()) {
 		t.Errorf("got %q", body)
 	}
 }
@@ -296,7 +291,7 @@ func TestProxyProtocolSendfile(t *testing.T) {
 		http.ServeFile(w, r, path)
 	})), false, nil)
 	c := proxiedClient(t, proxyproto.AppendV1(nil, proxyClient, proxyFrontend), 0, false, false)
-	if body := getBody(t, c, "http://"+addr+"/"); body != string(data) {
+	if body := mustGetBody(t, c, "http://"+addr+"/"); body != string(data) {
 		t.Errorf("got %d bytes, want %d", len(body), len(data))
 	}
 }

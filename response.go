@@ -24,6 +24,25 @@ var (
 	ErrAbortHandler = errors.New("riptide: abort handler")
 )
 
+// responseWire carries a committed response to the client: the HTTP/1.1
+// writer (conn, into wbuf and the socket) or an HTTP/2 stream (h2ctx.go,
+// as HEADERS and DATA frames). Ctx keeps the response rules (status,
+// header checks, buffering, the framing decision); the wire encodes.
+type responseWire interface {
+	// writeHead sends the head of the committed response and the buffered
+	// body; streaming: the body is not complete yet.
+	writeHead(x *Ctx, status int, streaming bool)
+	// writeBody sends body bytes after the head.
+	writeBody(x *Ctx, p []byte) (int, error)
+	// flush sends whatever is buffered.
+	flush() error
+	// endResponse completes the body (last chunk, trailers) after the
+	// handler returned.
+	endResponse(x *Ctx)
+	// writeInformational sends a 1xx response with the header set so far.
+	writeInformational(x *Ctx, code int) error
+}
+
 // response is the response half of a Ctx. Until committed, the status,
 // header lines and body are buffered; commit writes the head (and the
 // buffered body) into the connection's wbuf and fixes the framing.
@@ -310,6 +329,9 @@ func (x *Ctx) Write(p []byte) (int, error) {
 	return x.writeCommitted(p)
 }
 
+// writeCommitted sends body bytes after the head, through the wire.
+func (x *Ctx) writeCommitted(p []byte) (int, error) { return x.conn.wire.writeBody(x, p) }
+
 // WriteString is Write for a string, without converting it.
 func (x *Ctx) WriteString(s string) (int, error) {
 	r := &x.resp
@@ -337,11 +359,10 @@ func (x *Ctx) WriteString(s string) (int, error) {
 	return total, nil
 }
 
-// writeCommitted sends body bytes after the head: as a chunk or raw, into
-// wbuf, or straight to the socket when large.
-func (x *Ctx) writeCommitted(p []byte) (int, error) {
+// writeBody sends body bytes after the head on HTTP/1.1: as a chunk or raw,
+// into wbuf, or straight to the socket when large.
+func (c *conn) writeBody(x *Ctx, p []byte) (int, error) {
 	r := &x.resp
-	c := x.conn
 	if r.finished {
 		return 0, ErrCommitted
 	}
@@ -391,7 +412,7 @@ func (x *Ctx) Flush() error {
 	if !x.resp.committed {
 		x.commit(true)
 	}
-	return c.flush()
+	return c.wire.flush()
 }
 
 // WriteInformational sends a 1xx interim response (102 Processing, 103
@@ -412,6 +433,11 @@ func (x *Ctx) WriteInformational(code int) error {
 		// §15.2).
 		return nil
 	}
+	return c.wire.writeInformational(x, code)
+}
+
+// writeInformational sends a 1xx response on HTTP/1.1.
+func (c *conn) writeInformational(x *Ctx, code int) error {
 	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
 	c.wbuf = append(c.wbuf, x.resp.hdr...)
 	c.wbuf = append(c.wbuf, '\r', '\n')
@@ -438,6 +464,17 @@ func (x *Ctx) commit(streaming bool) {
 		}
 	}
 	r.noBody = r.head || status < 200 || status == 204 || status == 304
+	c.wire.writeHead(x, status, streaming)
+	if bad {
+		// Whatever the handler writes after this is discarded.
+		r.noBody = true
+	}
+}
+
+// writeHead is commit on HTTP/1.1: the status line, header lines and
+// framing into wbuf, then the buffered body.
+func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
+	r := &x.resp
 	if !r.close && (c.closeAfter || c.srv.draining.Load() || c.body.undrainable()) {
 		r.close = true
 	}
@@ -486,10 +523,6 @@ func (x *Ctx) commit(streaming bool) {
 		r.close = true
 	}
 	x.writeCommitted(body)
-	if bad {
-		// Whatever the handler writes after this is discarded.
-		r.noBody = true
-	}
 }
 
 // replaceWith500 turns the pending response into a bare 500 because the
@@ -515,6 +548,14 @@ func (x *Ctx) finish() {
 	if !r.committed {
 		x.commit(false)
 	}
+	c.wire.endResponse(x)
+	r.finished = true
+}
+
+// endResponse ends an HTTP/1.1 body: the last chunk and trailers, or the
+// connection closed after a short one.
+func (c *conn) endResponse(x *Ctx) {
+	r := &x.resp
 	switch {
 	case r.badTrailer && r.chunked:
 		// Cannot report the error any more: send what is pending (earlier
@@ -531,7 +572,6 @@ func (x *Ctx) finish() {
 		// Short body: the client would wait for the rest forever.
 		c.closeAfter = true
 	}
-	r.finished = true
 }
 
 var errBadTrailer = errors.New("riptide: invalid trailer")

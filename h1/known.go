@@ -88,6 +88,22 @@ func init() {
 	}
 }
 
+// knownLower holds each Known header's lower-case spelling, as HTTP/2 and
+// HTTP/3 send field names.
+var knownLower = func() (t [numKnown]string) {
+	for k, n := range knownNames {
+		b := []byte(n)
+		for i, c := range b {
+			b[i] = lower(c)
+		}
+		t[k] = string(b)
+	}
+	return t
+}()
+
+// Lower returns the lower-case spelling of k ("" for Unknown).
+func (k Known) Lower() string { return knownLower[k] }
+
 // String returns the canonical spelling of k ("" for Unknown).
 func (k Known) String() string { return knownNames[k] }
 

@@ -535,3 +535,25 @@ func TestValidValue(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestBuild checks that a Request built with SetRequestLine and
+// AddHeader reads like a parsed one.
+func TestRequestBuild(t *testing.T) {
+	var r Request
+	r.Reset()
+	if err := r.SetRequestLine([]byte("GET"), []byte("/a/b?x=1"), 1); err != nil {
+		t.Fatal(err)
+	}
+	r.AddHeader([]byte("content-type"), []byte("text/plain"))
+	r.AddHeader([]byte("x-custom"), []byte("v"))
+	if string(r.Path) != "/a/b" || string(r.Query) != "x=1" || r.Form != OriginForm || r.Minor != 1 {
+		t.Errorf("target: path %q query %q form %v minor %d", r.Path, r.Query, r.Form, r.Minor)
+	}
+	if string(r.Known(HeaderContentType)) != "text/plain" || string(r.Get("X-Custom")) != "v" || r.Headers[0].Key != HeaderContentType {
+		t.Errorf("headers: %+v", r.Headers)
+	}
+	r.Reset()
+	if err := r.SetRequestLine([]byte("GET"), []byte("/a b"), 1); err == nil {
+		t.Error("a target with a space was accepted")
+	}
+}

@@ -1,0 +1,604 @@
+package riptide
+
+// riptide's HTTP/2 server connection (RFC 9113). golang.org/x/net/http2's
+// Framer reads frames (and, with its HPACK decoder, whole header blocks
+// with their CONTINUATION frames); everything else is here: the connection
+// state machine, the stream table, flow control (h2flow.go), SETTINGS,
+// PING, GOAWAY, RST_STREAM, and the writer (h2write.go).
+//
+// Goroutines: the connection's own goroutine reads and processes frames;
+// one writer goroutine writes batches of frames; each stream's handler runs
+// on a pooled worker goroutine (h2stream.go). All connection and stream
+// state is guarded by h2Conn.mu.
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// Receive windows granted to clients when HTTP2Config leaves them zero.
+const (
+	h2DefaultStreamWindow = 1 << 20
+	h2DefaultConnWindow   = 1 << 20
+	h2InitialWindow       = 65535 // RFC 9113 §6.9.2
+	h2DefaultMaxFrame     = 16 << 10
+	h2HeaderTableSize     = 4096
+	// h2HeaderListOverhead is added to MaxHeaderBytes for
+	// SETTINGS_MAX_HEADER_LIST_SIZE: HPACK counts 32 bytes per field on top
+	// of its name and value (RFC 9113 §6.5.2); this allows ten fields.
+	h2HeaderListOverhead = 10 * 32
+	// h2RefusedLimit is how many streams (times MaxConcurrentStreams) a
+	// client may open beyond the limit before it is sent GOAWAY: a client
+	// that resets streams and opens new ones at once (rapid reset,
+	// CVE-2023-44487) finds its new streams refused while the handlers of
+	// the reset ones still run, and then the connection closed.
+	h2RefusedLimit = 4
+	// h2CloseLinger bounds the final write and the read-drain when a
+	// connection is closed, so that a GOAWAY is not lost to a TCP reset.
+	h2CloseLinger = time.Second
+)
+
+// h2Conn is one HTTP/2 connection.
+type h2Conn struct {
+	srv    *Server
+	c      *conn // the engine conn that accounts for it; nil when upgraded
+	nc     net.Conn
+	br     *bufio.Reader
+	fr     *http2.Framer
+	h      http.Handler // serves every stream through the compat door, or
+	native Handler      // serves every stream as a Ctx
+	tls    *tls.ConnectionState
+
+	remoteAddr string
+	localAddr  net.Addr
+
+	// Fixed at the start: what the server advertised.
+	maxStreams   uint32
+	maxFrame     uint32 // SETTINGS_MAX_FRAME_SIZE
+	streamWindow int32  // SETTINGS_INITIAL_WINDOW_SIZE
+	connWindow   int32  // connection receive window kept granted
+
+	mu      sync.Mutex
+	cond    sync.Cond // broadcast on any change a waiter may need (windows, data, output drained, resets, death)
+	streams map[uint32]*h2Stream
+	maxID   uint32 // highest client stream ID opened
+	running int    // streams whose handler runs
+	refused int    // streams refused for exceeding maxStreams
+
+	peerInitWindow int32
+	peerMaxFrame   uint32
+	sendWindow     int64 // connection send window
+	recvWindow     int64 // connection bytes the client may still send
+	recvUnacked    int64 // connection bytes consumed, not yet granted back
+
+	// The header block being read (h2headers.go); reader goroutine only.
+	hdec     *hpack.Decoder
+	hpayload []byte
+	block    h2Block
+
+	out  []byte
+	hbuf h2ByteWriter
+	enc  *hpack.Encoder
+	date dateCache
+	// lastValues holds, per h1.Known field, the last response value sent,
+	// as a string the HPACK encoder may index (h2ctx.go).
+	lastValues [40]string
+	dateSec    int64
+	dateStr    string
+
+	goAwaySent bool
+	closing    bool // no new streams; close once no handler runs
+	dead       bool // the connection is over: waits fail, the writer flushes and stops
+	werr       error
+	idle       *time.Timer
+	ping       *h2Ping // keepalive (h2ping.go); nil when off
+
+	writeReady chan struct{}
+	writerDone chan struct{}
+}
+
+// newH2Conn prepares a connection for nc whose first bytes (already read
+// from it) are rest.
+func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
+	cfg := s.HTTP2
+	if cfg == nil {
+		cfg = &HTTP2Config{}
+	}
+	hc := &h2Conn{
+		srv:            s,
+		nc:             nc,
+		maxStreams:     cfg.MaxConcurrentStreams,
+		streamWindow:   cfg.MaxReceiveBufferPerStream,
+		connWindow:     cfg.MaxReceiveBufferPerConnection,
+		streams:        make(map[uint32]*h2Stream),
+		peerInitWindow: h2InitialWindow,
+		peerMaxFrame:   h2DefaultMaxFrame,
+		sendWindow:     h2InitialWindow,
+		recvWindow:     h2InitialWindow,
+		writeReady:     make(chan struct{}, 1),
+		writerDone:     make(chan struct{}),
+		remoteAddr:     nc.RemoteAddr().String(),
+		localAddr:      nc.LocalAddr(),
+	}
+	if hc.maxStreams == 0 {
+		hc.maxStreams = DefaultMaxConcurrentStreams
+	}
+	if hc.streamWindow <= 0 {
+		hc.streamWindow = h2DefaultStreamWindow
+	}
+	if hc.connWindow <= 0 {
+		hc.connWindow = h2DefaultConnWindow
+	}
+	hc.cond.L = &hc.mu
+	if ch, ok := s.Handler.(compatHandler); ok {
+		hc.h = &h2CompatHandler{srv: s, h: ch.h, maxBody: s.cfg.maxBody}
+	} else if hc.native = s.Handler; hc.native == nil {
+		hc.native = HandlerFunc(notFound)
+	}
+	hc.enc = hpack.NewEncoder(&hc.hbuf)
+	if tc, ok := nc.(*tls.Conn); ok {
+		cs := tc.ConnectionState()
+		hc.tls = &cs
+	}
+	hc.maxFrame = h2DefaultMaxFrame
+	if cfg.MaxReadFrameSize >= h2DefaultMaxFrame && cfg.MaxReadFrameSize <= 1<<24-1 {
+		hc.maxFrame = cfg.MaxReadFrameSize
+	}
+	var r io.Reader = nc
+	if len(rest) > 0 {
+		r = io.MultiReader(bytes.NewReader(rest), nc)
+	}
+	hc.br = bufio.NewReaderSize(r, 16<<10)
+	hc.fr = http2.NewFramer(nil, hc.br)
+	hc.fr.SetReuseFrames()
+	hc.fr.SetMaxReadFrameSize(hc.maxFrame)
+	hc.initHeaders()
+	return hc
+}
+
+// headerListSize is SETTINGS_MAX_HEADER_LIST_SIZE: MaxHeaderBytes plus
+// HPACK's per-field overhead for a typical request.
+func (hc *h2Conn) headerListSize() uint32 {
+	return uint32(hc.srv.cfg.limits.MaxHeadBytes + h2HeaderListOverhead)
+}
+
+// queuePreface queues the server's connection preface: its SETTINGS, and
+// the connection window beyond the protocol's initial 64 KiB.
+func (hc *h2Conn) queuePreface() {
+	settings := [...]http2.Setting{
+		{ID: http2.SettingMaxFrameSize, Val: hc.maxFrame},
+		{ID: http2.SettingMaxConcurrentStreams, Val: hc.maxStreams},
+		{ID: http2.SettingInitialWindowSize, Val: uint32(hc.streamWindow)},
+		{ID: http2.SettingMaxHeaderListSize, Val: hc.headerListSize()},
+	}
+	hc.out = appendFrameHeader(hc.out, 6*len(settings), http2.FrameSettings, 0, 0)
+	for _, s := range settings {
+		hc.out = append(hc.out, byte(s.ID>>8), byte(s.ID))
+		hc.out = appendUint32(hc.out, s.Val)
+	}
+	if hc.connWindow > h2InitialWindow {
+		hc.queueWindowUpdate(0, uint32(hc.connWindow-h2InitialWindow))
+		hc.recvWindow = int64(hc.connWindow)
+	}
+	hc.wakeWriter()
+}
+
+// serve runs the connection until it ends. sawPreface: the client preface
+// was already read (h2c prior knowledge); up: the request of an
+// "Upgrade: h2c", which becomes stream 1.
+func (hc *h2Conn) serve(sawPreface bool, up *h2UpgradeState) {
+	hc.srv.h2().register(hc, true)
+	defer hc.srv.h2().register(hc, false)
+	hc.mu.Lock()
+	hc.queuePreface()
+	if up != nil {
+		hc.startUpgraded(up)
+	} else {
+		hc.armIdle()
+	}
+	hc.mu.Unlock()
+	go hc.writeLoop()
+	if hc.readPreface(sawPreface) {
+		_ = hc.nc.SetReadDeadline(time.Time{})
+		hc.startPing()
+		hc.readLoop()
+	}
+	hc.teardown()
+}
+
+// readPreface reads the client preface (unless already read) and checks
+// that the first frame is SETTINGS (RFC 9113 §3.4), under the deadline the
+// engine armed for the request head.
+func (hc *h2Conn) readPreface(sawPreface bool) bool {
+	if !sawPreface {
+		var buf [len(h2Preface)]byte
+		if _, err := io.ReadFull(hc.br, buf[:]); err != nil || string(buf[:]) != h2Preface {
+			hc.connError(http2.ErrCodeProtocol)
+			return false
+		}
+	}
+	f, err := hc.fr.ReadFrame()
+	if err != nil {
+		hc.frameError(err)
+		return false
+	}
+	sf, ok := f.(*http2.SettingsFrame)
+	if !ok || sf.IsAck() {
+		hc.connError(http2.ErrCodeProtocol)
+		return false
+	}
+	return hc.process(f)
+}
+
+// readLoop reads and processes frames until the connection fails or is
+// closed.
+func (hc *h2Conn) readLoop() {
+	for {
+		fh, err := hc.fr.ReadFrameHeader()
+		if err == nil && (fh.Type == http2.FrameHeaders || fh.Type == http2.FrameContinuation) {
+			if !hc.readHeaderFrame(fh) {
+				return
+			}
+			continue
+		}
+		var f http2.Frame
+		if err == nil {
+			f, err = hc.fr.ReadFrameForHeader(fh)
+		}
+		if err != nil {
+			if !hc.frameError(err) {
+				return
+			}
+			continue
+		}
+		hc.frameRead()
+		if !hc.process(f) {
+			return
+		}
+	}
+}
+
+// frameError handles a Framer error and reports whether reading may go on.
+func (hc *h2Conn) frameError(err error) bool {
+	var se http2.StreamError
+	var ce http2.ConnectionError
+	switch {
+	case errors.As(err, &se):
+		hc.mu.Lock()
+		defer hc.mu.Unlock()
+		if se.StreamID > hc.maxID && se.StreamID%2 == 1 {
+			hc.maxID = se.StreamID // the stream was opened, and is closed
+		}
+		hc.resetStream(se.StreamID, se.Code)
+		return !hc.dead
+	case errors.As(err, &ce):
+		hc.connError(http2.ErrCode(ce))
+	case errors.Is(err, http2.ErrFrameTooLarge):
+		hc.connError(http2.ErrCodeFrameSize)
+	default:
+		// A read error: the client is gone, or a deadline in the past was
+		// set to end the connection (see finishIfDone).
+	}
+	return false
+}
+
+// connError sends GOAWAY with code and ends the connection (RFC 9113 §5.4.1).
+func (hc *h2Conn) connError(code http2.ErrCode) {
+	hc.mu.Lock()
+	if !hc.goAwaySent && !hc.dead {
+		hc.queueGoAway(hc.maxID, code)
+	}
+	hc.killLocked()
+	hc.mu.Unlock()
+}
+
+// process handles one frame and reports whether the connection goes on.
+func (hc *h2Conn) process(f http2.Frame) bool {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	if hc.dead {
+		return false
+	}
+	var err error
+	switch f := f.(type) {
+	case *http2.DataFrame:
+		err = hc.onData(f)
+	case *http2.SettingsFrame:
+		err = hc.onSettings(f)
+	case *http2.PingFrame:
+		if f.StreamID != 0 {
+			err = http2.ConnectionError(http2.ErrCodeProtocol)
+		} else if !f.IsAck() {
+			if !hc.waitOutput() {
+				return false
+			}
+			hc.queuePingAck(f.Data)
+		} else {
+			hc.pingAcked(f.Data)
+		}
+	case *http2.WindowUpdateFrame:
+		err = hc.onWindowUpdate(f)
+	case *http2.RSTStreamFrame:
+		err = hc.onRSTStream(f)
+	case *http2.PriorityFrame:
+		// Priorities are accepted and ignored (RFC 9113 §5.3.2), but a
+		// stream cannot depend on itself (§5.3.1).
+		if f.StreamDep == f.StreamID {
+			hc.resetStream(f.StreamID, http2.ErrCodeProtocol)
+		}
+	case *http2.GoAwayFrame:
+		hc.closing = true
+		hc.finishIfDone()
+	case *http2.PushPromiseFrame:
+		err = http2.ConnectionError(http2.ErrCodeProtocol) // clients must not push
+	case *http2.ContinuationFrame, *http2.HeadersFrame:
+		// Read by readHeaderFrame; only the first frame gets here.
+		err = http2.ConnectionError(http2.ErrCodeProtocol)
+	default:
+		// Unknown frame types are ignored (RFC 9113 §5.5).
+	}
+	return hc.handleError(err)
+}
+
+// handleError applies the outcome of processing a frame: nothing, a stream
+// error (RST_STREAM) or a connection error (GOAWAY and the end); it
+// reports whether the connection goes on (hc.mu held).
+func (hc *h2Conn) handleError(err error) bool {
+	if err == nil {
+		return !hc.dead
+	}
+	var se http2.StreamError
+	if errors.As(err, &se) {
+		hc.resetStream(se.StreamID, se.Code)
+		return !hc.dead
+	}
+	code := http2.ErrCodeProtocol
+	var ce http2.ConnectionError
+	if errors.As(err, &ce) {
+		code = http2.ErrCode(ce)
+	}
+	if !hc.goAwaySent {
+		hc.queueGoAway(hc.maxID, code)
+	}
+	hc.killLocked()
+	return false
+}
+
+// onSettings applies the client's settings in order (RFC 9113 §6.5.3) and
+// acknowledges them.
+func (hc *h2Conn) onSettings(f *http2.SettingsFrame) error {
+	if f.IsAck() {
+		return nil
+	}
+	err := f.ForeachSetting(func(s http2.Setting) error {
+		if err := s.Valid(); err != nil {
+			return err
+		}
+		return hc.applySetting(s)
+	})
+	if err != nil {
+		return err
+	}
+	// The ACK is the one answer a flood could pile up: wait for room.
+	if !hc.waitOutput() {
+		return nil
+	}
+	hc.queueSettingsAck()
+	return nil
+}
+
+func (hc *h2Conn) applySetting(s http2.Setting) error {
+	switch s.ID {
+	case http2.SettingHeaderTableSize:
+		hc.enc.SetMaxDynamicTableSizeLimit(min(s.Val, h2HeaderTableSize))
+	case http2.SettingInitialWindowSize:
+		return hc.setPeerInitialWindow(int32(s.Val))
+	case http2.SettingMaxFrameSize:
+		hc.peerMaxFrame = s.Val
+	}
+	return nil
+}
+
+// onRSTStream ends a stream at the client's request: its handler's
+// context is cancelled and its writes fail.
+func (hc *h2Conn) onRSTStream(f *http2.RSTStreamFrame) error {
+	hc.srv.stats.h2Resets.Add(1)
+	if f.StreamID > hc.maxID {
+		return http2.ConnectionError(http2.ErrCodeProtocol) // idle stream (§6.4)
+	}
+	if st := hc.streams[f.StreamID]; st != nil {
+		hc.closeStream(st, http2.ErrCodeCancel, false)
+	}
+	return nil
+}
+
+// resetStream sends RST_STREAM for id and forgets the stream.
+func (hc *h2Conn) resetStream(id uint32, code http2.ErrCode) {
+	if st := hc.streams[id]; st != nil {
+		hc.closeStream(st, code, true)
+		return
+	}
+	if !hc.dead {
+		hc.queueRST(id, code)
+	}
+}
+
+// closeStream removes st from the table: its body reads and response
+// writes fail from now on and its request's context is cancelled. With
+// sendRST set, the client is told with RST_STREAM(code).
+func (hc *h2Conn) closeStream(st *h2Stream, code http2.ErrCode, sendRST bool) {
+	if sendRST && !hc.dead {
+		hc.queueRST(st.id, code)
+	}
+	st.reset = true
+	hc.refundUnread(st)
+	delete(hc.streams, st.id)
+	st.inTable = false
+	hc.cond.Broadcast()
+	if st.rctx != nil {
+		st.rctx.cancel()
+	}
+	st.releaseIfDone()
+}
+
+// finishIfDone ends a closing connection once no handler runs: GOAWAY is
+// queued and the connection marked over, which wakes the reader wherever
+// it waits (a read, or room in a full output) to tear it down; the writer
+// still sends what is queued.
+func (hc *h2Conn) finishIfDone() {
+	if hc.closing && hc.running == 0 && !hc.dead {
+		if !hc.goAwaySent {
+			hc.queueGoAway(hc.maxID, http2.ErrCodeNo)
+		}
+		hc.killLocked()
+	}
+}
+
+// shutdown starts a graceful close: GOAWAY, open streams finish, then the
+// connection closes (Server.Shutdown).
+func (hc *h2Conn) shutdown() {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	if hc.dead {
+		return
+	}
+	if !hc.goAwaySent {
+		hc.queueGoAway(hc.maxID, http2.ErrCodeNo)
+	}
+	hc.closing = true
+	hc.finishIfDone()
+}
+
+// idleFired closes a connection that has had no stream for IdleTimeout.
+func (hc *h2Conn) idleFired() {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	if hc.running == 0 && !hc.dead {
+		hc.closing = true
+		hc.finishIfDone()
+	}
+}
+
+// killLocked marks the connection over: every wait ends, every stream is
+// reset, and the writer flushes what is queued and stops.
+func (hc *h2Conn) killLocked() {
+	if hc.dead {
+		return
+	}
+	hc.dead = true
+	for _, st := range hc.streams {
+		hc.closeStream(st, 0, false)
+	}
+	if hc.idle != nil {
+		hc.idle.Stop()
+	}
+	if hc.ping != nil {
+		hc.ping.timer.Stop()
+	}
+	hc.cond.Broadcast()
+	hc.wakeWriter()
+	_ = hc.nc.SetReadDeadline(aLongTimeAgo)
+}
+
+// teardown ends the connection after its reader stopped: the writer sends
+// what is queued (a GOAWAY) within h2CloseLinger, and the socket is closed
+// after a short drain so that the client reads it.
+func (hc *h2Conn) teardown() {
+	hc.mu.Lock()
+	if !hc.goAwaySent && hc.werr == nil {
+		hc.queueGoAway(hc.maxID, http2.ErrCodeNo)
+	}
+	hc.killLocked()
+	hc.mu.Unlock()
+	_ = hc.nc.SetWriteDeadline(time.Now().Add(h2CloseLinger))
+	<-hc.writerDone
+	hc.linger()
+	hc.nc.Close()
+}
+
+// linger half-closes the connection and reads briefly, so that a client
+// still sending does not turn the close into a reset that destroys the
+// last frames it has not read yet.
+func (hc *h2Conn) linger() {
+	var cw interface{ CloseWrite() error }
+	switch c := hc.nc.(type) {
+	case *net.TCPConn:
+		cw = c
+	case *tls.Conn:
+		cw = c
+	default:
+		return
+	}
+	if hc.werr != nil || cw.CloseWrite() != nil {
+		return
+	}
+	_ = hc.nc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	var buf [4 << 10]byte
+	for range 16 {
+		if _, err := hc.nc.Read(buf[:]); err != nil {
+			return
+		}
+	}
+}
+
+// h2UpgradeState is an "Upgrade: h2c" request (RFC 7540 §3.2), which
+// becomes stream 1 of the connection, half-closed: its body was read whole.
+type h2UpgradeState struct {
+	settings                        []byte // the HTTP2-Settings payload
+	method, scheme, authority, path string
+	fields                          []h2Field
+	body                            []byte
+}
+
+// h2UpgradeFrom takes the upgrade request apart for startUpgraded.
+func h2UpgradeFrom(r *http.Request, settings []byte) *h2UpgradeState {
+	up := &h2UpgradeState{settings: settings, method: r.Method, scheme: "http", authority: r.Host, path: r.RequestURI}
+	for k, vs := range r.Header {
+		switch k {
+		case "Connection", "Upgrade", "Http2-Settings", "Host", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Te", "Content-Length":
+			continue
+		}
+		name := strings.ToLower(k)
+		for _, v := range vs {
+			up.fields = append(up.fields, h2Field{Name: name, Value: v})
+		}
+	}
+	up.body, _ = io.ReadAll(r.Body)
+	return up
+}
+
+// startUpgraded applies the upgrade's settings and starts stream 1
+// (hc.mu held).
+func (hc *h2Conn) startUpgraded(up *h2UpgradeState) {
+	for b := up.settings; len(b) >= 6; b = b[6:] {
+		s := http2.Setting{ID: http2.SettingID(b[0])<<8 | http2.SettingID(b[1]), Val: uint32(b[2])<<24 | uint32(b[3])<<16 | uint32(b[4])<<8 | uint32(b[5])}
+		if s.Valid() == nil {
+			_ = hc.applySetting(s)
+		}
+	}
+	hc.maxID = 1
+	st := h2StreamPool.Get().(*h2Stream)
+	st.hc, st.id = hc, 1
+	st.method, st.scheme, st.authority, st.path = up.method, up.scheme, up.authority, up.path
+	st.fields = up.fields
+	st.rbuf = append(st.rbuf, up.body...)
+	st.declLen = int64(len(up.body))
+	st.recvd = st.declLen
+	st.recvEnd, st.endAtOpen = true, len(up.body) == 0
+	st.window = int64(hc.streamWindow)
+	st.sendWindow = int64(hc.peerInitWindow)
+	st.inTable, st.running = true, true
+	hc.streams[1] = st
+	hc.startHandler(st)
+}

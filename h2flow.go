@@ -1,0 +1,152 @@
+package riptide
+
+// HTTP/2 flow control (RFC 9113 §5.2, §6.9) for riptide's connection loop.
+// Receiving: the client may send as much request body as the windows the
+// server granted; DATA is buffered per stream until the handler reads it,
+// and only what handlers have read is granted back (WINDOW_UPDATE), so the
+// connection window bounds the request body one connection can make the
+// server hold. Sending: response DATA waits for both the stream's and the
+// connection's send windows. Everything here runs with h2Conn.mu held.
+
+import (
+	"golang.org/x/net/http2"
+)
+
+const h2MaxWindow = 1<<31 - 1
+
+// onData takes a DATA frame: flow-control accounting, then the payload is
+// appended to its stream's body buffer.
+func (hc *h2Conn) onData(f *http2.DataFrame) error {
+	id := f.StreamID
+	size := int64(f.Length) // padding counts too
+	hc.recvWindow -= size
+	if hc.recvWindow < 0 {
+		return http2.ConnectionError(http2.ErrCodeFlowControl)
+	}
+	st := hc.streams[id]
+	if st == nil || st.recvEnd {
+		// Never read: give the connection window back at once.
+		hc.grantConn(size)
+		if id > hc.maxID {
+			return http2.ConnectionError(http2.ErrCodeProtocol) // idle stream
+		}
+		return http2.StreamError{StreamID: id, Code: http2.ErrCodeStreamClosed}
+	}
+	st.window -= size
+	if st.window < 0 {
+		hc.grantConn(size)
+		return http2.StreamError{StreamID: id, Code: http2.ErrCodeFlowControl}
+	}
+	data := f.Data()
+	st.recvd += int64(len(data))
+	if st.declLen >= 0 && st.recvd > st.declLen {
+		hc.grantConn(size)
+		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol}
+	}
+	if pad := size - int64(len(data)); pad > 0 {
+		hc.grantConn(pad)
+		st.unacked += pad
+	}
+	if !st.bodyClosed {
+		if st.roff == len(st.rbuf) {
+			st.rbuf, st.roff = st.rbuf[:0], 0
+		}
+		st.rbuf = append(st.rbuf, data...)
+	} else {
+		// The handler is done with the body: discard.
+		hc.grantConn(int64(len(data)))
+	}
+	if f.StreamEnded() {
+		return hc.endOfRequest(st)
+	}
+	hc.cond.Broadcast()
+	return nil
+}
+
+// endOfRequest marks the request stream ended (END_STREAM), checking the
+// declared Content-Length (RFC 9113 §8.1.1).
+func (hc *h2Conn) endOfRequest(st *h2Stream) error {
+	st.recvEnd = true
+	hc.cond.Broadcast()
+	if st.declLen >= 0 && st.recvd != st.declLen {
+		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
+	}
+	if !st.running && st.inTable {
+		// The response is already complete: the stream is closed.
+		hc.forget(st)
+	}
+	return nil
+}
+
+// consumed grants back n body bytes a handler has read, in batches of a
+// quarter window so that a stream costs few WINDOW_UPDATE frames.
+func (hc *h2Conn) consumed(st *h2Stream, n int) {
+	hc.grantConn(int64(n))
+	st.unacked += int64(n)
+	if !st.recvEnd && !st.reset && st.unacked >= int64(hc.streamWindow)/4 {
+		hc.queueWindowUpdate(st.id, uint32(st.unacked))
+		st.window += st.unacked
+		st.unacked = 0
+	}
+}
+
+// grantConn gives n bytes of connection window back to the client.
+func (hc *h2Conn) grantConn(n int64) {
+	hc.recvUnacked += n
+	if hc.recvUnacked >= int64(hc.connWindow)/4 && !hc.dead {
+		hc.queueWindowUpdate(0, uint32(hc.recvUnacked))
+		hc.recvWindow += hc.recvUnacked
+		hc.recvUnacked = 0
+	}
+}
+
+// refundUnread returns to the connection window the body bytes of a
+// stream that is going away and will never be read.
+func (hc *h2Conn) refundUnread(st *h2Stream) {
+	if n := len(st.rbuf) - st.roff; n > 0 {
+		st.rbuf, st.roff = st.rbuf[:0], 0
+		hc.grantConn(int64(n))
+	}
+}
+
+// onWindowUpdate grows a send window (RFC 9113 §6.9.1).
+func (hc *h2Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
+	inc := int64(f.Increment)
+	if f.StreamID == 0 {
+		hc.sendWindow += inc
+		if hc.sendWindow > h2MaxWindow {
+			return http2.ConnectionError(http2.ErrCodeFlowControl)
+		}
+		hc.cond.Broadcast()
+		return nil
+	}
+	if f.StreamID > hc.maxID {
+		return http2.ConnectionError(http2.ErrCodeProtocol) // idle stream
+	}
+	st := hc.streams[f.StreamID]
+	if st == nil {
+		return nil // closed: frames in flight are ignored
+	}
+	st.sendWindow += inc
+	if st.sendWindow > h2MaxWindow {
+		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeFlowControl}
+	}
+	hc.cond.Broadcast()
+	return nil
+}
+
+// setPeerInitialWindow applies SETTINGS_INITIAL_WINDOW_SIZE: every open
+// stream's send window moves by the difference, and may go negative
+// (RFC 9113 §6.9.2).
+func (hc *h2Conn) setPeerInitialWindow(v int32) error {
+	delta := int64(v) - int64(hc.peerInitWindow)
+	hc.peerInitWindow = v
+	for _, st := range hc.streams {
+		st.sendWindow += delta
+		if st.sendWindow > h2MaxWindow {
+			return http2.ConnectionError(http2.ErrCodeFlowControl)
+		}
+	}
+	hc.cond.Broadcast()
+	return nil
+}

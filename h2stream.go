@@ -1,0 +1,494 @@
+package riptide
+
+// HTTP/2 streams of riptide's connection loop: opening one from a HEADERS
+// frame (with the request checks of RFC 9113 §8.1-8.3), the request body a
+// handler reads, the response DATA it writes, and the pooled worker
+// goroutines that run handlers.
+
+import (
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// h2Stream is one request/response exchange. Pooled; guarded by hc.mu
+// except for the fields the handler's goroutine owns (w).
+type h2Stream struct {
+	hc *h2Conn
+	id uint32
+
+	inTable    bool // in hc.streams (open or half-closed)
+	running    bool // a handler runs for it
+	reset      bool // closed by RST_STREAM (either side) or the connection's end
+	recvEnd    bool // END_STREAM received: the request is complete
+	sendEnd    bool // END_STREAM sent: the response is complete
+	bodyClosed bool // the handler is done with the request body
+
+	// The request.
+	method, scheme, authority, path string
+	fields                          []hpack.HeaderField // regular fields, in order
+	trailers                        []hpack.HeaderField
+	declLen                         int64 // content-length, -1 if none
+	recvd                           int64 // DATA payload received
+	tooLarge                        bool  // the header list exceeded the limit: answer 431
+	endAtOpen                       bool  // the HEADERS ended the stream: no body
+
+	// Request body received and not yet read: rbuf[roff:].
+	rbuf    []byte
+	roff    int
+	window  int64 // stream bytes the client may still send
+	unacked int64 // read by the handler, not yet granted back
+
+	sendWindow    int64
+	readDeadline  time.Time
+	writeDeadline time.Time
+	deadlineSet   bool // the handler set the read deadline itself
+	timer         *time.Timer
+
+	rctx *h2ReqCtx // the compat request's context, cancelled on reset
+	w    h2Writer
+}
+
+var h2StreamPool = sync.Pool{New: func() any { return new(h2Stream) }}
+
+// onHeaders handles a complete header block: a new request, or the
+// trailers of an open one.
+func (hc *h2Conn) onHeaders(f *h2Block) error {
+	id := f.id
+	if id%2 == 0 {
+		return http2.ConnectionError(http2.ErrCodeProtocol)
+	}
+	if st := hc.streams[id]; st != nil {
+		return hc.onTrailers(st, f)
+	}
+	if id <= hc.maxID {
+		return http2.ConnectionError(http2.ErrCodeStreamClosed) // closed stream (§5.1)
+	}
+	hc.maxID = id
+	if f.hasPriority && f.dep == id {
+		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol}
+	}
+	if hc.closing {
+		return http2.StreamError{StreamID: id, Code: http2.ErrCodeRefusedStream}
+	}
+	if hc.running >= int(hc.maxStreams) {
+		hc.refused++
+		if hc.refused > h2RefusedLimit*int(hc.maxStreams) {
+			return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
+		}
+		return http2.StreamError{StreamID: id, Code: http2.ErrCodeRefusedStream}
+	}
+	st := h2StreamPool.Get().(*h2Stream)
+	st.hc, st.id = hc, id
+	st.declLen = -1
+	if err := st.setRequest(f); err != nil {
+		st.free()
+		return err
+	}
+	st.window = int64(hc.streamWindow)
+	st.sendWindow = int64(hc.peerInitWindow)
+	st.inTable, st.running = true, true
+	st.recvEnd = f.endStream
+	st.endAtOpen = st.recvEnd
+	hc.streams[id] = st
+	hc.startHandler(st)
+	return nil
+}
+
+// onTrailers takes the second header block of a stream: trailers, which
+// must end the stream and carry no pseudo-header (RFC 9113 §8.1).
+func (hc *h2Conn) onTrailers(st *h2Stream, f *h2Block) error {
+	if st.recvEnd {
+		if st.sendEnd {
+			// Both sides ended it: the stream is closed, even though its
+			// handler has not been released yet (§5.1: a connection
+			// error; h2spec 5.1 raced this).
+			return http2.ConnectionError(http2.ErrCodeStreamClosed)
+		}
+		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeStreamClosed}
+	}
+	if !f.endStream || f.nPseudo > 0 {
+		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
+	}
+	st.trailers = append(st.trailers[:0], f.regular()...)
+	return hc.endOfRequest(st)
+}
+
+// setRequest takes the request head from f, checking it as RFC 9113 §8.2
+// and §8.3.1 require; a malformed request is a stream error.
+func (st *h2Stream) setRequest(f *h2Block) error {
+	malformed := http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
+	var seen [4]bool
+	for _, hf := range f.pseudo() {
+		var i int
+		switch hf.Name {
+		case ":method":
+			i, st.method = 0, hf.Value
+		case ":scheme":
+			i, st.scheme = 1, hf.Value
+		case ":authority":
+			i, st.authority = 2, hf.Value
+		case ":path":
+			i, st.path = 3, hf.Value
+		default:
+			return malformed
+		}
+		if seen[i] {
+			return malformed // a pseudo-header field twice (§8.3)
+		}
+		seen[i] = true
+	}
+	connect := st.method == "CONNECT"
+	switch {
+	case st.method == "":
+		return malformed
+	case connect && (st.scheme != "" || st.path != "" || st.authority == ""):
+		return malformed
+	case !connect && (st.scheme == "" || st.path == ""):
+		return malformed
+	}
+	st.fields = append(st.fields[:0], f.regular()...)
+	for _, hf := range st.fields {
+		switch hf.Name {
+		case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
+			return malformed
+		case "te":
+			if hf.Value != "trailers" {
+				return malformed
+			}
+		case "content-length":
+			n, ok := parseUint(hf.Value)
+			if !ok || st.declLen >= 0 && st.declLen != n {
+				return malformed
+			}
+			st.declLen = n
+		}
+	}
+	st.tooLarge = f.truncated
+	if f.endStream && st.declLen > 0 {
+		return malformed
+	}
+	return nil
+}
+
+// free returns a stream to the pool. Its deadline timer is dropped: it
+// would wake the connection it was made for.
+func (st *h2Stream) free() {
+	if st.timer != nil {
+		st.timer.Stop()
+	}
+	rbuf := st.rbuf
+	if cap(rbuf) > 64<<10 {
+		rbuf = nil
+	}
+	w := st.w
+	fields, trailers := st.fields, st.trailers
+	clear(fields)
+	clear(trailers)
+	*st = h2Stream{rbuf: rbuf[:0], fields: fields[:0], trailers: trailers[:0]}
+	st.w.reuse(&w)
+	h2StreamPool.Put(st)
+}
+
+// releaseIfDone frees st once it is neither in the table nor running.
+func (st *h2Stream) releaseIfDone() {
+	if !st.inTable && !st.running {
+		st.free()
+	}
+}
+
+// forget removes a stream that is closed in both directions.
+func (hc *h2Conn) forget(st *h2Stream) {
+	hc.refundUnread(st)
+	delete(hc.streams, st.id)
+	st.inTable = false
+	st.releaseIfDone()
+}
+
+// startHandler counts the stream as running and hands it to a worker.
+func (hc *h2Conn) startHandler(st *h2Stream) {
+	hc.running++
+	if hc.idle != nil {
+		hc.idle.Stop()
+	}
+	h2Dispatch(st)
+}
+
+// handlerDone runs when a stream's handler has returned and its response
+// is complete (or abandoned): the stream closes, with RST_STREAM(NO_ERROR)
+// if the client is still sending (RFC 9113 §8.1), so an unread request
+// body never holds the stream open.
+func (hc *h2Conn) handlerDone(st *h2Stream) {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	st.running = false
+	st.bodyClosed = true
+	hc.running--
+	switch {
+	case !st.inTable:
+		st.releaseIfDone()
+	case !st.sendEnd:
+		hc.closeStream(st, http2.ErrCodeInternal, true)
+	case !st.recvEnd:
+		hc.closeStream(st, http2.ErrCodeNo, true)
+	default:
+		hc.forget(st)
+	}
+	if hc.running == 0 && !hc.dead {
+		if hc.closing {
+			hc.finishIfDone()
+		} else {
+			hc.armIdle()
+		}
+	}
+}
+
+// armIdle starts the IdleTimeout clock: no stream runs (hc.mu held).
+func (hc *h2Conn) armIdle() {
+	d := hc.srv.cfg.idle
+	switch {
+	case d <= 0:
+	case hc.idle == nil:
+		hc.idle = time.AfterFunc(d, hc.idleFired)
+	default:
+		hc.idle.Reset(d)
+	}
+}
+
+// waitUntil waits (hc.mu held) for a broadcast or the deadline, and
+// reports false if the deadline has passed.
+func (st *h2Stream) waitUntil(deadline time.Time) bool {
+	if deadline.IsZero() {
+		st.hc.cond.Wait()
+		return true
+	}
+	d := time.Until(deadline)
+	if d <= 0 {
+		return false
+	}
+	if st.timer == nil {
+		hc := st.hc
+		st.timer = time.AfterFunc(d, func() {
+			hc.mu.Lock()
+			hc.cond.Broadcast()
+			hc.mu.Unlock()
+		})
+	} else {
+		st.timer.Reset(d)
+	}
+	st.hc.cond.Wait()
+	return true
+}
+
+// lockToSend takes hc.mu for queueing frames of st, once the output has
+// room. It reports false, without the lock, when the stream or the
+// connection is gone.
+func (st *h2Stream) lockToSend() bool {
+	hc := st.hc
+	hc.mu.Lock()
+	if st.reset || hc.dead || !hc.waitOutput() || st.reset {
+		hc.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// errH2StreamClosed fails a read or write on a stream the client reset.
+var errH2StreamClosed = os.ErrClosed
+
+// readBody reads request body bytes; io.EOF at the end of the stream.
+func (st *h2Stream) readBody(p []byte) (int, error) {
+	hc := st.hc
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	for {
+		if n := len(st.rbuf) - st.roff; n > 0 {
+			if len(p) == 0 {
+				return 0, nil
+			}
+			n = copy(p, st.rbuf[st.roff:])
+			st.roff += n
+			hc.consumed(st, n)
+			return n, nil
+		}
+		switch {
+		case st.recvEnd && !st.reset:
+			return 0, io.EOF
+		case st.reset || hc.dead:
+			return 0, io.ErrUnexpectedEOF
+		case st.bodyClosed:
+			return 0, ErrBodyReadAfterClose
+		}
+		if !st.deadlineSet && st.readDeadline.IsZero() && hc.srv.cfg.readBody > 0 {
+			st.readDeadline = time.Now().Add(hc.srv.cfg.readBody)
+		}
+		if !st.waitUntil(st.readDeadline) {
+			return 0, os.ErrDeadlineExceeded
+		}
+	}
+}
+
+// writeData sends p as DATA frames within the flow-control windows, ending
+// the stream after it when end is set. It blocks while a window is empty or
+// the connection's output is full.
+func (st *h2Stream) writeData(p []byte, end bool) error {
+	hc := st.hc
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	return st.writeDataLocked(p, end)
+}
+
+// writeDataLocked is writeData with hc.mu held (released while it waits).
+func (st *h2Stream) writeDataLocked(p []byte, end bool) error {
+	hc := st.hc
+	// A client that grants no window may stall a write for at most
+	// WriteTimeout (unless the handler set its own deadline).
+	deadline := st.writeDeadline
+	if deadline.IsZero() && hc.srv.cfg.write > 0 && len(p) > 0 {
+		deadline = time.Now().Add(hc.srv.cfg.write)
+	}
+	for {
+		if st.reset || hc.dead {
+			return errH2StreamClosed
+		}
+		if len(p) == 0 {
+			if end {
+				hc.queueData(st.id, nil, true)
+				st.sendEnd = true
+			}
+			return nil
+		}
+		n := min(int64(len(p)), st.sendWindow, hc.sendWindow, int64(hc.peerMaxFrame))
+		if n <= 0 || len(hc.out) > h2MaxOutput {
+			if !st.waitUntil(deadline) {
+				return os.ErrDeadlineExceeded
+			}
+			continue
+		}
+		last := end && int(n) == len(p)
+		hc.queueData(st.id, p[:n], last)
+		st.sendWindow -= n
+		hc.sendWindow -= n
+		p = p[n:]
+		if last {
+			st.sendEnd = true
+			return nil
+		}
+	}
+}
+
+// The worker pool: handlers run on goroutines that are reused from one
+// stream to the next (on any connection) instead of one new goroutine per
+// stream. An idle worker exits after h2WorkerIdle.
+const h2WorkerIdle = 10 * time.Second
+
+type h2Worker struct {
+	ch    chan *h2Stream
+	timer *time.Timer
+}
+
+var h2Workers struct {
+	mu   sync.Mutex
+	idle []*h2Worker
+}
+
+// h2Dispatch runs st's handler on an idle worker, or a new one.
+func h2Dispatch(st *h2Stream) {
+	ws := &h2Workers
+	ws.mu.Lock()
+	if n := len(ws.idle); n > 0 {
+		w := ws.idle[n-1]
+		ws.idle[n-1] = nil
+		ws.idle = ws.idle[:n-1]
+		ws.mu.Unlock()
+		w.ch <- st
+		return
+	}
+	ws.mu.Unlock()
+	w := &h2Worker{ch: make(chan *h2Stream, 1)}
+	go w.run(st)
+}
+
+func (w *h2Worker) run(st *h2Stream) {
+	for {
+		st.serve()
+		ws := &h2Workers
+		ws.mu.Lock()
+		ws.idle = append(ws.idle, w)
+		ws.mu.Unlock()
+		if w.timer == nil {
+			w.timer = time.NewTimer(h2WorkerIdle)
+		} else {
+			w.timer.Reset(h2WorkerIdle)
+		}
+		select {
+		case st = <-w.ch:
+			w.timer.Stop()
+			continue
+		case <-w.timer.C:
+		}
+		ws.mu.Lock()
+		for i, iw := range ws.idle {
+			if iw == w {
+				ws.idle = append(ws.idle[:i], ws.idle[i+1:]...)
+				ws.mu.Unlock()
+				return
+			}
+		}
+		ws.mu.Unlock()
+		// A dispatcher took this worker just as it timed out.
+		st = <-w.ch
+	}
+}
+
+// lowerASCII reports whether s has no upper-case ASCII letter.
+func lowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// h2LowerName returns the lower-case field name for an http.Header key,
+// without allocating for common names.
+func h2LowerName(k string) string {
+	switch k {
+	case "Content-Type":
+		return "content-type"
+	case "Content-Length":
+		return "content-length"
+	case "Date":
+		return "date"
+	case "Server":
+		return "server"
+	case "Cache-Control":
+		return "cache-control"
+	case "Set-Cookie":
+		return "set-cookie"
+	case "Content-Encoding":
+		return "content-encoding"
+	case "Vary":
+		return "vary"
+	case "Etag":
+		return "etag"
+	case "Last-Modified":
+		return "last-modified"
+	case "Location":
+		return "location"
+	case "Grpc-Status":
+		return "grpc-status"
+	case "Grpc-Message":
+		return "grpc-message"
+	}
+	if lowerASCII(k) {
+		return k
+	}
+	return strings.ToLower(k)
+}

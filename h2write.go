@@ -1,0 +1,175 @@
+package riptide
+
+// The write side of riptide's HTTP/2 connection: every goroutine that has
+// something to send (the connection's reader answering SETTINGS and PING,
+// stream handlers sending HEADERS and DATA) appends whole frames to the
+// connection's output buffer under h2Conn.mu; one writer goroutine per
+// connection swaps the buffer out and writes it with a single Write. Frames
+// queued by many streams while a write is in progress go out together in
+// the next one: one write per batch, not per frame.
+//
+// The output buffer is capped (h2MaxOutput): a goroutine that would grow it
+// past the cap waits until the writer has drained it, so a client that does
+// not read stops the server from reading it (control-frame floods) and from
+// producing responses, instead of piling them up in memory.
+
+import (
+	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// h2MaxOutput is the most frame bytes one connection queues for writing;
+// beyond it producers wait for the writer.
+const h2MaxOutput = 256 << 10
+
+// appendFrameHeader appends a frame header (RFC 9113 §4.1).
+func appendFrameHeader(b []byte, length int, typ http2.FrameType, flags http2.Flags, id uint32) []byte {
+	return append(b, byte(length>>16), byte(length>>8), byte(length), byte(typ), byte(flags),
+		byte(id>>24)&0x7f, byte(id>>16), byte(id>>8), byte(id))
+}
+
+func appendUint32(b []byte, v uint32) []byte {
+	return append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+}
+
+// h2ByteWriter is the io.Writer the HPACK encoder writes a header block to.
+type h2ByteWriter struct{ b []byte }
+
+func (w *h2ByteWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// The frame appenders below run with hc.mu held.
+
+func (hc *h2Conn) queueSettingsAck() {
+	hc.out = appendFrameHeader(hc.out, 0, http2.FrameSettings, http2.FlagSettingsAck, 0)
+	hc.wakeWriter()
+}
+
+func (hc *h2Conn) queuePingAck(data [8]byte) {
+	hc.out = appendFrameHeader(hc.out, 8, http2.FramePing, http2.FlagPingAck, 0)
+	hc.out = append(hc.out, data[:]...)
+	hc.wakeWriter()
+}
+
+func (hc *h2Conn) queueWindowUpdate(id uint32, n uint32) {
+	hc.out = appendFrameHeader(hc.out, 4, http2.FrameWindowUpdate, 0, id)
+	hc.out = appendUint32(hc.out, n)
+	hc.wakeWriter()
+}
+
+func (hc *h2Conn) queueRST(id uint32, code http2.ErrCode) {
+	hc.out = appendFrameHeader(hc.out, 4, http2.FrameRSTStream, 0, id)
+	hc.out = appendUint32(hc.out, uint32(code))
+	hc.wakeWriter()
+}
+
+func (hc *h2Conn) queueGoAway(last uint32, code http2.ErrCode) {
+	hc.out = appendFrameHeader(hc.out, 8, http2.FrameGoAway, 0, 0)
+	hc.out = appendUint32(hc.out, last)
+	hc.out = appendUint32(hc.out, uint32(code))
+	hc.goAwaySent = true
+	hc.wakeWriter()
+}
+
+// queueData appends one DATA frame; flow control is the caller's job.
+func (hc *h2Conn) queueData(id uint32, p []byte, end bool) {
+	var flags http2.Flags
+	if end {
+		flags = http2.FlagDataEndStream
+	}
+	hc.out = appendFrameHeader(hc.out, len(p), http2.FrameData, flags, id)
+	hc.out = append(hc.out, p...)
+	hc.wakeWriter()
+}
+
+// queueHeaders appends the header block in hc.hbuf as a HEADERS frame and
+// as many CONTINUATION frames as the peer's frame size requires.
+func (hc *h2Conn) queueHeaders(id uint32, end bool) {
+	block := hc.hbuf.b
+	max := int(hc.peerMaxFrame)
+	typ := http2.FrameHeaders
+	for first := true; first || len(block) > 0; first = false {
+		n := min(len(block), max)
+		var flags http2.Flags
+		if n == len(block) {
+			flags |= http2.FlagHeadersEndHeaders // same bit as CONTINUATION's
+		}
+		if first && end {
+			flags |= http2.FlagHeadersEndStream
+		}
+		hc.out = appendFrameHeader(hc.out, n, typ, flags, id)
+		hc.out = append(hc.out, block[:n]...)
+		block = block[n:]
+		typ = http2.FrameContinuation
+	}
+	hc.hbuf.b = hc.hbuf.b[:0]
+	hc.wakeWriter()
+}
+
+// encodeField adds one field to the header block being built in hc.hbuf.
+func (hc *h2Conn) encodeField(name, value string) {
+	_ = hc.enc.WriteField(hpack.HeaderField{Name: name, Value: value})
+}
+
+// wakeWriter tells the writer goroutine there is output.
+func (hc *h2Conn) wakeWriter() {
+	select {
+	case hc.writeReady <- struct{}{}:
+	default:
+	}
+}
+
+// waitOutput blocks (hc.mu held) while the output buffer is over its cap.
+// It reports false when the connection is gone.
+func (hc *h2Conn) waitOutput() bool {
+	for len(hc.out) > h2MaxOutput && !hc.dead {
+		hc.cond.Wait()
+	}
+	return !hc.dead
+}
+
+// writeLoop is the connection's writer goroutine: it writes whatever was
+// queued, one Write per batch, until the connection is dead and its output
+// is out (or a write fails).
+func (hc *h2Conn) writeLoop() {
+	defer close(hc.writerDone)
+	var buf []byte
+	for {
+		hc.mu.Lock()
+		for len(hc.out) == 0 && !hc.dead {
+			hc.mu.Unlock()
+			<-hc.writeReady
+			hc.mu.Lock()
+		}
+		if len(hc.out) == 0 || hc.werr != nil {
+			hc.mu.Unlock()
+			return
+		}
+		buf, hc.out = hc.out, buf[:0]
+		dead := hc.dead // teardown set the final deadline
+		hc.mu.Unlock()
+
+		if d := hc.srv.cfg.write; d > 0 && !dead {
+			_ = hc.nc.SetWriteDeadline(time.Now().Add(d))
+		}
+		_, err := hc.nc.Write(buf)
+
+		hc.mu.Lock()
+		if cap(buf) > 4*h2MaxOutput {
+			buf = nil // do not keep a burst's buffer for the connection's life
+		}
+		if err != nil {
+			hc.werr = err
+			hc.killLocked()
+		}
+		hc.cond.Broadcast() // output drained: producers may go on
+		hc.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
