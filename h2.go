@@ -223,7 +223,7 @@ func (c *conn) runH2(nc net.Conn, sawPreface bool) {
 	})
 	c.nc.Close()
 	c.setState(StateClosed)
-	s.trackConn(c, false)
+	c.untrack()
 	putConn(c)
 }
 

@@ -123,6 +123,10 @@ type Server struct {
 	// defaults.
 	HTTP2 *HTTP2Config
 
+	// Engine chooses how connections are served: EngineAuto (the zero
+	// value), EngineGoroutine or EngineEventLoop; see Engine.
+	Engine Engine
+
 	// h2state is the HTTP/2 machinery (h2.go), built on first use.
 	h2state h2State
 
@@ -135,6 +139,7 @@ type Server struct {
 	inShutdown atomic.Bool
 	closed     chan struct{}
 	connsDone  sync.WaitGroup
+	el         elServer // the event-loop groups (engine_linux.go)
 }
 
 // config is the normalised copy of the Server fields the hot path reads.
@@ -228,6 +233,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	defer s.trackListener(&ln, false)
 	clockAcquire()
 	defer clockRelease()
+	if tl, ok := s.eventLoopListener(ln); ok {
+		return s.serveEventLoop(tl)
+	}
 
 	var backoff time.Duration
 	for {
@@ -390,7 +398,9 @@ func (s *Server) closeIdle() bool {
 			c.nc.SetReadDeadline(aLongTimeAgo)
 		}
 	}
-	return len(s.conns) == 0
+	s.elCloseIdle()
+	// nconns counts the connections of both engines.
+	return s.nconns.Load() == 0
 }
 
 // Close closes the listeners and every connection immediately, without
@@ -410,6 +420,7 @@ func (s *Server) closeAll() {
 	for c := range s.conns {
 		c.nc.Close()
 	}
+	s.elCloseAll()
 }
 
 // aLongTimeAgo is a deadline in the past, used to wake blocked I/O at once.

@@ -9,7 +9,10 @@ require (
 	github.com/valyala/fasthttp v1.74.0
 )
 
-require golang.org/x/net v0.62.0 // indirect
+require (
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect

@@ -86,6 +86,7 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 	switch s.Kind {
 	case KindGo:
 		argv = []string{s.BinPath(o.BinDir), "-addr", "127.0.0.1:0", "-profile", o.Profile}
+		argv = append(argv, s.Args...)
 		if o.Workload != nil {
 			argv = append(argv, o.Workload.ServerFlags()...)
 		}

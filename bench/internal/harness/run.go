@@ -224,6 +224,9 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		procs[s.Name] = pr
 	}
 	newRun := func(s Server, d time.Duration) loadRun {
+		if w.Tool() == "idle" {
+			return idleRun{proc: procs[s.Name], w: w}
+		}
 		if w.Tool() == "h2load" {
 			return h2loadRun{h2load: tools.h2load, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs}
 		}

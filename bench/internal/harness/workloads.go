@@ -55,6 +55,10 @@ type Workload struct {
 	// (-t1 -c<conns> -m H2Streams) instead of wrk; only servers with
 	// HTTP2 support run it. Method, Headers, Body and Pipeline are unused.
 	HTTP2 H2Mode
+	// Idle, when non-zero, makes this the idle-memory workload: that many
+	// keep-alive connections each make one GET and then stay open and
+	// idle while the server's RSS is measured (idle.go); no load tool.
+	Idle int
 	// Extra workloads are not in the default set: they run only when named
 	// in -workloads (the HTTP/2 ones, so that a default run stays under 30
 	// minutes).
@@ -108,6 +112,8 @@ func Workloads() []Workload {
 			ExpectType:  "text/plain", ExpectBody: hello, ExpectClose: true},
 		{Name: "c1000", Desc: fmt.Sprintf("keep-alive GET / over %d connections", ManyConns), Path: "/",
 			Conns: ManyConns, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "idle", Desc: fmt.Sprintf("RSS growth per idle keep-alive connection: %d connections, one GET / each, then idle", IdleConns),
+			Path: "/", Idle: IdleConns, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2c", Desc: fmt.Sprintf("HTTP/2 cleartext (prior knowledge) GET /, %d streams per connection", H2Streams),
 			Path: "/", HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2tls", Desc: fmt.Sprintf("HTTP/2 over TLS (ALPN h2, self-signed ECDSA P-256) GET /, %d streams per connection", H2Streams),
@@ -117,6 +123,9 @@ func Workloads() []Workload {
 
 // Tool is the load generator that drives w: "wrk" or "h2load".
 func (w Workload) Tool() string {
+	if w.Idle > 0 {
+		return "idle"
+	}
 	if w.HTTP2 != H2None {
 		return "h2load"
 	}
@@ -137,6 +146,9 @@ func (w Workload) ServerFlags() []string {
 // LoadCommand describes the load generator invocation for reports, e.g.
 // "wrk -t1 -c50" or "h2load -t1 -c50 -m10".
 func (w Workload) LoadCommand(conns int) string {
+	if w.Idle > 0 {
+		return fmt.Sprintf("%d idle keep-alive connections after one GET each", w.Idle)
+	}
 	if w.HTTP2 != H2None {
 		return fmt.Sprintf("h2load -t1 -c%d -m%d", conns, H2Streams)
 	}
