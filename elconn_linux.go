@@ -401,6 +401,9 @@ func (ec *elConn) untrack() {
 // ordinary *net.TCPConn (a duplicate descriptor on Go's netpoller).
 func (ec *elConn) detach() (net.Conn, error) {
 	ec.lp.remove(ec)
+	// Out of the epoll first: the registration belongs to the open file,
+	// which the duplicate keeps alive after ec.fd is closed.
+	unix.EpollCtl(ec.lp.epfd, unix.EPOLL_CTL_DEL, ec.fd, nil)
 	f := os.NewFile(uintptr(ec.fd), "riptide-hijack")
 	nc, err := net.FileConn(f)
 	// f owns the original descriptor now: closing it leaves only nc's.
@@ -501,3 +504,71 @@ func (c *conn) writevDirect(p []byte) error {
 	}
 	return err
 }
+
+// ReadFrom copies r to the socket: with sendfile(2) when r is a regular
+// file (possibly behind an io.LimitedReader, as the compat door passes it),
+// so the kernel moves the bytes; otherwise through a buffer.
+func (ec *elConn) ReadFrom(r io.Reader) (int64, error) {
+	remain, src := int64(1<<62), r
+	lr, limited := r.(*io.LimitedReader)
+	if limited {
+		remain, src = lr.N, lr.R
+	}
+	f, ok := src.(*os.File)
+	if !ok || remain <= 0 {
+		return io.Copy(writerOnly{ec}, r)
+	}
+	written, handled, err := ec.sendfile(f, remain)
+	if limited {
+		lr.N -= written
+	}
+	if handled || err != nil {
+		return written, err
+	}
+	n, err := io.Copy(writerOnly{ec}, r) // not a file sendfile takes
+	return written + n, err
+}
+
+// sendfile sends up to remain bytes of f from its current offset. handled
+// is false when the kernel refused the file before any byte went out.
+func (ec *elConn) sendfile(f *os.File, remain int64) (written int64, handled bool, err error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, false, nil
+	}
+	cerr := rc.Control(func(sfd uintptr) {
+		for remain > 0 {
+			chunk := int(min(remain, 4<<20))
+			var n int
+			n, err = ec.tryWrite(func(fd int) (int, error) {
+				raceRelease(fd)
+				k, err := unix.Sendfile(fd, int(sfd), nil, chunk)
+				if k == 0 && err == nil {
+					err = io.EOF // the file ended first
+				}
+				return k, err
+			})
+			if err == unix.EINVAL || err == unix.ENOSYS {
+				handled, err = written > 0, nil
+				return
+			}
+			if err == io.EOF {
+				err = nil
+				break
+			}
+			if err != nil {
+				break
+			}
+			written += int64(n)
+			remain -= int64(n)
+		}
+		handled = true
+	})
+	if cerr != nil && err == nil {
+		err = cerr
+	}
+	return written, handled, err
+}
+
+// writerOnly hides ReadFrom so that io.Copy does not come back to it.
+type writerOnly struct{ io.Writer }

@@ -18,7 +18,8 @@ type Engine int
 
 const (
 	// EngineAuto picks the engine for the platform and listener: the
-	// goroutine engine today; see Engine.
+	// event loop for plain TCP listeners on Linux, the goroutine engine
+	// for everything else.
 	EngineAuto Engine = iota
 	// EngineGoroutine serves every connection on its own goroutine.
 	EngineGoroutine
@@ -37,9 +38,10 @@ func (e Engine) String() string {
 	return "unknown"
 }
 
-// autoEngine is what EngineAuto means. Tests switch it to run the whole
-// suite on either engine (see engine_test.go).
-var autoEngine = EngineGoroutine
+// autoEngine is what EngineAuto means: platformEngine (the event loop on
+// Linux). Tests switch it to run the whole suite on either engine (see
+// engine_test.go).
+var autoEngine = platformEngine
 
 // engine resolves s.Engine.
 func (s *Server) engine() Engine {

@@ -49,6 +49,9 @@ type elServer struct {
 	groups map[*group]struct{}
 }
 
+// platformEngine is EngineAuto's choice here.
+const platformEngine = EngineEventLoop
+
 // scanInterval is how often parked connections' deadlines are checked: the
 // precision of the idle and header timeouts on this engine.
 const scanInterval = 25 * time.Millisecond
@@ -125,6 +128,7 @@ func newGroup(s *Server, ln *net.TCPListener) (*group, error) {
 	g := &group{srv: s, ln: ln, lrc: lrc, lnDone: make(chan struct{})}
 	g.lnAddr, _ = ln.Addr().(*net.TCPAddr)
 	g.pool.g = g
+	g.pool.prestart()
 	for range runtime.GOMAXPROCS(0) {
 		lp, err := newLoop(g)
 		if err != nil {
@@ -531,10 +535,29 @@ func (p *workerPool) get() *worker {
 		return w
 	}
 	p.mu.Unlock()
+	return p.spawn()
+}
+
+// spawn starts a worker with its own conn.
+func (p *workerPool) spawn() *worker {
 	w := &worker{g: p.g, ch: make(chan *elConn, 1),
 		rwake: make(chan struct{}, 1), wwake: make(chan struct{}, 1)}
+	w.c = newConn(p.g.srv, nil)
+	w.c.kept = true
 	go w.run()
 	return w
+}
+
+// minWorkers are started with the group and never trimmed: a connection's
+// next request often arrives before the worker that served the previous
+// one is back in the pool, and a spare avoids starting a goroutine then.
+const minWorkers = 4
+
+// prestart starts the minimum of workers.
+func (p *workerPool) prestart() {
+	for range minWorkers {
+		p.put(p.spawn())
+	}
 }
 
 // put parks w; false when the group has ended and w must exit.
@@ -555,7 +578,8 @@ func (p *workerPool) trim(now int64) {
 	p.mu.Lock()
 	p.closed = now == 0
 	n := 0
-	for n < len(p.ready) && (now == 0 || now-p.ready[n].parked > int64(workerIdle)) {
+	for n < len(p.ready)-minWorkers && now != 0 && now-p.ready[n].parked > int64(workerIdle) ||
+		now == 0 && n < len(p.ready) {
 		p.ready[n].ch <- nil
 		n++
 	}
@@ -583,13 +607,7 @@ func (w *worker) run() {
 func (w *worker) serve(ec *elConn) {
 	s := w.g.srv
 	c := w.c
-	if c == nil {
-		c = newConn(s, ec)
-		c.kept = true
-		w.c = c
-	} else {
-		c.attach(s, ec)
-	}
+	c.attach(s, ec)
 	c.ec = ec
 	if ec.fresh {
 		ec.fresh = false

@@ -7,9 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -146,29 +143,4 @@ func raiseNoFile(want uint64) int {
 		syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
 	}
 	return int(min(lim.Cur, 1<<30))
-}
-
-// RSS returns the server's resident set size in bytes (VmRSS), summed over
-// its process tree.
-func (p *Proc) RSS() (int64, error) {
-	var total int64
-	for _, pid := range tree(p.PID()) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		if err != nil {
-			continue
-		}
-		for line := range strings.Lines(string(b)) {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				f := strings.Fields(v)
-				if len(f) > 0 {
-					kb, err := strconv.ParseInt(f[0], 10, 64)
-					if err != nil {
-						return 0, err
-					}
-					total += kb * 1024
-				}
-			}
-		}
-	}
-	return total, nil
 }

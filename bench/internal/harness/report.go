@@ -375,7 +375,7 @@ func printWorkloadSummary(w io.Writer, res *Results, workload string) {
 			if ws.Tool == "h2load" {
 				lat, v = "mean", ss.MeanUS
 			}
-			fmt.Fprintf(w, "  %-12s %10s rps [%s–%s]  ×nethttp %-18s ×fasthttp %-18s %s %-9s flagged %d/%d\n",
+			fmt.Fprintf(w, "  %-15s %10s rps [%s–%s]  ×nethttp %-18s ×fasthttp %-18s %s %-9s flagged %d/%d\n",
 				ss.Server, num(ss.RPS.Median, ss.RPS.N), num(ss.RPS.Min, ss.RPS.N), num(ss.RPS.Max, ss.RPS.N),
 				ratioCell(&ss, true), ratioCell(&ss, false), lat, dur(v, ss.RPS.N), ss.Flagged, ss.Runs)
 		}

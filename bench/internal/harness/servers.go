@@ -58,10 +58,10 @@ const (
 // is one entry here plus its main package under bench/servers/<name>.
 func Registry() []Server {
 	return []Server{
-		{Name: "riptide", Desc: "riptide native API (func(*riptide.Ctx))", Kind: KindGo, Pkg: "./servers/riptide", Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide", Desc: "riptide native API (func(*riptide.Ctx)), default engine (the event loop on Linux)", Kind: KindGo, Pkg: "./servers/riptide", Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-mux", Desc: "riptide compat door (riptide.FromHTTP) with http.ServeMux", Kind: KindGo, Pkg: "./servers/riptide-mux", Probe: true, Default: true, HTTP2: true},
-		{Name: "riptide-el", Desc: "riptide native API on the event-loop engine (-engine eventloop)", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-engine", "eventloop"}, Probe: true, Default: true, HTTP2: true},
-		{Name: "riptide-mux-el", Desc: "riptide compat door with http.ServeMux on the event-loop engine", Kind: KindGo, Pkg: "./servers/riptide-mux", Bin: "riptide-mux", Args: []string{"-engine", "eventloop"}, Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide-go", Desc: "riptide native API on the goroutine engine (-engine goroutine)", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide-mux-go", Desc: "riptide compat door with http.ServeMux on the goroutine engine", Kind: KindGo, Pkg: "./servers/riptide-mux", Bin: "riptide-mux", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-chi", Desc: "riptide compat door (riptide.FromHTTP) with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/riptide-chi", Probe: true, Default: true, HTTP2: true},
 		{Name: "fasthttp", Desc: "valyala/fasthttp, default settings", Kind: KindGo, Pkg: "./servers/fasthttp", Probe: true, Default: true},
 		{Name: "nethttp", Desc: "net/http with http.ServeMux", Kind: KindGo, Pkg: "./servers/nethttp", Probe: true, Default: true, HTTP2: true},
