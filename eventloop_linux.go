@@ -204,33 +204,50 @@ func (g *group) listenerGone(err error) {
 // connections to workers and wake the workers waiting on theirs.
 func (lp *loop) run() {
 	var events [128]unix.EpollEvent
-	n := 0
-	// One closure for the loop's life: RawConn.Read is an interface call,
-	// so a closure made per wait would be allocated per wait.
-	poll := func(uintptr) bool {
-		n, _ = unix.EpollWait(lp.epfd, events[:], 0)
-		return n > 0
+	var batch [128]*elConn
+	// The whole loop runs inside one RawConn.Read: the callback handles
+	// what EpollWait(0) returns and reports false to park on the
+	// netpoller. Staying inside one Read matters: each new Read resets the
+	// descriptor's readiness, so a wake-up that came while the loop was
+	// busy would be lost, while inside one Read it is kept, and the loop
+	// may park as soon as a batch comes back short (the epoll was empty
+	// then; any later event makes a new edge on epfd). One closure for the
+	// loop's life, since RawConn.Read, an interface call, would allocate
+	// one made per wait.
+	handle := func(uintptr) bool {
+		for {
+			n, err := unix.EpollWait(lp.epfd, events[:], 0)
+			if err == unix.EINTR {
+				continue
+			}
+			if n <= 0 {
+				return false
+			}
+			lp.handle(events[:n], batch[:n])
+			if n < len(events) {
+				return false
+			}
+		}
 	}
-	for {
-		err := lp.rc.Read(poll)
-		if err != nil {
-			return // the group closed the epoll descriptor
+	// Read returns only with an error: the group closed the epoll descriptor.
+	lp.rc.Read(handle)
+}
+
+// handle delivers one batch of events; batch is scratch space as long.
+func (lp *loop) handle(events []unix.EpollEvent, batch []*elConn) {
+	lp.mu.Lock()
+	for i := range events {
+		if fd := int(events[i].Fd); events[i].Pad != listenerTag && fd < len(lp.conns) {
+			batch[i] = lp.conns[fd]
 		}
-		lp.mu.Lock()
-		var batch [128]*elConn
-		for i := range events[:n] {
-			if fd := int(events[i].Fd); events[i].Pad != listenerTag && fd < len(lp.conns) {
-				batch[i] = lp.conns[fd]
-			}
-		}
-		lp.mu.Unlock()
-		for i := range events[:n] {
-			ev := events[i].Events
-			if events[i].Pad == listenerTag {
-				lp.accept()
-			} else if ec := batch[i]; ec != nil {
-				lp.g.notify(ec, ev)
-			}
+	}
+	lp.mu.Unlock()
+	for i := range events {
+		if events[i].Pad == listenerTag {
+			lp.accept()
+		} else if ec := batch[i]; ec != nil {
+			batch[i] = nil
+			lp.g.notify(ec, events[i].Events)
 		}
 	}
 }

@@ -192,6 +192,10 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		h2 := ws.Tool == "h2load"
 		anyH2 = anyH2 || h2
 		fmt.Fprintf(w, "## %s: %s, %s\n\n", ws.Workload, ws.Desc, ws.Load)
+		if ws.Tool == "idle" {
+			writeIdleTable(w, ws)
+			continue
+		}
 		lat1, lat2 := "p50", "p99"
 		if h2 {
 			lat1, lat2 = "mean", "sd" // h2load reports no percentiles
@@ -380,4 +384,13 @@ func printWorkloadSummary(w io.Writer, res *Results, workload string) {
 				ratioCell(&ss, true), ratioCell(&ss, false), lat, dur(v, ss.RPS.N), ss.Flagged, ss.Runs)
 		}
 	}
+}
+
+// writeIdleTable is the idle workload's table: RSS growth per connection.
+func writeIdleTable(w io.Writer, ws WorkloadSummary) {
+	fmt.Fprintf(w, "| server | KiB per idle connection (median) | peak RSS | flagged runs |\n|---|--:|--:|--:|\n")
+	for _, ss := range ws.Servers {
+		fmt.Fprintf(w, "| %s | %.2f | %s | %s |\n", ss.Server, ss.IdleKiBPerConn, mib(ss.PeakRSS), flaggedCell(ss))
+	}
+	fmt.Fprintln(w)
 }
