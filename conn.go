@@ -36,6 +36,22 @@ type conn struct {
 	nc  net.Conn
 	// wire sends responses: c itself, or the HTTP/2 stream it serves.
 	wire responseWire
+	// ec is the event-loop socket when the event-loop engine serves the
+	// connection (nc is then ec), nil on the goroutine engine.
+	ec *elConn
+	// parked: the event-loop engine released the connection to its loop
+	// while waiting for the next request (see elConn.fillHead).
+	parked bool
+	// headArmed: the header deadline is running for a partial head;
+	// resumed: the connection was parked (both carried across a park, see
+	// readRequest).
+	headArmed, resumed bool
+	// iov is the event loop's writev argument (writevDirect), kept here
+	// so that building it does not allocate.
+	iov [2][]byte
+	// kept: an event-loop worker owns this conn and reuses it for every
+	// connection it serves; putConn resets it without pooling it.
+	kept bool
 
 	// state is a ConnState, read by Shutdown.
 	state atomic.Int32
@@ -77,6 +93,12 @@ func newConn(s *Server, nc net.Conn) *conn {
 		}
 		c.ctx.resp.body = make([]byte, 0, s.cfg.writeBuf)
 	}
+	c.attach(s, nc)
+	return c
+}
+
+// attach readies c, fresh or reset by putConn, to serve nc.
+func (c *conn) attach(s *Server, nc net.Conn) {
 	c.srv, c.cfg, c.nc = s, &s.cfg, nc
 	c.wire = c
 	c.born = clockSec.Load()
@@ -85,7 +107,6 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.body.c = c
 	c.body.done = true // no request yet: nothing unread to linger for
 	c.state.Store(int32(StateNew))
-	return c
 }
 
 // putConn returns c to the pool, dropping buffers that grew unusually large
@@ -103,14 +124,16 @@ func putConn(c *conn) {
 	if cap(c.ctx.scratch) > 64<<10 {
 		c.ctx.scratch = nil
 	}
-	c.nc = nil
+	c.nc, c.ec, c.parked, c.headArmed, c.resumed = nil, nil, false, false, false
 	c.r, c.w, c.pin = 0, 0, 0
 	c.wbuf = c.wbuf[:0]
 	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger = nil, false, false, 0, false
 	c.rkind, c.wkind = dlNone, dlNone
 	c.ctx.req.Reset()
 	c.ctx.resetResponse()
-	connPool.Put(c)
+	if !c.kept {
+		connPool.Put(c)
+	}
 }
 
 func (c *conn) setState(st ConnState) {
@@ -118,6 +141,9 @@ func (c *conn) setState(st ConnState) {
 		return
 	}
 	c.state.Store(int32(st))
+	if c.ec != nil {
+		c.ec.cstate.Store(int32(st)) // for Shutdown, while c is parked
+	}
 	if h := c.srv.ConnState; h != nil {
 		h(c.nc, st)
 	}
@@ -139,12 +165,18 @@ func (c *conn) serve() {
 	if c.serveH2() { // HTTP/2 (h2.go): TLS with ALPN h2, or h2c prior knowledge
 		return
 	}
+	c.serveHTTP1()
+}
+
+// serveHTTP1 serves HTTP/1.1 requests until the connection closes, is
+// hijacked or (event-loop engine) is parked; c is released unless parked.
+func (c *conn) serveHTTP1() {
 	for c.readRequest() {
 		c.serveRequest()
 		c.statRequestDone()
 		if c.hijacked {
 			c.setState(StateHijacked)
-			s.trackConn(c, false)
+			c.untrack()
 			putConn(c)
 			return
 		}
@@ -155,27 +187,46 @@ func (c *conn) serve() {
 			c.flush()
 		}
 	}
+	if c.parked {
+		putConn(c)
+		return
+	}
 	c.flush()
 	c.closeConn()
+}
+
+// untrack ends the server's accounting of c (closed or hijacked).
+func (c *conn) untrack() {
+	if c.ec != nil {
+		c.ec.untrack()
+		return
+	}
+	c.srv.trackConn(c, false)
 }
 
 // closeConn closes the socket. When the client may still be sending (an
 // undrained body, a rejected request), it half-closes first and discards
 // input briefly so that the last response is not destroyed by an RST.
 func (c *conn) closeConn() {
-	if tc, ok := tcpConnOf(c.nc); ok && c.werr == nil && (c.linger || c.r < c.w || !c.body.done) {
-		tc.CloseWrite()
-		tc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	var cw interface{ CloseWrite() error }
+	if tc, ok := tcpConnOf(c.nc); ok { // also under the PROXY protocol (proxy.go)
+		cw = tc
+	} else if c.ec != nil {
+		cw = c.ec
+	}
+	if cw != nil && c.werr == nil && (c.linger || c.r < c.w || !c.body.done) {
+		cw.CloseWrite()
+		c.nc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 		var buf [512]byte
 		for i := 0; i < 16; i++ {
-			if _, err := tc.Read(buf[:]); err != nil {
+			if _, err := c.nc.Read(buf[:]); err != nil {
 				break
 			}
 		}
 	}
 	c.nc.Close()
 	c.setState(StateClosed)
-	c.srv.trackConn(c, false)
+	c.untrack()
 	c.statClose()
 	putConn(c)
 }
@@ -185,7 +236,10 @@ func (c *conn) closeConn() {
 // or a parse error, which it has answered).
 func (c *conn) readRequest() bool {
 	req := &c.ctx.req
-	armed := false
+	// A parked connection keeps its deadlines: its partial head's, or the
+	// idle one (so re-entering here after a park does not re-arm them).
+	armed, idleArmed := c.headArmed, c.resumed
+	c.headArmed, c.resumed = false, false
 	for {
 		if c.r < c.w {
 			n, err := req.Parse(c.rbuf[c.r:c.w], &c.cfg.limits)
@@ -223,7 +277,10 @@ func (c *conn) readRequest() bool {
 					return false
 				}
 				c.r, c.w = 0, 0
-				c.armRead(dlIdle, c.cfg.idle, true)
+				if !idleArmed {
+					c.armRead(dlIdle, c.cfg.idle, true)
+				}
+				idleArmed = false
 				// Order matters for Shutdown: deadline, then state, then
 				// the flag check (see Server.closeIdle).
 				c.setState(StateIdle)
@@ -232,7 +289,16 @@ func (c *conn) readRequest() bool {
 				}
 			}
 		}
-		if err := c.fill(); err != nil {
+		var err error
+		if c.ec != nil {
+			// Event loop: read what is there, or park until more comes.
+			if err = c.ec.fillHead(c, armed); c.parked {
+				return false
+			}
+		} else {
+			err = c.fill()
+		}
+		if err != nil {
 			c.statReadError(err)
 			if c.r < c.w && isTimeout(err) && !c.srv.draining.Load() {
 				c.ctx.resp.head = false
@@ -361,6 +427,10 @@ func (c *conn) flush() error {
 // writeDirect writes p straight to the socket after flushing wbuf; used for
 // large response bodies so they are not copied.
 func (c *conn) writeDirect(p []byte) error {
+	if c.ec != nil && c.werr == nil && len(c.wbuf) > 0 {
+		// Event loop: head (and anything pending) and body in one writev.
+		return c.writevDirect(p)
+	}
 	if err := c.flush(); err != nil {
 		return err
 	}

@@ -11,10 +11,15 @@
 //
 // # Model
 //
-// Each connection has one goroutine, which reads requests, parses them with
-// the sans-I/O codec in package h1 and runs the handler for each in turn.
-// Per-connection state (buffers, the parsed request, the [Ctx]) is pooled
-// and reused, so serving a request allocates nothing. Every complete
+// A connection is served by one goroutine at a time, which reads
+// requests, parses them with the sans-I/O codec in package h1 and runs the
+// handler for each in turn; handlers may block. On Linux, plain TCP
+// listeners use an epoll event loop (see [Engine]): a connection waiting
+// for its next request holds no goroutine and no buffer, and a pooled
+// worker goroutine takes it when a request arrives. Elsewhere, and for TLS,
+// each connection keeps its own goroutine. Per-connection state (buffers,
+// the parsed request, the [Ctx]) is pooled and reused, so serving a
+// request allocates nothing. Every complete
 // request already in the read buffer is served before the connection
 // writes: a pipelined batch of responses leaves in one write, and so does a
 // single response.

@@ -229,7 +229,7 @@ func (c *conn) runH2(rest []byte, sawPreface bool) {
 	hc.c = c
 	hc.serve(sawPreface, nil)
 	c.setState(StateClosed)
-	s.trackConn(c, false)
+	c.untrack()
 	c.statClose()
 	putConn(c)
 }

@@ -36,6 +36,14 @@ func (x *Ctx) Hijack() (net.Conn, []byte, error) {
 	buffered = append(buffered, c.rbuf[c.r:c.w]...)
 	c.r = c.w
 	c.hijacked = true
+	if c.ec != nil {
+		// The socket leaves the event loop as an ordinary net.Conn.
+		nc, err := c.ec.detach()
+		if err != nil {
+			return nil, nil, err
+		}
+		return nc, buffered, nil
+	}
 	c.nc.SetDeadline(time.Time{})
 	return c.nc, buffered, nil
 }

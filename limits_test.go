@@ -308,7 +308,7 @@ func TestNoDelay(t *testing.T) {
 		if st != StateActive {
 			return
 		}
-		raw, err := nc.(*net.TCPConn).SyscallConn()
+		raw, err := nc.(syscall.Conn).SyscallConn() // *net.TCPConn or the event loop's conn
 		if err != nil {
 			t.Error(err)
 			return

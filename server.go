@@ -147,6 +147,10 @@ type Server struct {
 	// defaults.
 	HTTP2 *HTTP2Config
 
+	// Engine chooses how connections are served: EngineAuto (the zero
+	// value), EngineGoroutine or EngineEventLoop; see Engine.
+	Engine Engine
+
 	// ProxyProtocol, when set, requires a PROXY protocol header (v1 or v2)
 	// on every connection, accepted only from trusted networks (proxy.go).
 	ProxyProtocol *ProxyConfig
@@ -172,6 +176,7 @@ type Server struct {
 	closed     chan struct{}
 	connsDone  sync.WaitGroup
 	acceptors  sync.WaitGroup // running Serve loops
+	el         elServer       // the event-loop groups (engine_linux.go)
 }
 
 // config is the normalised copy of the Server fields the hot path reads.
@@ -280,6 +285,9 @@ func (s *Server) serve(ln net.Listener) error {
 	defer s.trackListener(&ln, false)
 	clockAcquire()
 	defer clockRelease()
+	if tl, ok := s.eventLoopListener(ln); ok {
+		return s.serveEventLoop(tl)
+	}
 
 	var backoff time.Duration
 	for {
@@ -442,7 +450,9 @@ func (s *Server) closeIdle() bool {
 			c.nc.SetReadDeadline(aLongTimeAgo)
 		}
 	}
-	return len(s.conns) == 0
+	s.elCloseIdle()
+	// nconns counts the connections of both engines.
+	return s.nconns.Load() == 0
 }
 
 // Close closes the listeners and every connection immediately, without
@@ -463,6 +473,7 @@ func (s *Server) closeAll() {
 	for c := range s.conns {
 		c.nc.Close()
 	}
+	s.elCloseAll()
 }
 
 // aLongTimeAgo is a deadline in the past, used to wake blocked I/O at once.

@@ -33,7 +33,14 @@ for m in "${modules[@]}"; do
 	(cd "$m" && go test -race -count=1 -timeout 20m ./...)
 done
 
+# The root package's suite once more on the other engine (the default is the
+# event loop on Linux; see engine.go): every server test runs on both.
+echo "== .: go test -race with RIPTIDE_ENGINE=goroutine"
+RIPTIDE_ENGINE=goroutine go test -race -count=1 -timeout 20m .
+
 # The allocation tests skip themselves under -race (its instrumentation
 # allocates), so they run once more without it.
 echo "== .: allocation tests without -race"
 go test -count=1 -run 'Alloc' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs'
+echo "== .: allocation tests without -race, RIPTIDE_ENGINE=goroutine"
+RIPTIDE_ENGINE=goroutine go test -count=1 -run 'Alloc' -v . | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs'

@@ -53,7 +53,7 @@ func run() int {
 	if *list {
 		fmt.Println("servers:")
 		for _, s := range harness.Registry() {
-			fmt.Printf("  %-12s %s\n", s.Name, s.Desc)
+			fmt.Printf("  %-15s %s\n", s.Name, s.Desc)
 		}
 		fmt.Println("workloads:")
 		for _, w := range harness.Workloads() {
@@ -61,7 +61,7 @@ func run() int {
 			if w.Extra {
 				extra = " [" + w.Tool() + "; not in the default set]"
 			}
-			fmt.Printf("  %-12s %s%s\n", w.Name, w.Desc, extra)
+			fmt.Printf("  %-15s %s%s\n", w.Name, w.Desc, extra)
 		}
 		return 0
 	}

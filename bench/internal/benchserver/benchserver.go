@@ -65,6 +65,9 @@ type Options struct {
 	// then holds a self-signed certificate generated at start.
 	TLS       bool
 	TLSConfig *tls.Config
+	// Engine (-engine) is riptide's connection engine: auto, goroutine or
+	// eventloop (riptide servers only; the others ignore it).
+	Engine string
 }
 
 // ParseFlags defines -addr, -profile, -h2c and -tls on the default flag set,
@@ -77,6 +80,7 @@ func ParseFlags() Options {
 	flag.StringVar(&profile, "profile", string(ProfileBench), "route profile: bench, probe or routed")
 	flag.BoolVar(&o.H2C, "h2c", false, "also serve cleartext HTTP/2 (prior knowledge) on the HTTP/1.1 port")
 	flag.BoolVar(&o.TLS, "tls", false, "serve HTTPS (ALPN h2 and http/1.1) with a self-signed certificate generated at start")
+	flag.StringVar(&o.Engine, "engine", "auto", "riptide servers: connection engine, auto, goroutine or eventloop")
 	flag.Parse()
 	o.Profile = Profile(profile)
 	if o.Profile != ProfileBench && o.Profile != ProfileProbe && o.Profile != ProfileRouted {

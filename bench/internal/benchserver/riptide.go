@@ -6,12 +6,18 @@ import (
 	"github.com/riptide-http/riptide"
 )
 
-// ConfigureRiptide applies -h2c and -tls to a riptide server: h2c through
-// HTTP2Config.H2C (prior knowledge on the HTTP/1.1 port), TLS through
-// TLSConfig (ServeTLS negotiates h2 or http/1.1 with ALPN; HTTP/2 over TLS
-// is on by default). Without either flag it leaves srv untouched, so
-// HTTP/1.1 behaviour is unchanged.
+// ConfigureRiptide applies -h2c, -tls and -engine to a riptide server: h2c
+// through HTTP2Config.H2C (prior knowledge on the HTTP/1.1 port), TLS
+// through TLSConfig (ServeTLS negotiates h2 or http/1.1 with ALPN; HTTP/2
+// over TLS is on by default), the engine through Server.Engine. Without
+// them it leaves srv untouched, so HTTP/1.1 behaviour is unchanged.
 func ConfigureRiptide(srv *riptide.Server, o Options) {
+	switch o.Engine {
+	case "goroutine":
+		srv.Engine = riptide.EngineGoroutine
+	case "eventloop":
+		srv.Engine = riptide.EngineEventLoop
+	}
 	if o.H2C {
 		srv.HTTP2 = &riptide.HTTP2Config{H2C: true}
 	}

@@ -58,6 +58,9 @@ func (w *whiskers) DataRange() (xmin, xmax, ymin, ymax float64) {
 func WriteCharts(res *Results, dir string) (map[string]string, error) {
 	files := map[string]string{}
 	for _, ws := range res.Summary {
+		if ws.Tool == "idle" {
+			continue // no throughput: its table is the result
+		}
 		name := "rps-" + ws.Workload + ".png"
 		if err := rpsChart(ws, filepath.Join(dir, name)); err != nil {
 			return files, err
@@ -115,7 +118,9 @@ func BarChart(path, title, ylabel string, names []string, vals []Spread) error {
 func ratioChart(res *Results, path string) (bool, error) {
 	var workloads, servers []string
 	for _, ws := range res.Summary {
-		workloads = append(workloads, ws.Workload)
+		if ws.Tool != "idle" {
+			workloads = append(workloads, ws.Workload)
+		}
 	}
 	for _, sn := range res.Servers {
 		if sn != Baseline {

@@ -43,7 +43,7 @@ func TestParseProc(t *testing.T) {
 	if cpu != 20 {
 		t.Errorf("cpu = %v s, want (1234+766)/100 = 20", cpu)
 	}
-	kb, err := parseVmHWM("Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    5120 kB\nVmRSS:\t 4000 kB\n")
+	kb, err := parseStatusKB("Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    5120 kB\nVmRSS:\t 4000 kB\n", "VmHWM")
 	if err != nil || kb != 5120 {
 		t.Errorf("VmHWM = %d, %v; want 5120", kb, err)
 	}

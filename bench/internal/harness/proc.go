@@ -95,6 +95,7 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 			argv = append(argv, o.Args...)
 		default:
 			argv = append(argv, "-profile", o.Profile)
+			argv = append(argv, s.Args...)
 			if o.Workload != nil {
 				argv = append(argv, o.Workload.ServerFlags()...)
 			}
@@ -288,14 +289,22 @@ func parseStatCPU(stat string) (float64, error) {
 
 // PeakRSS returns the peak resident set size in bytes (VmHWM) of the server,
 // summed over its process tree.
-func (p *Proc) PeakRSS() (int64, error) {
+func (p *Proc) PeakRSS() (int64, error) { return p.treeStatus("VmHWM") }
+
+// RSS returns the server's resident set size in bytes (VmRSS), summed over
+// its process tree.
+func (p *Proc) RSS() (int64, error) { return p.treeStatus("VmRSS") }
+
+// treeStatus sums a kB field of /proc/<pid>/status over the server's
+// process tree, in bytes.
+func (p *Proc) treeStatus(field string) (int64, error) {
 	var total int64
 	for _, pid := range tree(p.PID()) {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 		if err != nil {
 			continue
 		}
-		kb, err := parseVmHWM(string(b))
+		kb, err := parseStatusKB(string(b), field)
 		if err != nil {
 			return 0, err
 		}
@@ -304,15 +313,16 @@ func (p *Proc) PeakRSS() (int64, error) {
 	return total, nil
 }
 
-// parseVmHWM returns the VmHWM value, in KiB, of a /proc/<pid>/status file.
-func parseVmHWM(status string) (int64, error) {
+// parseStatusKB returns the value, in KiB, of a field (VmHWM, VmRSS) of a
+// /proc/<pid>/status file.
+func parseStatusKB(status, field string) (int64, error) {
 	for _, line := range strings.Split(status, "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))
 			return strconv.ParseInt(v, 10, 64)
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM line")
+	return 0, fmt.Errorf("no %s line", field)
 }
 
 // tree returns pid and all its descendants.

@@ -27,6 +27,9 @@ type ServerSummary struct {
 	SDUS        float64 `json:"sd_us_median,omitempty"`
 	CPUPerReqUS float64 `json:"cpu_us_per_request_median"`
 	PeakRSS     int64   `json:"peak_rss_bytes"`
+	// IdleKiBPerConn is the idle workload's median RSS growth per
+	// connection.
+	IdleKiBPerConn float64 `json:"idle_kib_per_conn_median,omitempty"`
 	// VsBaseline and VsReference are the per-round RPS ratios against
 	// net/http and fasthttp (median, min, max over rounds).
 	VsBaseline  Spread `json:"vs_nethttp"`
@@ -56,7 +59,7 @@ func Summarize(res *Results) []WorkloadSummary {
 		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns)
 		for _, sn := range res.Servers {
 			ss := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[wn+"/"+sn]}
-			var rps, p50, p99, mean, sd, cpu []float64
+			var rps, p50, p99, mean, sd, cpu, idle []float64
 			for _, r := range res.Runs {
 				if r.Workload != wn || r.Server != sn {
 					continue
@@ -72,6 +75,7 @@ func Summarize(res *Results) []WorkloadSummary {
 				mean = append(mean, r.MeanUS)
 				sd = append(sd, r.SDUS)
 				cpu = append(cpu, r.CPUPerReqUS)
+				idle = append(idle, r.IdleKiBPerConn)
 			}
 			if ss.Runs == 0 {
 				continue
@@ -82,6 +86,7 @@ func Summarize(res *Results) []WorkloadSummary {
 			ss.MeanUS = SpreadOf(mean).Median
 			ss.SDUS = SpreadOf(sd).Median
 			ss.CPUPerReqUS = SpreadOf(cpu).Median
+			ss.IdleKiBPerConn = SpreadOf(idle).Median
 			ss.VsBaseline = SpreadOf(roundRatios(res.Runs, wn, sn, Baseline))
 			ss.VsReference = SpreadOf(roundRatios(res.Runs, wn, sn, Reference))
 			ws.Servers = append(ws.Servers, ss)
@@ -195,6 +200,10 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		h2 := ws.Tool == "h2load"
 		anyH2 = anyH2 || h2
 		fmt.Fprintf(w, "## %s: %s, %s\n\n", ws.Workload, ws.Desc, ws.Load)
+		if ws.Tool == "idle" {
+			writeIdleTable(w, ws)
+			continue
+		}
 		lat1, lat2 := "p50", "p99"
 		if h2 {
 			lat1, lat2 = "mean", "sd" // h2load reports no percentiles
@@ -367,15 +376,32 @@ func printWorkloadSummary(w io.Writer, res *Results, workload string) {
 		}
 		fmt.Fprintf(w, "%s (%s):\n", ws.Workload, ws.Load)
 		rows := append([]ServerSummary(nil), ws.Servers...)
+		if ws.Tool == "idle" {
+			sort.SliceStable(rows, func(i, j int) bool { return rows[i].IdleKiBPerConn < rows[j].IdleKiBPerConn })
+			for _, ss := range rows {
+				fmt.Fprintf(w, "  %-15s %8.2f KiB per idle connection  flagged %d/%d\n",
+					ss.Server, ss.IdleKiBPerConn, ss.Flagged, ss.Runs)
+			}
+			continue
+		}
 		sort.SliceStable(rows, func(i, j int) bool { return rows[i].RPS.Median > rows[j].RPS.Median })
 		for _, ss := range rows {
 			lat, v := "p99", ss.P99US
 			if ws.Tool == "h2load" {
 				lat, v = "mean", ss.MeanUS
 			}
-			fmt.Fprintf(w, "  %-12s %10s rps [%s–%s]  ×nethttp %-18s ×fasthttp %-18s %s %-9s flagged %d/%d\n",
+			fmt.Fprintf(w, "  %-15s %10s rps [%s–%s]  ×nethttp %-18s ×fasthttp %-18s %s %-9s flagged %d/%d\n",
 				ss.Server, FormatCount(ss.RPS.Median, ss.RPS.N), FormatCount(ss.RPS.Min, ss.RPS.N), FormatCount(ss.RPS.Max, ss.RPS.N),
 				ratioCell(&ss, true), ratioCell(&ss, false), lat, FormatMicros(v, ss.RPS.N), ss.Flagged, ss.Runs)
 		}
 	}
+}
+
+// writeIdleTable is the idle workload's table: RSS growth per connection.
+func writeIdleTable(w io.Writer, ws WorkloadSummary) {
+	fmt.Fprintf(w, "| server | KiB per idle connection (median) | peak RSS | flagged runs |\n|---|--:|--:|--:|\n")
+	for _, ss := range ws.Servers {
+		fmt.Fprintf(w, "| %s | %.2f | %s | %s |\n", ss.Server, ss.IdleKiBPerConn, FormatMiB(ss.PeakRSS), flaggedCell(ss))
+	}
+	fmt.Fprintln(w)
 }

@@ -210,20 +210,31 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 			pr.Stop()
 		}
 	}()
+	logs := map[string]*os.File{}
+	start := func(s Server) error {
+		wl := w
+		pr, err := Start(ctx, s, StartOptions{BinDir: binDir, Profile: "bench", Workload: &wl, CPUs: cfg.ServerCPUs, Log: logs[s.Name]})
+		if err != nil {
+			return err
+		}
+		procs[s.Name] = pr
+		return nil
+	}
 	for _, s := range servers {
 		logf, err := os.Create(filepath.Join(cfg.OutDir, "logs", w.Name+"-"+s.Name+".log"))
 		if err != nil {
 			return err
 		}
 		defer logf.Close()
-		wl := w
-		pr, err := Start(ctx, s, StartOptions{BinDir: binDir, Profile: "bench", Workload: &wl, CPUs: cfg.ServerCPUs, Log: logf})
-		if err != nil {
+		logs[s.Name] = logf
+		if err := start(s); err != nil {
 			return err
 		}
-		procs[s.Name] = pr
 	}
 	newRun := func(s Server, d time.Duration) loadRun {
+		if w.Tool() == "idle" {
+			return idleRun{proc: procs[s.Name], w: w}
+		}
 		if w.Tool() == "h2load" {
 			return h2loadRun{h2load: tools.h2load, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs}
 		}
@@ -248,6 +259,14 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		for pos := range servers {
 			s := servers[(pos+r)%len(servers)] // rotate the order every round
 			p.show(r+1, w.Name, s.Name, "")
+			if w.Tool() == "idle" && (r > 0 || cfg.Warmup > 0) {
+				// A fresh process per idle run: memory a server kept
+				// from the previous run would hide its cost.
+				procs[s.Name].Stop()
+				if err := start(s); err != nil {
+					return err
+				}
+			}
 			pr := procs[s.Name]
 			rec := RunRecord{Workload: w.Name, Server: s.Name, Round: r + 1, Position: pos + 1,
 				Raw: filepath.Join("raw", w.Name, fmt.Sprintf("r%d-%s.txt", r+1, s.Name))}

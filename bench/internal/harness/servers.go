@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -40,6 +41,11 @@ type Server struct {
 	Default bool
 	// HTTP2 servers accept -h2c and -tls and so run the HTTP/2 workloads.
 	HTTP2 bool
+	// Bin is the binary when it is not Name: a variant of another server
+	// (KindGo only; Pkg's directory name).
+	Bin string
+	// Args are extra server flags, e.g. the riptide engine of a variant.
+	Args []string
 }
 
 // Baseline and Reference are the servers ratios are computed against.
@@ -52,9 +58,11 @@ const (
 // is one entry here plus its main package under bench/servers/<name>.
 func Registry() []Server {
 	return []Server{
-		{Name: "riptide", Desc: "riptide native API (func(*riptide.Ctx))", Kind: KindGo, Pkg: "./servers/riptide", Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide", Desc: "riptide native API (func(*riptide.Ctx)), default engine (the event loop on Linux)", Kind: KindGo, Pkg: "./servers/riptide", Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-nostats", Desc: "riptide native API with Server.DisableStats (the statistics' cost, beside riptide)", Kind: KindGo, Pkg: "./servers/riptide-nostats", Probe: true, HTTP2: true},
 		{Name: "riptide-mux", Desc: "riptide compat door (riptide.FromHTTP) with http.ServeMux", Kind: KindGo, Pkg: "./servers/riptide-mux", Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide-go", Desc: "riptide native API on the goroutine engine (-engine goroutine)", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide-mux-go", Desc: "riptide compat door with http.ServeMux on the goroutine engine", Kind: KindGo, Pkg: "./servers/riptide-mux", Bin: "riptide-mux", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-chi", Desc: "riptide compat door (riptide.FromHTTP) with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/riptide-chi", Probe: true, Default: true, HTTP2: true},
 		{Name: "fasthttp", Desc: "valyala/fasthttp, default settings", Kind: KindGo, Pkg: "./servers/fasthttp", Probe: true, Default: true},
 		{Name: "nethttp", Desc: "net/http with http.ServeMux", Kind: KindGo, Pkg: "./servers/nethttp", Probe: true, Default: true, HTTP2: true},
@@ -124,6 +132,9 @@ func (s Server) BinPath(binDir string) string {
 		p, _ := nginxPath()
 		return p
 	}
+	if s.Bin != "" {
+		return filepath.Join(binDir, s.Bin)
+	}
 	return filepath.Join(binDir, s.Name)
 }
 
@@ -147,7 +158,9 @@ func Build(ctx context.Context, root, binDir string, servers []Server) error {
 	for _, s := range servers {
 		switch s.Kind {
 		case KindGo:
-			pkgs = append(pkgs, s.Pkg)
+			if !slices.Contains(pkgs, s.Pkg) { // variants share a binary
+				pkgs = append(pkgs, s.Pkg)
+			}
 		case KindCeiling:
 			cmd := exec.CommandContext(ctx, "cc", "-O2", "-Wall", "-o", s.BinPath(binDir),
 				filepath.Join(root, "ceiling", "ceiling.c"), "-lpthread")

@@ -58,6 +58,10 @@ type Workload struct {
 	// Profile, when set, is the route profile the servers run with for
 	// this workload (benchserver.ProfileRouted); only Go servers have one.
 	Profile benchserver.Profile
+	// Idle, when non-zero, makes this the idle-memory workload: that many
+	// keep-alive connections each make one GET and then stay open and
+	// idle while the server's RSS is measured (idle.go); no load tool.
+	Idle int
 	// Extra workloads are not in the default set: they run only when named
 	// in -workloads (the HTTP/2 ones, so that a default run stays under 30
 	// minutes).
@@ -114,6 +118,8 @@ func Workloads() []Workload {
 		{Name: "routed", Desc: fmt.Sprintf("keep-alive GET %s: a 3-parameter route of a %d-route app behind 3 middleware (recovery, request ID, access log at a disabled level)", benchserver.RoutedPath, len(benchserver.RoutedRoutes)),
 			Path: benchserver.RoutedPath, Profile: benchserver.ProfileRouted, Extra: true,
 			ExpectType: "text/plain", ExpectBody: []byte(benchserver.RoutedBody)},
+		{Name: "idle", Desc: fmt.Sprintf("RSS growth per idle keep-alive connection: %d connections, one GET / each, then idle", IdleConns),
+			Path: "/", Idle: IdleConns, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2c", Desc: fmt.Sprintf("HTTP/2 cleartext (prior knowledge) GET /, %d streams per connection", H2Streams),
 			Path: "/", HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2tls", Desc: fmt.Sprintf("HTTP/2 over TLS (ALPN h2, self-signed ECDSA P-256) GET /, %d streams per connection", H2Streams),
@@ -123,6 +129,9 @@ func Workloads() []Workload {
 
 // Tool is the load generator that drives w: "wrk" or "h2load".
 func (w Workload) Tool() string {
+	if w.Idle > 0 {
+		return "idle"
+	}
 	if w.HTTP2 != H2None {
 		return "h2load"
 	}
@@ -147,6 +156,9 @@ func (w Workload) ServerFlags() []string {
 // LoadCommand describes the load generator invocation for reports, e.g.
 // "wrk -t1 -c50" or "h2load -t1 -c50 -m10".
 func (w Workload) LoadCommand(conns int) string {
+	if w.Idle > 0 {
+		return fmt.Sprintf("%d idle keep-alive connections after one GET each", w.Idle)
+	}
 	if w.HTTP2 != H2None {
 		return fmt.Sprintf("h2load -t1 -c%d -m%d", conns, H2Streams)
 	}

@@ -100,6 +100,9 @@ type WrkStats struct {
 	MeanUS   float64 `json:"mean_us,omitempty"`
 	SDUS     float64 `json:"sd_us,omitempty"`
 	Protocol string  `json:"protocol,omitempty"` // ALPN or h2c, as h2load printed it
+
+	// idle workload only: the server's RSS growth per idle connection.
+	IdleKiBPerConn float64 `json:"idle_kib_per_conn,omitempty"`
 }
 
 // SocketErrors is the sum of wrk's connect, read, write and timeout errors.

@@ -1,0 +1,146 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// IdleConns is the connection count of the idle workload.
+const IdleConns = 10_000
+
+// idleSettle is how long the idle workload waits, all connections open,
+// before it reads the server's RSS: long enough for goroutines and buffers
+// that served the first requests to be released where a server does so.
+const idleSettle = 3 * time.Second
+
+// idleRun is one run of the idle workload: open w.Idle connections, make
+// one GET on each, wait idleSettle, and report the server's RSS growth
+// (VmRSS over its process tree, against the figure before the first
+// connection) divided by the connection count. The connections come from
+// this process, whose RLIMIT_NOFILE is raised to fit them.
+type idleRun struct {
+	proc *Proc
+	w    Workload
+}
+
+func (r idleRun) run(ctx context.Context) ([]byte, WrkStats, error) {
+	var st WrkStats
+	n := min(r.w.Idle, raiseNoFile(uint64(r.w.Idle+500))-500)
+	if n <= 0 {
+		return nil, st, fmt.Errorf("RLIMIT_NOFILE too low for the idle workload")
+	}
+	before, err := r.proc.RSS()
+	if err != nil {
+		return nil, st, err
+	}
+	start := time.Now()
+	conns, errs := openIdle(ctx, r.proc.Addr, r.w, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	select {
+	case <-time.After(idleSettle):
+	case <-ctx.Done():
+		return nil, st, ctx.Err()
+	}
+	after, err := r.proc.RSS()
+	if err != nil {
+		return nil, st, err
+	}
+	st.Requests = int64(len(conns))
+	st.Read = int64(errs)
+	st.DurationUS = time.Since(start).Microseconds()
+	if len(conns) > 0 {
+		st.IdleKiBPerConn = float64(after-before) / 1024 / float64(len(conns))
+	}
+	out := fmt.Sprintf("idle: %d of %d connections answered (%d errors); server RSS %d KiB before, %d KiB with them idle: %.2f KiB per connection\n",
+		len(conns), n, errs, before/1024, after/1024, st.IdleKiBPerConn)
+	return []byte(out), st, nil
+}
+
+// openIdle dials n connections (64 at a time: the accept backlog is
+// finite) and makes one request on each; it returns the connections that
+// got a correct response and the number that failed.
+func openIdle(ctx context.Context, addr string, w Workload, n int) ([]net.Conn, int) {
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+		errs  int
+		wg    sync.WaitGroup
+	)
+	req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", w.Path, addr)
+	sem := make(chan struct{}, 64)
+	for range n {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c, err := idleOne(addr, req, w)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs++
+				return
+			}
+			conns = append(conns, c)
+		}()
+	}
+	wg.Wait()
+	return conns, errs
+}
+
+// idleOne dials addr, sends req and checks the response; the connection
+// stays open.
+func idleOne(addr, req string, w Workload) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := c.Write([]byte(req)); err != nil {
+		c.Close()
+		return nil, err
+	}
+	resp, err := http.ReadResponse(bufio.NewReaderSize(c, 512), nil)
+	if err == nil {
+		var body []byte
+		body, err = io.ReadAll(resp.Body)
+		if err == nil && (resp.StatusCode != 200 || string(body) != string(w.ExpectBody)) {
+			err = fmt.Errorf("status %d, body %q", resp.StatusCode, body)
+		}
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+// raiseNoFile raises this process's soft RLIMIT_NOFILE towards want (bounded
+// by the hard limit) and returns the soft limit in force.
+func raiseNoFile(want uint64) int {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 1024
+	}
+	if lim.Cur < want {
+		lim.Cur = min(want, lim.Max)
+		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+		syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
+	}
+	return int(min(lim.Cur, 1<<30))
+}

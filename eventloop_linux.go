@@ -1,0 +1,672 @@
+//go:build linux
+
+package riptide
+
+import (
+	"errors"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The event-loop engine (see Engine). Design, as built:
+//
+//   - One group per Serve call: GOMAXPROCS loops, a worker pool and a
+//     scanner goroutine. Each loop owns an epoll instance. The listener's
+//     own descriptor (no dup, so closing the listener stops accepting at
+//     once) is in every loop's epoll with EPOLLEXCLUSIVE; a woken loop
+//     accepts until EAGAIN inside RawConn.Control, which keeps the
+//     descriptor alive during the call and reports the listener's close.
+//   - Sockets are registered once, edge-triggered for read and write (as
+//     Go's netpoller does): no epoll_ctl per request.
+//   - A loop never blocks a thread: it polls with EpollWait(0) and, when
+//     nothing is ready, parks on its epoll descriptor through Go's
+//     netpoller (an epoll fd is pollable), so workers it readied run on
+//     its P at once.
+//   - An idle connection is an elConn on its loop: no goroutine, no
+//     buffer (an incomplete head is kept in a small pooled buffer). A
+//     readable edge hands it to a parked worker goroutine (a stack of
+//     workers, each with its own channel). The worker runs the ordinary
+//     HTTP/1.1 code with a pooled conn over the elConn: it serves every
+//     complete request already read (pipelining, one write per batch) and,
+//     when the socket is empty, parks the connection and returns itself
+//     and the conn to their pools.
+//   - Timeouts: the worker arms deadlines as on the goroutine engine; a
+//     read or write that waits does so on the worker's channel with a
+//     reused timer. For parked connections (idle and header timeouts) a
+//     scanner goroutine per group walks the loops' tables every
+//     scanInterval and hands each connection whose read deadline passed to
+//     a worker, which finds it expired and closes it (408 for a partial
+//     head), exactly as the goroutine engine would.
+type elServer struct {
+	mu     sync.Mutex
+	groups map[*group]struct{}
+}
+
+// platformEngine is EngineAuto's choice here.
+const platformEngine = EngineEventLoop
+
+// scanInterval is how often parked connections' deadlines are checked: the
+// precision of the idle and header timeouts on this engine.
+const scanInterval = 25 * time.Millisecond
+
+// workerIdle is how long a parked worker goroutine is kept.
+const workerIdle = 2 * time.Second
+
+// group is the engine for one listener.
+type group struct {
+	srv    *Server
+	ln     *net.TCPListener
+	lrc    syscall.RawConn
+	lnAddr *net.TCPAddr
+	loops  []*loop
+	pool   workerPool
+	nconns atomic.Int64
+
+	lnOnce sync.Once
+	lnDone chan struct{} // the listener is closed or failed
+	lnErr  error
+}
+
+// loop is one epoll instance and the connections registered in it.
+type loop struct {
+	g      *group
+	epfd   int
+	file   *os.File // epfd on Go's netpoller, to park on
+	rc     syscall.RawConn
+	paused bool // listener out of the epoll after an accept error
+
+	mu    sync.Mutex
+	conns []*elConn // by descriptor
+}
+
+// eventLoopListener reports whether ln is served by the event loop.
+func (s *Server) eventLoopListener(ln net.Listener) (*net.TCPListener, bool) {
+	tl, ok := ln.(*net.TCPListener)
+	return tl, ok && s.engine() == EngineEventLoop
+}
+
+// serveEventLoop is Serve on the event-loop engine.
+func (s *Server) serveEventLoop(ln *net.TCPListener) error {
+	g, err := newGroup(s, ln)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	s.el.mu.Lock()
+	if s.el.groups == nil {
+		s.el.groups = make(map[*group]struct{})
+	}
+	s.el.groups[g] = struct{}{}
+	s.el.mu.Unlock()
+	for _, lp := range g.loops {
+		go lp.run()
+	}
+	go g.scan()
+	select {
+	case <-s.closed:
+		return ErrServerClosed
+	case <-g.lnDone:
+		if s.shuttingDown() {
+			return ErrServerClosed
+		}
+		return g.lnErr
+	}
+}
+
+func newGroup(s *Server, ln *net.TCPListener) (*group, error) {
+	lrc, err := ln.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	g := &group{srv: s, ln: ln, lrc: lrc, lnDone: make(chan struct{})}
+	g.lnAddr, _ = ln.Addr().(*net.TCPAddr)
+	g.pool.g = g
+	g.pool.prestart()
+	for range runtime.GOMAXPROCS(0) {
+		lp, err := newLoop(g)
+		if err != nil {
+			g.closeLoops()
+			return nil, err
+		}
+		g.loops = append(g.loops, lp)
+	}
+	for _, lp := range g.loops {
+		if err := lp.watchListener(true); err != nil {
+			g.closeLoops()
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+func newLoop(g *group) (*loop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("epoll_create1", err)
+	}
+	if err := unix.SetNonblock(epfd, true); err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
+	lp := &loop{g: g, epfd: epfd, file: os.NewFile(uintptr(epfd), "riptide-epoll")}
+	if lp.rc, err = lp.file.SyscallConn(); err != nil {
+		lp.file.Close()
+		return nil, err
+	}
+	return lp, nil
+}
+
+// listenerTag marks the listener's events (EpollEvent.Pad).
+const listenerTag = 1
+
+// watchListener adds the listener to (or removes it from) the loop's epoll.
+func (lp *loop) watchListener(on bool) error {
+	return controlErr(lp.g.lrc, func(fd int) error {
+		if !on {
+			return unix.EpollCtl(lp.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+		}
+		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLEXCLUSIVE, Fd: int32(fd), Pad: listenerTag}
+		return unix.EpollCtl(lp.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
+	})
+}
+
+// controlErr runs f on rc's descriptor and returns f's error or rc's.
+func controlErr(rc syscall.RawConn, f func(fd int) error) error {
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}
+
+func (g *group) closeLoops() {
+	for _, lp := range g.loops {
+		lp.file.Close()
+	}
+}
+
+// listenerGone records that the listener can no longer accept.
+func (g *group) listenerGone(err error) {
+	g.lnOnce.Do(func() {
+		g.lnErr = err
+		close(g.lnDone)
+	})
+}
+
+// run is the loop's goroutine: wait for events, accept, hand readable
+// connections to workers and wake the workers waiting on theirs.
+func (lp *loop) run() {
+	var events [128]unix.EpollEvent
+	var batch [128]*elConn
+	// The whole loop runs inside one RawConn.Read: the callback handles
+	// what EpollWait(0) returns and reports false to park on the
+	// netpoller. Staying inside one Read matters: each new Read resets the
+	// descriptor's readiness, so a wake-up that came while the loop was
+	// busy would be lost, while inside one Read it is kept, and the loop
+	// may park as soon as a batch comes back short (the epoll was empty
+	// then; any later event makes a new edge on epfd). One closure for the
+	// loop's life, since RawConn.Read, an interface call, would allocate
+	// one made per wait.
+	handle := func(uintptr) bool {
+		for {
+			n, err := unix.EpollWait(lp.epfd, events[:], 0)
+			if err == unix.EINTR {
+				continue
+			}
+			if n <= 0 {
+				return false
+			}
+			lp.handle(events[:n], batch[:n])
+			if n < len(events) {
+				return false
+			}
+		}
+	}
+	// Read returns only with an error: the group closed the epoll descriptor.
+	lp.rc.Read(handle)
+}
+
+// handle delivers one batch of events; batch is scratch space as long.
+func (lp *loop) handle(events []unix.EpollEvent, batch []*elConn) {
+	lp.mu.Lock()
+	for i := range events {
+		if fd := int(events[i].Fd); events[i].Pad != listenerTag && fd < len(lp.conns) {
+			batch[i] = lp.conns[fd]
+		}
+	}
+	lp.mu.Unlock()
+	for i := range events {
+		if events[i].Pad == listenerTag {
+			lp.accept()
+		} else if ec := batch[i]; ec != nil {
+			batch[i] = nil
+			lp.g.notify(ec, events[i].Events)
+		}
+	}
+}
+
+// notify delivers readiness edges: an idle connection that became readable
+// goes to a worker; a busy one gets the edge recorded and its worker woken.
+func (g *group) notify(ec *elConn, ev uint32) {
+	in := ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+	out := ev&(unix.EPOLLOUT|unix.EPOLLHUP|unix.EPOLLERR) != 0
+	var hup uint32
+	if ev&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		hup = elHup
+	}
+	for {
+		old := ec.st.Load()
+		if old&elBusy == 0 {
+			if !in {
+				return
+			}
+			if ec.st.CompareAndSwap(old, old|elBusy|hup) {
+				g.dispatch(ec)
+				return
+			}
+			continue
+		}
+		nw := old | hup
+		if in {
+			nw |= elReadReady
+		}
+		if out {
+			nw |= elWriteReady
+		}
+		if ec.st.CompareAndSwap(old, nw) {
+			if w := ec.w.Load(); w != nil {
+				if in {
+					wake(w.rwake)
+				}
+				if out {
+					wake(w.wwake)
+				}
+			}
+			return
+		}
+	}
+}
+
+// dispatchIdle hands ec to a worker if it is idle (for deadlines and Close
+// on parked connections); a busy connection's owner sees them itself.
+func (g *group) dispatchIdle(ec *elConn) {
+	for {
+		old := ec.st.Load()
+		if old&elBusy != 0 {
+			return
+		}
+		if ec.st.CompareAndSwap(old, old|elBusy) {
+			g.dispatch(ec)
+			return
+		}
+	}
+}
+
+// dispatch gives ec, just marked busy, to a worker.
+func (g *group) dispatch(ec *elConn) {
+	ec.drained = false
+	w := g.pool.get()
+	ec.w.Store(w)
+	w.ch <- ec
+}
+
+// accept takes every pending connection (EPOLLEXCLUSIVE wakes one loop).
+func (lp *loop) accept() {
+	g := lp.g
+	err := controlErr(g.lrc, func(lfd int) error {
+		for {
+			fd, sa, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+			switch err {
+			case nil:
+				g.add(lp, fd, sa)
+				continue
+			case unix.EAGAIN:
+				return nil
+			case unix.EINTR, unix.ECONNABORTED:
+				continue
+			}
+			return os.NewSyscallError("accept4", err)
+		}
+	})
+	if err == nil {
+		return
+	}
+	if errors.Is(err, net.ErrClosed) || g.srv.shuttingDown() {
+		g.listenerGone(err)
+		return
+	}
+	// Out of descriptors and the like: stop accepting on this loop for a
+	// while (level-triggered, the listener would spin the loop); the scanner
+	// puts it back.
+	g.srv.logger().Error("riptide: accept error; retrying", "err", err, "delay", time.Second)
+	if lp.watchListener(false) == nil {
+		lp.mu.Lock()
+		lp.paused = true
+		lp.mu.Unlock()
+	}
+}
+
+// add registers an accepted socket and hands it to a worker, which runs
+// conn.serve for it (ConnState new, the header deadline, h2c detection).
+func (g *group) add(lp *loop, fd int, sa unix.Sockaddr) {
+	s := g.srv
+	s.count(statAccepted)
+	if s.MaxConns > 0 && s.nconns.Load() >= int64(s.MaxConns) {
+		s.count(statRefused)
+		if nc, err := fdConn(fd); err == nil {
+			refuse(nc)
+		}
+		return
+	}
+	s.mu.Lock()
+	if s.shuttingDown() {
+		s.mu.Unlock()
+		unix.Close(fd)
+		return
+	}
+	s.nconns.Add(1)
+	s.connsDone.Add(1)
+	s.mu.Unlock()
+	g.nconns.Add(1)
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	ec := &elConn{fd: fd, lp: lp, fresh: true, raddr: sockaddrAddrPort(sa)}
+	ec.born = clockSec.Load()
+	ec.st.Store(elBusy)
+	lp.mu.Lock()
+	for fd >= len(lp.conns) {
+		lp.conns = append(lp.conns, nil)
+	}
+	lp.conns[fd] = ec
+	lp.mu.Unlock()
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(fd)}
+	if err := unix.EpollCtl(lp.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		ec.shut.Store(true) // the worker finds it closed and counts it out
+	}
+	g.dispatch(ec)
+}
+
+// fdConn turns an accepted descriptor into an ordinary net.Conn.
+func fdConn(fd int) (net.Conn, error) {
+	f := os.NewFile(uintptr(fd), "riptide-conn")
+	defer f.Close()
+	return net.FileConn(f)
+}
+
+// remove drops ec from the loop's table (idempotent).
+func (lp *loop) remove(ec *elConn) {
+	lp.mu.Lock()
+	if ec.fd < len(lp.conns) && lp.conns[ec.fd] == ec {
+		lp.conns[ec.fd] = nil
+	}
+	lp.mu.Unlock()
+}
+
+// connGone counts a closed or hijacked connection out.
+func (g *group) connGone() {
+	g.nconns.Add(-1)
+	g.srv.mu.Lock()
+	g.srv.nconns.Add(-1)
+	g.srv.connsDone.Done()
+	g.srv.mu.Unlock()
+}
+
+// each calls f for every connection of every loop of every group.
+func (s *Server) elEach(f func(*elConn)) {
+	s.el.mu.Lock()
+	var all []*elConn
+	for g := range s.el.groups {
+		for _, lp := range g.loops {
+			lp.mu.Lock()
+			for _, ec := range lp.conns {
+				if ec != nil {
+					all = append(all, ec)
+				}
+			}
+			lp.mu.Unlock()
+		}
+	}
+	s.el.mu.Unlock()
+	for _, ec := range all {
+		f(ec)
+	}
+}
+
+// elCloseIdle is Server.closeIdle for the event-loop connections.
+func (s *Server) elCloseIdle() {
+	now := clockSec.Load()
+	s.elEach(func(ec *elConn) {
+		st := ConnState(ec.cstate.Load())
+		if st == StateIdle || st == StateNew && now-ec.born > 5 {
+			ec.SetReadDeadline(aLongTimeAgo)
+		}
+	})
+}
+
+// elCloseAll is Server.closeAll for the event-loop connections.
+func (s *Server) elCloseAll() {
+	s.elEach(func(ec *elConn) { ec.Close() })
+}
+
+// scan is the group's housekeeping goroutine: deadlines of parked
+// connections, idle workers, paused accepts, and the group's end once the
+// listener is closed and the last connection gone.
+func (g *group) scan() {
+	t := time.NewTicker(scanInterval)
+	defer t.Stop()
+	var expired []*elConn
+	for tick := 0; ; tick++ {
+		select {
+		case <-t.C:
+		case <-g.lnDone:
+		}
+		if g.done() {
+			return
+		}
+		now := time.Now().UnixNano()
+		expired = expired[:0]
+		for _, lp := range g.loops {
+			lp.mu.Lock()
+			for _, ec := range lp.conns {
+				if ec != nil && ec.st.Load()&elBusy == 0 {
+					if d := ec.rdl.Load(); d != 0 && d <= now {
+						expired = append(expired, ec)
+					}
+				}
+			}
+			paused := lp.paused
+			lp.mu.Unlock()
+			if paused && tick%40 == 0 && lp.watchListener(true) == nil {
+				lp.mu.Lock()
+				lp.paused = false
+				lp.mu.Unlock()
+			}
+		}
+		for _, ec := range expired {
+			g.dispatchIdle(ec)
+		}
+		if tick%40 == 0 {
+			g.pool.trim(now)
+		}
+	}
+}
+
+// done reports whether the group can end (listener closed, no connection
+// left) and if so ends it.
+func (g *group) done() bool {
+	select {
+	case <-g.lnDone:
+	default:
+		// The listener may have been closed directly: probe it.
+		if err := g.lrc.Control(func(uintptr) {}); err != nil {
+			g.listenerGone(err)
+		} else if !g.srv.shuttingDown() {
+			return false
+		}
+	}
+	if g.nconns.Load() != 0 {
+		return false
+	}
+	s := g.srv
+	s.el.mu.Lock()
+	delete(s.el.groups, g)
+	s.el.mu.Unlock()
+	g.closeLoops()
+	g.pool.trim(0)
+	return true
+}
+
+// worker is a pooled goroutine that serves connections handed to it, with
+// the channels and timers a waiting read or write uses.
+type worker struct {
+	g              *group
+	ch             chan *elConn
+	rwake, wwake   chan struct{}
+	rtimer, wtimer *time.Timer
+	parked         int64 // when it last went back to the pool
+	// c is the worker's own engine conn (buffers, Ctx), reused for every
+	// connection it serves: no pool round trip per request.
+	c *conn
+}
+
+// workerPool is a LIFO stack of parked workers (the most recently used one
+// is reused first, its stack still warm), as fasthttp's workerpool.
+type workerPool struct {
+	g      *group
+	mu     sync.Mutex
+	ready  []*worker
+	closed bool // the group ended: returning workers exit
+}
+
+func (p *workerPool) get() *worker {
+	p.mu.Lock()
+	if n := len(p.ready); n > 0 {
+		w := p.ready[n-1]
+		p.ready[n-1] = nil
+		p.ready = p.ready[:n-1]
+		p.mu.Unlock()
+		return w
+	}
+	p.mu.Unlock()
+	return p.spawn()
+}
+
+// spawn starts a worker with its own conn.
+func (p *workerPool) spawn() *worker {
+	w := &worker{g: p.g, ch: make(chan *elConn, 1),
+		rwake: make(chan struct{}, 1), wwake: make(chan struct{}, 1)}
+	w.c = newConn(p.g.srv, nil)
+	w.c.kept = true
+	go w.run()
+	return w
+}
+
+// minWorkers are started with the group and never trimmed: a connection's
+// next request often arrives before the worker that served the previous
+// one is back in the pool, and a spare avoids starting a goroutine then.
+const minWorkers = 4
+
+// prestart starts the minimum of workers.
+func (p *workerPool) prestart() {
+	for range minWorkers {
+		p.put(p.spawn())
+	}
+}
+
+// put parks w; false when the group has ended and w must exit.
+func (p *workerPool) put(w *worker) bool {
+	w.parked = time.Now().UnixNano()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.ready = append(p.ready, w)
+	return true
+}
+
+// trim ends the workers parked for longer than workerIdle (all of them,
+// for good, when now is 0). The oldest are at the bottom of the stack.
+func (p *workerPool) trim(now int64) {
+	p.mu.Lock()
+	p.closed = now == 0
+	n := 0
+	for n < len(p.ready)-minWorkers && now != 0 && now-p.ready[n].parked > int64(workerIdle) ||
+		now == 0 && n < len(p.ready) {
+		p.ready[n].ch <- nil
+		n++
+	}
+	p.ready = append(p.ready[:0], p.ready[n:]...)
+	p.mu.Unlock()
+}
+
+func (w *worker) run() {
+	for ec := range w.ch {
+		if ec != nil {
+			w.serve(ec)
+			if w.g.pool.put(w) {
+				continue
+			}
+		}
+		if c := w.c; c != nil {
+			c.kept = false
+			connPool.Put(c)
+		}
+		return
+	}
+}
+
+// serve runs the HTTP/1.1 code for ec until it parks, closes or leaves.
+func (w *worker) serve(ec *elConn) {
+	s := w.g.srv
+	c := w.c
+	c.attach(s, ec)
+	c.ec = ec
+	if ec.fresh {
+		ec.fresh = false
+		c.born = ec.born
+		c.serve()
+		return
+	}
+	ec.resume(c)
+	c.serveHTTP1()
+}
+
+// wait blocks until wake fires or the deadline d (unix nanoseconds, 0 none)
+// passes; the caller re-checks its condition either way.
+func (w *worker) wait(wake chan struct{}, tp **time.Timer, d int64) {
+	if d == 0 {
+		<-wake
+		return
+	}
+	left := time.Duration(d - time.Now().UnixNano())
+	if left <= 0 {
+		return
+	}
+	t := *tp
+	if t == nil {
+		t = time.NewTimer(left)
+		*tp = t
+	} else {
+		t.Reset(left)
+	}
+	select {
+	case <-wake:
+		t.Stop()
+	case <-t.C:
+	}
+}
+
+// wake sends a non-blocking token: one pending wake is enough.
+func wake(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
