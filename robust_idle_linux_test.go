@@ -31,8 +31,12 @@ func TestIdleMemory(t *testing.T) {
 	if lim := raiseNoFile(t, idleConns+1000); lim < idleConns+200 {
 		t.Skipf("RLIMIT_NOFILE %d is too low for %d connections", lim, idleConns)
 	}
+	start := measure(false)
 	for _, api := range robustAPIs {
 		t.Run(api.name, func(t *testing.T) {
+			// The previous server's goroutines (closing 10,000
+			// connections) must be gone before the baseline is taken.
+			backToBaseline(t, start, "before the server starts")
 			ls := startLive(t, &riptide.Server{Handler: api.handler, Engine: riptide.EngineEventLoop})
 			healthy(t, ls.addr)
 			base := settledRSS()

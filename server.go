@@ -131,7 +131,10 @@ type Server struct {
 	DisableStats bool
 
 	// ConnState, if set, is called on every connection state change. It
-	// runs on the connection's goroutine and must be quick.
+	// runs on the goroutine serving the connection and must be quick. On
+	// the event-loop engine the net.Conn is the engine's own socket type
+	// (not a *net.TCPConn; it implements syscall.Conn), the same value in
+	// every call for one connection.
 	ConnState func(net.Conn, ConnState)
 
 	// Logger receives handler panics and accept errors. Nil means

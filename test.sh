@@ -38,9 +38,10 @@ done
 echo "== .: go test -race with RIPTIDE_ENGINE=goroutine"
 RIPTIDE_ENGINE=goroutine go test -race -count=1 -timeout 20m .
 
-# The allocation tests skip themselves under -race (its instrumentation
-# allocates), so they run once more without it.
-echo "== .: allocation tests without -race"
-go test -count=1 -run 'Alloc' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs'
+# The allocation tests and the idle-memory test skip themselves under -race
+# (its instrumentation allocates and inflates RSS), so they run once more
+# without it.
+echo "== .: allocation and idle-memory tests without -race"
+go test -count=1 -run 'Alloc|IdleMemory' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs|KiB'
 echo "== .: allocation tests without -race, RIPTIDE_ENGINE=goroutine"
 RIPTIDE_ENGINE=goroutine go test -count=1 -run 'Alloc' -v . | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs'
