@@ -315,6 +315,7 @@ func (ec *elConn) fillHead(c *conn, armed bool) error {
 		}
 		n, err := ec.rawRead(c.rbuf[c.w:])
 		c.w += n
+		c.nin += uint64(max(n, 0)) // stats.go
 		if n > 0 {
 			return nil
 		}

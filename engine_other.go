@@ -21,6 +21,7 @@ func (s *Server) eventLoopListener(net.Listener) (*net.TCPListener, bool) { retu
 func (s *Server) serveEventLoop(*net.TCPListener) error                   { return ErrServerClosed }
 func (s *Server) elCloseIdle()                                            {}
 func (s *Server) elCloseAll()                                             {}
+func (s *Server) elCountStates(*Stats)                                    {}
 
 func (ec *elConn) fillHead(*conn, bool) error        { panic("riptide: no event loop") }
 func (ec *elConn) untrack()                          {}

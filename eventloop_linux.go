@@ -670,3 +670,29 @@ func wake(ch chan struct{}) {
 	default:
 	}
 }
+
+// elCountStates adds the event loop's connections to st's gauges, without
+// allocating (Stats promises none).
+func (s *Server) elCountStates(st *Stats) {
+	s.el.mu.Lock()
+	defer s.el.mu.Unlock()
+	for g := range s.el.groups {
+		for _, lp := range g.loops {
+			lp.mu.Lock()
+			for _, ec := range lp.conns {
+				if ec == nil {
+					continue
+				}
+				switch ConnState(ec.cstate.Load()) {
+				case StateNew:
+					st.ConnsNew++
+				case StateActive:
+					st.ConnsActive++
+				case StateIdle:
+					st.ConnsIdle++
+				}
+			}
+			lp.mu.Unlock()
+		}
+	}
+}

@@ -188,6 +188,7 @@ func (s *Server) Stats(st *Stats) {
 		}
 	}
 	s.mu.Unlock()
+	s.elCountStates(st)
 }
 
 // statRequestStart notes the start of a request (its head is parsed).
