@@ -62,6 +62,7 @@ type conn struct {
 	werr       error // sticky: the connection is broken for writing
 	closeAfter bool  // close once the current response is out
 	hijacked   bool
+	untracked  bool // untrack ran: the server no longer counts c
 	nreq       int
 
 	// Read and write deadline bookkeeping; see armRead.
@@ -127,7 +128,7 @@ func putConn(c *conn) {
 	c.nc, c.ec, c.parked, c.headArmed, c.resumed = nil, nil, false, false, false
 	c.r, c.w, c.pin = 0, 0, 0
 	c.wbuf = c.wbuf[:0]
-	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger = nil, false, false, 0, false
+	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger, c.untracked = nil, false, false, 0, false, false
 	c.rkind, c.wkind = dlNone, dlNone
 	c.ctx.req.Reset()
 	c.ctx.resetResponse()
@@ -197,6 +198,10 @@ func (c *conn) serveHTTP1() {
 
 // untrack ends the server's accounting of c (closed or hijacked).
 func (c *conn) untrack() {
+	if c.untracked {
+		return // already, by an h2c upgrade (h2UpgradeConn)
+	}
+	c.untracked = true
 	if c.ec != nil {
 		c.ec.untrack()
 		return

@@ -337,13 +337,16 @@ func (s *Server) h2UpgradeConn(x *Ctx) {
 	if err != nil {
 		return
 	}
+	// The server goes on owning the connection: MaxConns counts it as one
+	// connection from before the 101 goes out (a client may open its next
+	// connection as soon as it reads the 101).
+	s.nconns.Add(1)
+	x.conn.untrack()
 	if _, err := io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"); err != nil {
 		nc.Close()
+		s.nconns.Add(-1)
 		return
 	}
-	// The engine stops counting the hijacked conn; the server still owns
-	// the connection, so MaxConns must go on counting it.
-	s.nconns.Add(1)
 	go func() {
 		defer s.nconns.Add(-1)
 		newH2Conn(s, nc, buffered).serve(false, h2UpgradeFrom(req, settings))
