@@ -120,7 +120,10 @@ func (s *Server) h2() *h2State {
 }
 
 // register adds hc to (or removes it from) the connections Shutdown tells
-// to go away; a connection registered after Shutdown is told at once.
+// to go away. A connection registered while draining gets its first
+// stream served and then GOAWAY (as an HTTP/1.1 connection gets its first
+// request answered with Connection: close), so a client that reached us
+// after Drain is answered rather than turned away empty-handed.
 func (st *h2State) register(hc *h2Conn, add bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -133,7 +136,9 @@ func (st *h2State) register(hc *h2Conn, add bool) {
 	}
 	st.conns[hc] = struct{}{}
 	if st.shut {
-		go hc.shutdown()
+		hc.mu.Lock()
+		hc.goAwayAfterFirst = true
+		hc.mu.Unlock()
 	}
 }
 

@@ -99,10 +99,13 @@ type h2Conn struct {
 
 	goAwaySent bool
 	closing    bool // no new streams; close once no handler runs
-	dead       bool // the connection is over: waits fail, the writer flushes and stops
-	werr       error
-	idle       *time.Timer
-	ping       *h2Ping // keepalive (h2ping.go); nil when off
+	// goAwayAfterFirst: opened while draining; GOAWAY once its first
+	// stream has started (register in h2.go).
+	goAwayAfterFirst bool
+	dead             bool // the connection is over: waits fail, the writer flushes and stops
+	werr             error
+	idle             *time.Timer
+	ping             *h2Ping // keepalive (h2ping.go); nil when off
 
 	writeReady chan struct{}
 	writerDone chan struct{}
@@ -204,6 +207,10 @@ func (hc *h2Conn) serve(sawPreface bool, up *h2UpgradeState) {
 	hc.queuePreface()
 	if up != nil {
 		hc.startUpgraded(up)
+		if hc.goAwayAfterFirst { // draining: stream 1 is its first
+			hc.goAwayAfterFirst = false
+			hc.shutdownLocked()
+		}
 	} else {
 		hc.armIdle()
 	}
@@ -470,6 +477,11 @@ func (hc *h2Conn) finishIfDone() {
 func (hc *h2Conn) shutdown() {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
+	hc.shutdownLocked()
+}
+
+// shutdownLocked is shutdown with hc.mu held.
+func (hc *h2Conn) shutdownLocked() {
 	if hc.dead {
 		return
 	}

@@ -97,6 +97,10 @@ func (hc *h2Conn) onHeaders(f *h2Block) error {
 	st.endAtOpen = st.recvEnd
 	hc.streams[id] = st
 	hc.startHandler(st)
+	if hc.goAwayAfterFirst {
+		hc.goAwayAfterFirst = false
+		hc.shutdownLocked()
+	}
 	return nil
 }
 
