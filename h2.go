@@ -34,8 +34,9 @@ import (
 // 431 beyond), IdleTimeout closes idle connections with GOAWAY,
 // ReadHeaderTimeout bounds the TLS handshake and the h2c preface,
 // WriteTimeout bounds each connection write and each wait of a response
-// write for flow-control window, and MaxConns counts HTTP/2
-// connections like any other. For native handlers MaxHeaderCount,
+// write for flow-control window, MaxConnAge and MaxRequestsPerConn send
+// GOAWAY (the connection finishes its streams and closes), and MaxConns
+// counts HTTP/2 connections like any other. For native handlers MaxHeaderCount,
 // MaxRequestBodySize and ReadBodyTimeout apply per stream; for compat
 // handlers MaxRequestBodySize does.
 type HTTP2Config struct {
@@ -251,10 +252,8 @@ type h2CompatHandler struct {
 }
 
 func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ch.srv.stats.h2Streams.Add(1)
 	defer func() {
 		if v := recover(); v != nil {
-			ch.srv.stats.h2Resets.Add(1)
 			if v != http.ErrAbortHandler && v != ErrAbortHandler {
 				ch.srv.stats.panics.Add(1)
 				ch.srv.logger().Error("riptide: panic serving request",

@@ -109,6 +109,31 @@ type h2Conn struct {
 
 	writeReady chan struct{}
 	writerDone chan struct{}
+
+	// Fleet rebalancing (MaxConnAge, MaxRequestsPerConn): the timer that
+	// sends GOAWAY at the connection's age, and the streams opened so far.
+	age      *time.Timer
+	nstreams int
+
+	// Statistics (stats.go): the shard this connection's compat streams
+	// and wire bytes count in, and the socket reader that counts bytes in.
+	shard *statShard
+	cr    h2CountingReader
+}
+
+// h2CountingReader reads the connection's socket, counting the bytes in
+// its shard (Stats.BytesIn: every frame).
+type h2CountingReader struct {
+	nc net.Conn
+	sh *statShard
+}
+
+func (r *h2CountingReader) Read(p []byte) (int, error) {
+	n, err := r.nc.Read(p)
+	if n > 0 {
+		r.sh.bytesIn.Add(uint64(n))
+	}
+	return n, err
 }
 
 // newH2Conn prepares a connection for nc whose first bytes (already read
@@ -133,6 +158,7 @@ func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
 		writerDone:     make(chan struct{}),
 		remoteAddr:     nc.RemoteAddr().String(),
 		localAddr:      nc.LocalAddr(),
+		shard:          s.pickShard(),
 	}
 	if hc.maxStreams == 0 {
 		hc.maxStreams = DefaultMaxConcurrentStreams
@@ -159,8 +185,13 @@ func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
 		hc.maxFrame = cfg.MaxReadFrameSize
 	}
 	var r io.Reader = nc
+	if s.cfg.stats {
+		// rest was read, and counted, by the engine conn.
+		hc.cr = h2CountingReader{nc: nc, sh: hc.shard}
+		r = &hc.cr
+	}
 	if len(rest) > 0 {
-		r = io.MultiReader(bytes.NewReader(rest), nc)
+		r = io.MultiReader(bytes.NewReader(rest), r)
 	}
 	hc.br = bufio.NewReaderSize(r, 16<<10)
 	hc.fr = http2.NewFramer(nil, hc.br)
@@ -205,12 +236,12 @@ func (hc *h2Conn) serve(sawPreface bool, up *h2UpgradeState) {
 	defer hc.srv.h2().register(hc, false)
 	hc.mu.Lock()
 	hc.queuePreface()
+	if d := hc.srv.cfg.maxAge; d > 0 {
+		hc.age = time.AfterFunc(d, hc.shutdown)
+	}
 	if up != nil {
 		hc.startUpgraded(up)
-		if hc.goAwayAfterFirst { // draining: stream 1 is its first
-			hc.goAwayAfterFirst = false
-			hc.shutdownLocked()
-		}
+		hc.streamOpened() // stream 1
 	} else {
 		hc.armIdle()
 	}
@@ -420,7 +451,7 @@ func (hc *h2Conn) applySetting(s http2.Setting) error {
 // onRSTStream ends a stream at the client's request: its handler's
 // context is cancelled and its writes fail.
 func (hc *h2Conn) onRSTStream(f *http2.RSTStreamFrame) error {
-	hc.srv.stats.h2Resets.Add(1)
+	hc.srv.stats.h2ClientResets.Add(1)
 	if f.StreamID > hc.maxID {
 		return http2.ConnectionError(http2.ErrCodeProtocol) // idle stream (§6.4)
 	}
@@ -473,7 +504,7 @@ func (hc *h2Conn) finishIfDone() {
 }
 
 // shutdown starts a graceful close: GOAWAY, open streams finish, then the
-// connection closes (Server.Shutdown).
+// connection closes (Server.Shutdown, Drain, and MaxConnAge's timer).
 func (hc *h2Conn) shutdown() {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
@@ -514,6 +545,9 @@ func (hc *h2Conn) killLocked() {
 	}
 	if hc.idle != nil {
 		hc.idle.Stop()
+	}
+	if hc.age != nil {
+		hc.age.Stop()
 	}
 	if hc.ping != nil {
 		hc.ping.timer.Stop()

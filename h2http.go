@@ -48,6 +48,13 @@ func (st *h2Stream) serve() {
 		st.serveNative(hc.native)
 		return
 	}
+	// Counted as the native door counts its streams (h2ctx.go) and
+	// HTTP/1.1 its requests (stats.go).
+	hc.srv.stats.h2Streams.Add(1)
+	var start int64
+	if hc.srv.cfg.stats {
+		start = monoNow()
+	}
 	var rq *h2Request
 	if st.tooLarge {
 		// As net/http: the header list is over the limit.
@@ -63,6 +70,13 @@ func (st *h2Stream) serve() {
 	}
 	if rq != nil {
 		rq.end()
+	}
+	if hc.srv.cfg.stats {
+		status := w.status
+		if !w.wroteHeader {
+			status = 500 // the handler panicked before its head
+		}
+		hc.shard.observe(status, true, start)
 	}
 	w.end()
 	hc.handlerDone(st)

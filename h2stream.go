@@ -97,11 +97,22 @@ func (hc *h2Conn) onHeaders(f *h2Block) error {
 	st.endAtOpen = st.recvEnd
 	hc.streams[id] = st
 	hc.startHandler(st)
-	if hc.goAwayAfterFirst {
+	hc.streamOpened()
+	return nil
+}
+
+// streamOpened runs after a new stream started (hc.mu held): a
+// connection opened while draining, or one that has now served
+// MaxRequestsPerConn streams, is sent GOAWAY naming this stream as the
+// last, lets its open streams finish and closes, so that the client goes
+// on over a new connection.
+func (hc *h2Conn) streamOpened() {
+	hc.nstreams++
+	max := hc.srv.cfg.maxReqs
+	if hc.goAwayAfterFirst || max > 0 && hc.nstreams >= max {
 		hc.goAwayAfterFirst = false
 		hc.shutdownLocked()
 	}
-	return nil
 }
 
 // onTrailers takes the second header block of a stream: trailers, which

@@ -62,6 +62,7 @@ func (hc *h2Conn) queueWindowUpdate(id uint32, n uint32) {
 }
 
 func (hc *h2Conn) queueRST(id uint32, code http2.ErrCode) {
+	hc.srv.stats.h2Resets.Add(1)
 	hc.out = appendFrameHeader(hc.out, 4, http2.FrameRSTStream, 0, id)
 	hc.out = appendUint32(hc.out, uint32(code))
 	hc.wakeWriter()
@@ -156,7 +157,10 @@ func (hc *h2Conn) writeLoop() {
 		if d := hc.srv.cfg.write; d > 0 && !dead {
 			_ = hc.nc.SetWriteDeadline(time.Now().Add(d))
 		}
-		_, err := hc.nc.Write(buf)
+		n, err := hc.nc.Write(buf)
+		if hc.srv.cfg.stats {
+			hc.shard.bytesOut.Add(uint64(n))
+		}
 
 		hc.mu.Lock()
 		if cap(buf) > 4*h2MaxOutput {

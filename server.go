@@ -104,13 +104,22 @@ type Server struct {
 	// beyond it is answered 503 with Connection: close and closed. Zero
 	// means no limit.
 	MaxConns int
-	// MaxRequestsPerConn closes a connection (with Connection: close on the
-	// last response) after this many requests. Zero means no limit.
+	// MaxRequestsPerConn closes a connection after this many requests:
+	// over HTTP/1.1 the last response carries Connection: close; over
+	// HTTP/2 the stream that reaches the count is the last one the
+	// connection takes: GOAWAY names it as the last stream, the open
+	// streams finish, and the connection closes (a client's streams sent
+	// after it are refused, for it to retry on a new connection). Zero
+	// means no limit.
 	MaxRequestsPerConn int
-	// MaxConnAge closes an HTTP/1.1 connection (with Connection: close on
-	// its response) at its first request after it is this old, so that
+	// MaxConnAge makes connections older than this go away, so that
 	// keep-alive clients reconnect and load spreads over new servers in a
-	// fleet. Zero means no limit.
+	// fleet. An HTTP/1.1 connection closes at its first request after it
+	// is this old (with Connection: close on its response); an HTTP/2
+	// connection is sent GOAWAY when it reaches the age (counted from the
+	// start of HTTP/2 on it), busy or idle, naming the highest stream it
+	// has taken as the last; the streams open then finish and the
+	// connection closes. Zero means no limit.
 	MaxConnAge time.Duration
 	// DisableKeepAlive answers every request with Connection: close.
 	DisableKeepAlive bool

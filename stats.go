@@ -26,8 +26,9 @@ var DurationBuckets = [...]time.Duration{
 // Stats is a snapshot of a Server's counters, filled by Server.Stats.
 // Counters (uint64) only grow; gauges (int64) are current values.
 //
-// Requests are counted when their response is complete; HTTP/2 requests
-// of compat handlers (served by x/net) are counted in H2Streams only.
+// Requests are counted when their response is complete (or abandoned: a
+// panic, a reset stream), the same way over HTTP/1.1 and HTTP/2 and
+// through both doors (native and compat).
 type Stats struct {
 	// Connections.
 	Accepted      uint64 // accepted and served (not those closed at accept by the PROXY trust check)
@@ -39,11 +40,18 @@ type Stats struct {
 	ConnsNew, ConnsActive, ConnsIdle int64
 
 	// Requests and responses.
-	Requests  uint64    // requests answered (HTTP/1.1 and native HTTP/2)
+	Requests  uint64    // requests answered (HTTP/1.1 and HTTP/2, both doors)
 	Responses [5]uint64 // by status class: [0] 1xx ... [4] 5xx
-	BytesIn   uint64    // bytes read from connections (HTTP/2: request data)
-	BytesOut  uint64    // bytes written to connections (HTTP/2: response data)
-	Panics    uint64    // handler panics (other than ErrAbortHandler)
+	// BytesIn and BytesOut count the bytes read from and written to
+	// connections, above TLS (plaintext: TLS records and handshakes are
+	// not counted, nor are PROXY protocol headers): for HTTP/1.1 the
+	// request and response text; for HTTP/2 every frame with its header
+	// (HEADERS, DATA, SETTINGS, PING, WINDOW_UPDATE, GOAWAY, ...) and the
+	// client preface. HTTP/1.1 connections add theirs at each response
+	// and at close, HTTP/2 connections at each read and write.
+	BytesIn  uint64
+	BytesOut uint64
+	Panics   uint64 // handler panics (other than ErrAbortHandler)
 
 	// ParseErrors counts requests rejected before the handler, by the
 	// status they were answered with.
@@ -52,8 +60,9 @@ type Stats struct {
 	Timeouts Timeouts
 
 	// HTTP/2.
-	H2Streams uint64 // streams served
-	H2Resets  uint64 // streams the server reset (incomplete response, panic)
+	H2Streams      uint64 // streams served (each is also a request)
+	H2Resets       uint64 // RST_STREAM sent: refused, malformed, incomplete response, panic, unread body
+	H2ClientResets uint64 // RST_STREAM received: streams the client cancelled
 
 	// Duration is the histogram of request durations, from the end of the
 	// request head to the end of the response.
@@ -109,12 +118,13 @@ func monoNow() int64 { return int64(time.Since(monoStart)) }
 
 // serverStats is a Server's statistics state.
 type serverStats struct {
-	shards                               [statShards]statShard
-	next                                 atomic.Uint32 // round-robin shard choice
-	conns                                [5]atomic.Uint64
-	parse                                [6]atomic.Uint64 // ParseErrors, in field order
-	timeout                              [4]atomic.Uint64 // Timeouts, in field order
-	panics, hijacks, h2Streams, h2Resets atomic.Uint64
+	shards                              [statShards]statShard
+	next                                atomic.Uint32 // round-robin shard choice
+	conns                               [5]atomic.Uint64
+	parse                               [6]atomic.Uint64 // ParseErrors, in field order
+	timeout                             [4]atomic.Uint64 // Timeouts, in field order
+	panics, hijacks                     atomic.Uint64
+	h2Streams, h2Resets, h2ClientResets atomic.Uint64
 }
 
 // Connection event counters (serverStats.conns).
@@ -151,7 +161,7 @@ func (s *Server) Stats(st *Stats) {
 		Accepted: ss.conns[statAccepted].Load(), Refused: ss.conns[statRefused].Load(),
 		ProxyRejected: ss.conns[statProxyRejected].Load(), Closed: ss.conns[statClosed].Load(),
 		Hijacked: ss.hijacks.Load(), Panics: ss.panics.Load(),
-		H2Streams: ss.h2Streams.Load(), H2Resets: ss.h2Resets.Load(),
+		H2Streams: ss.h2Streams.Load(), H2Resets: ss.h2Resets.Load(), H2ClientResets: ss.h2ClientResets.Load(),
 		ParseErrors: ParseErrors{ss.parse[0].Load(), ss.parse[1].Load(), ss.parse[2].Load(),
 			ss.parse[3].Load(), ss.parse[4].Load(), ss.parse[5].Load()},
 		Timeouts: Timeouts{ss.timeout[0].Load(), ss.timeout[1].Load(), ss.timeout[2].Load(), ss.timeout[3].Load()},
@@ -207,20 +217,26 @@ func (c *conn) statRequestDone() {
 	if c.hijacked {
 		c.srv.stats.hijacks.Add(1)
 	}
-	sh := c.shard
-	if class := c.ctx.resp.status/100 - 1; class >= 0 && class < 5 {
+	c.shard.observe(c.ctx.resp.status, !c.hijacked, c.reqStart)
+	c.statFlushBytes()
+}
+
+// observe records one finished request in sh: the class of its status
+// (with answered set, no status means the default 200) and its duration
+// since start (monoNow).
+func (sh *statShard) observe(status int, answered bool, start int64) {
+	if class := status/100 - 1; class >= 0 && class < 5 {
 		sh.responses[class].Add(1)
-	} else if !c.hijacked {
-		sh.responses[1].Add(1) // no status set: the default 200
+	} else if answered {
+		sh.responses[1].Add(1)
 	}
-	d := time.Duration(monoNow() - c.reqStart)
+	d := time.Duration(monoNow() - start)
 	b := 0
 	for b < len(DurationBuckets) && d > DurationBuckets[b] {
 		b++
 	}
 	sh.hist[b].Add(1)
 	sh.durSum.Add(int64(d))
-	c.statFlushBytes()
 }
 
 // statFlushBytes moves the connection's byte counts to its shard.

@@ -1,14 +1,20 @@
 package riptide
 
 import (
+	"bytes"
 	"encoding/json"
 	"expvar"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 )
 
 // statsServer serves: /panic panics, /missing answers 404, anything else
@@ -154,28 +160,164 @@ func TestMetricsHandler(t *testing.T) {
 	}
 }
 
-// TestStatsHTTP2: native HTTP/2 streams count as streams and as requests.
+// statsHandlers are statsServer's routes for both doors, and a POST that
+// reads its body.
+func statsHandlers() map[string]Handler {
+	return map[string]Handler{
+		"native": HandlerFunc(func(x *Ctx) {
+			switch string(x.Path()) {
+			case "/panic":
+				panic("boom")
+			case "/missing":
+				x.SetStatus(404)
+			default:
+				b, _ := x.ReadBody()
+				x.WriteString("Hello " + strconv.Itoa(len(b)))
+			}
+		}),
+		"compat": FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/panic":
+				panic("boom")
+			case "/missing":
+				w.WriteHeader(404)
+			default:
+				b, _ := io.ReadAll(r.Body)
+				io.WriteString(w, "Hello "+strconv.Itoa(len(b)))
+			}
+		})),
+	}
+}
+
+// TestStatsHTTP2: HTTP/2 streams count as streams and as requests, by
+// status class and in the duration histogram, through both doors alike; a
+// panic counts as a 5xx and a panic (and, in the compat door, whose
+// stream is reset, a reset).
 func TestStatsHTTP2(t *testing.T) {
-	srv, addr := statsServer(t, &Server{HTTP2: &HTTP2Config{H2C: true}})
-	var p http.Protocols
-	p.SetUnencryptedHTTP2(true)
-	tr := &http.Transport{Protocols: &p}
-	defer tr.CloseIdleConnections()
-	for _, path := range []string{"/", "/missing"} {
-		resp, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Get("http://" + addr + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.ProtoMajor != 2 {
-			t.Fatalf("%s over %s", path, resp.Proto)
-		}
+	resets := map[string]uint64{"native": 0, "compat": 1}
+	for door, h := range statsHandlers() {
+		t.Run(door, func(t *testing.T) {
+			srv, addr := startServer(t, &Server{HTTP2: &HTTP2Config{H2C: true}, Handler: h}, nil)
+			var p http.Protocols
+			p.SetUnencryptedHTTP2(true)
+			tr := &http.Transport{Protocols: &p}
+			defer tr.CloseIdleConnections()
+			cl := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+			for _, path := range []string{"/", "/missing", "/post", "/panic"} {
+				var resp *http.Response
+				var err error
+				if path == "/post" {
+					resp, err = cl.Post("http://"+addr+path, "text/plain", strings.NewReader(strings.Repeat("x", 1000)))
+				} else {
+					resp, err = cl.Get("http://" + addr + path)
+				}
+				if path == "/panic" && door == "compat" {
+					// As net/http's HTTP/2 does, the stream is reset; the
+					// native door answers 500, as over HTTP/1.1.
+					if err == nil {
+						_, err = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+					if err == nil {
+						t.Fatal("/panic: the stream was not reset")
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.ProtoMajor != 2 {
+					t.Fatalf("%s over %s", path, resp.Proto)
+				}
+			}
+			st := waitStats(t, srv, "four streams", func(st *Stats) bool { return st.Requests == 4 })
+			if st.H2Streams != 4 || st.Responses != [5]uint64{0, 2, 0, 1, 1} || st.Duration.Count != 4 ||
+				st.Duration.Buckets[len(DurationBuckets)-1] != 4 || st.Duration.Sum <= 0 ||
+				st.Panics != 1 || st.H2Resets != resets[door] || st.H2ClientResets != 0 || st.ConnsActive != 1 {
+				t.Errorf("stats %+v", st)
+			}
+			if st.BytesIn < 1000+uint64(len(h2Preface)) || st.BytesOut < uint64(len("Hello 0Hello 1000")) {
+				t.Errorf("bytes in %d, out %d", st.BytesIn, st.BytesOut)
+			}
+		})
 	}
-	st := waitStats(t, srv, "two streams", func(st *Stats) bool { return st.Requests == 2 })
-	if st.H2Streams != 2 || st.Responses[1] != 1 || st.Responses[3] != 1 || st.ConnsActive != 1 {
-		t.Errorf("stats %+v", st)
+}
+
+// TestStatsHTTP2Bytes: over HTTP/2, BytesIn and BytesOut are exactly the
+// bytes the client wrote and read: every frame, not only the body; a
+// stream the client resets counts in H2ClientResets.
+func TestStatsHTTP2Bytes(t *testing.T) {
+	for door, h := range statsHandlers() {
+		t.Run(door, func(t *testing.T) {
+			srv, addr := startServer(t, &Server{HTTP2: &HTTP2Config{H2C: true}, Handler: h}, nil)
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			var out bytes.Buffer
+			out.WriteString(h2Preface)
+			fw := http2.NewFramer(&out, nil)
+			fw.WriteSettings()
+			var hb bytes.Buffer
+			enc := hpack.NewEncoder(&hb)
+			for _, f := range [][2]string{{":method", "POST"}, {":scheme", "http"}, {":authority", "x"}, {":path", "/"}} {
+				enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+			}
+			fw.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: hb.Bytes(), EndHeaders: true})
+			fw.WriteData(1, true, []byte("12345"))
+			// Stream 3 is opened and cancelled by the client.
+			fw.WriteHeaders(http2.HeadersFrameParam{StreamID: 3, BlockFragment: hb.Bytes(), EndHeaders: true})
+			fw.WriteRSTStream(3, http2.ErrCodeCancel)
+			sent := out.Len()
+			if _, err := nc.Write(out.Bytes()); err != nil {
+				t.Fatal(err)
+			}
+			// Read until the response ends, then half-close: the server
+			// answers with GOAWAY and closes.
+			var in countingReader
+			in.r = nc
+			nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			fr := http2.NewFramer(nil, &in)
+			var body []byte
+			for ended := false; !ended; {
+				f, err := fr.ReadFrame()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d, ok := f.(*http2.DataFrame); ok {
+					body = append(body, d.Data()...)
+				}
+				ended = f.Header().StreamID == 1 && f.Header().Flags.Has(http2.FlagDataEndStream)
+			}
+			if string(body) != "Hello 5" {
+				t.Fatalf("body %q", body)
+			}
+			nc.(*net.TCPConn).CloseWrite()
+			if _, err := io.Copy(io.Discard, &in); err != nil {
+				t.Fatal(err)
+			}
+			st := waitStats(t, srv, "the connection closed and both streams' handlers returned",
+				func(st *Stats) bool { return st.Closed == 1 && st.Requests == 2 })
+			if st.BytesIn != uint64(sent) || st.BytesOut != uint64(in.n) || st.H2Streams != 2 ||
+				st.H2ClientResets != 1 || st.H2Resets != 0 {
+				t.Errorf("client wrote %d and read %d bytes; stats %+v", sent, in.n, st)
+			}
+		})
 	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }
 
 // TestPublishExpvar: the statistics appear as a JSON expvar.
