@@ -17,19 +17,14 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
-// statsServer serves: /panic panics, /missing answers 404, anything else
-// "Hello".
+// statsServer serves statsHandlers' native door: /panic panics, /missing
+// answers 404, anything else "Hello" and the length of the body it read.
 func statsServer(t *testing.T, srv *Server) (*Server, string) {
-	return startServer(t, srv, func(x *Ctx) {
-		switch string(x.Path()) {
-		case "/panic":
-			panic("boom")
-		case "/missing":
-			x.SetStatus(404)
-		default:
-			hello(x)
-		}
-	})
+	if srv == nil {
+		srv = &Server{}
+	}
+	srv.Handler = statsHandlers()["native"]
+	return startServer(t, srv, nil)
 }
 
 func waitStats(t *testing.T, srv *Server, what string, cond func(*Stats) bool) *Stats {
@@ -160,8 +155,7 @@ func TestMetricsHandler(t *testing.T) {
 	}
 }
 
-// statsHandlers are statsServer's routes for both doors, and a POST that
-// reads its body.
+// statsHandlers are the routes of the statistics tests, for both doors.
 func statsHandlers() map[string]Handler {
 	return map[string]Handler{
 		"native": HandlerFunc(func(x *Ctx) {
