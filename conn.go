@@ -62,6 +62,7 @@ type conn struct {
 	werr       error // sticky: the connection is broken for writing
 	closeAfter bool  // close once the current response is out
 	hijacked   bool
+	h2up       bool // hijacked by an h2c upgrade: the request is stream 1 of the HTTP/2 connection
 	untracked  bool // untrack ran: the server no longer counts c
 	nreq       int
 
@@ -129,6 +130,7 @@ func putConn(c *conn) {
 	c.r, c.w, c.pin = 0, 0, 0
 	c.wbuf = c.wbuf[:0]
 	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger, c.untracked = nil, false, false, 0, false, false
+	c.h2up = false
 	c.rkind, c.wkind = dlNone, dlNone
 	c.ctx.req.Reset()
 	c.ctx.resetResponse()

@@ -341,12 +341,15 @@ func (s *Server) h2UpgradeConn(x *Ctx) {
 	if err != nil {
 		return
 	}
+	x.conn.h2up = true
 	// The server goes on owning the connection: MaxConns counts it as one
 	// connection from before the 101 goes out (a client may open its next
 	// connection as soon as it reads the 101).
 	s.nconns.Add(1)
 	x.conn.untrack()
-	if _, err := io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"); err != nil {
+	n, err := io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n")
+	x.conn.nout += uint64(n) // flushed to the statistics when the handler returns
+	if err != nil {
 		nc.Close()
 		s.nconns.Add(-1)
 		return

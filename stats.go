@@ -217,6 +217,11 @@ func (c *conn) statRequestDone() {
 	if c.hijacked {
 		c.srv.stats.hijacks.Add(1)
 	}
+	if c.h2up {
+		// Counted once, as stream 1 of the HTTP/2 connection.
+		c.statFlushBytes()
+		return
+	}
 	c.shard.observe(c.ctx.resp.status, !c.hijacked, c.reqStart)
 	c.statFlushBytes()
 }

@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"expvar"
@@ -300,6 +301,60 @@ func TestStatsHTTP2Bytes(t *testing.T) {
 				t.Errorf("client wrote %d and read %d bytes; stats %+v", sent, in.n, st)
 			}
 		})
+	}
+}
+
+// TestStatsH2CUpgrade: a request upgraded to h2c counts once, as stream 1
+// of the HTTP/2 connection, and every byte of both protocols is counted.
+func TestStatsH2CUpgrade(t *testing.T) {
+	srv, addr := statsServer(t, &Server{HTTP2: &HTTP2Config{H2CUpgrade: true}})
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	head := "GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: \r\n\r\n"
+	if _, err := io.WriteString(nc, head); err != nil {
+		t.Fatal(err)
+	}
+	in := &countingReader{r: nc}
+	br := bufio.NewReader(in)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != 101 {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	var out bytes.Buffer
+	out.WriteString(h2Preface)
+	http2.NewFramer(&out, nil).WriteSettings()
+	sent := len(head) + out.Len()
+	if _, err := nc.Write(out.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	fr := http2.NewFramer(nil, br)
+	var body []byte
+	for ended := false; !ended; {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := f.(*http2.DataFrame); ok {
+			body = append(body, d.Data()...)
+		}
+		ended = f.Header().StreamID == 1 && f.Header().Flags.Has(http2.FlagDataEndStream)
+	}
+	if string(body) != "Hello 0" {
+		t.Fatalf("body %q", body)
+	}
+	nc.(*net.TCPConn).CloseWrite()
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		t.Fatal(err)
+	}
+	st := waitStats(t, srv, "the bytes of both protocols", func(st *Stats) bool {
+		return st.Hijacked == 1 && st.BytesIn == uint64(sent) && st.BytesOut == uint64(in.n)
+	})
+	if st.Requests != 1 || st.H2Streams != 1 || st.Responses != [5]uint64{0, 1, 0, 0, 0} {
+		t.Errorf("stats %+v", st)
 	}
 }
 
