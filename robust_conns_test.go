@@ -220,6 +220,7 @@ func TestRobustMaxConns(t *testing.T) {
 	extra := size(20, 200)
 	raiseNoFile(t, uint64(2*(limit+extra)+1000))
 	ls := startLive(t, &riptide.Server{Handler: riptide.HandlerFunc(robustHandler), MaxConns: limit})
+	serving(t, ls)
 	base := backToBaseline(t, measure(false), "start")
 
 	held := make([]*keepAliveClient, 0, limit)

@@ -127,6 +127,7 @@ func healthy(t testing.TB, addr string) {
 
 func TestRobustHalfClose(t *testing.T) {
 	ls := startLive(t, fuzzServer())
+	serving(t, ls)
 	base := backToBaseline(t, measure(false), "start")
 	for i := range size(50, 2000) {
 		nc, err := net.Dial("tcp", ls.addr)
@@ -199,6 +200,8 @@ func TestRobustStalledReader(t *testing.T) {
 		}),
 	}
 	ls := startLive(t, srv)
+	serving(t, ls)
+	closedConns.Store(0) // the probe's (its StateClosed came before serving saw it closed)
 	base := backToBaseline(t, measure(false), "start")
 	n := size(8, 200)
 	var conns []net.Conn

@@ -118,6 +118,31 @@ func startLive(t testing.TB, srv *riptide.Server) *liveServer {
 	return ls
 }
 
+// serving waits until ls's engine is up and idle: a connection is opened,
+// closed without a request, and seen closed by the server. A test that
+// takes its resource baseline without a request first (healthy) takes it
+// after this, so that the engine's own goroutines (the event loop's loops,
+// scanner and pooled workers) are in the baseline rather than counted as
+// left over at the end; startLive's Serve may not have run yet.
+func serving(t testing.TB, ls *liveServer) {
+	t.Helper()
+	nc, err := net.Dial("tcp", ls.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	var st riptide.Stats
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		ls.Server.Stats(&st)
+		if st.Accepted >= 1 && st.Closed >= st.Accepted {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the probe connection was not closed by the server: %+v", st)
+		}
+	}
+}
+
 // close closes the server (once) and checks that Serve returned
 // ErrServerClosed.
 func (ls *liveServer) close(t testing.TB) {
