@@ -275,25 +275,7 @@ func TestStatsHTTP2Bytes(t *testing.T) {
 			var in countingReader
 			in.r = nc
 			nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-			fr := http2.NewFramer(nil, &in)
-			var body []byte
-			for ended := false; !ended; {
-				f, err := fr.ReadFrame()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d, ok := f.(*http2.DataFrame); ok {
-					body = append(body, d.Data()...)
-				}
-				ended = f.Header().StreamID == 1 && f.Header().Flags.Has(http2.FlagDataEndStream)
-			}
-			if string(body) != "Hello 5" {
-				t.Fatalf("body %q", body)
-			}
-			nc.(*net.TCPConn).CloseWrite()
-			if _, err := io.Copy(io.Discard, &in); err != nil {
-				t.Fatal(err)
-			}
+			readToEnd(t, nc, &in, "Hello 5")
 			st := waitStats(t, srv, "the connection closed and both streams' handlers returned",
 				func(st *Stats) bool { return st.Closed == 1 && st.Requests == 2 })
 			if st.BytesIn != uint64(sent) || st.BytesOut != uint64(in.n) || st.H2Streams != 2 ||
@@ -331,7 +313,21 @@ func TestStatsH2CUpgrade(t *testing.T) {
 	if _, err := nc.Write(out.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	fr := http2.NewFramer(nil, br)
+	readToEnd(t, nc, br, "Hello 0")
+	st := waitStats(t, srv, "the bytes of both protocols", func(st *Stats) bool {
+		return st.Hijacked == 1 && st.BytesIn == uint64(sent) && st.BytesOut == uint64(in.n)
+	})
+	if st.Requests != 1 || st.H2Streams != 1 || st.Responses != [5]uint64{0, 1, 0, 0, 0} {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// readToEnd reads HTTP/2 frames from r until stream 1 ends, checks its
+// body, then half-closes nc and reads the rest (the server's GOAWAY) until
+// the server closes.
+func readToEnd(t *testing.T, nc net.Conn, r io.Reader, want string) {
+	t.Helper()
+	fr := http2.NewFramer(nil, r)
 	var body []byte
 	for ended := false; !ended; {
 		f, err := fr.ReadFrame()
@@ -343,18 +339,12 @@ func TestStatsH2CUpgrade(t *testing.T) {
 		}
 		ended = f.Header().StreamID == 1 && f.Header().Flags.Has(http2.FlagDataEndStream)
 	}
-	if string(body) != "Hello 0" {
-		t.Fatalf("body %q", body)
+	if string(body) != want {
+		t.Fatalf("body %q, want %q", body, want)
 	}
 	nc.(*net.TCPConn).CloseWrite()
-	if _, err := io.Copy(io.Discard, br); err != nil {
+	if _, err := io.Copy(io.Discard, r); err != nil {
 		t.Fatal(err)
-	}
-	st := waitStats(t, srv, "the bytes of both protocols", func(st *Stats) bool {
-		return st.Hijacked == 1 && st.BytesIn == uint64(sent) && st.BytesOut == uint64(in.n)
-	})
-	if st.Requests != 1 || st.H2Streams != 1 || st.Responses != [5]uint64{0, 1, 0, 0, 0} {
-		t.Errorf("stats %+v", st)
 	}
 }
 
