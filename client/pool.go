@@ -122,10 +122,12 @@ func (p *hostPool) get(ctx context.Context, deadline time.Time) (*conn, error) {
 	}
 }
 
-// usable reports whether an idle connection may carry a request: it has
-// not been idle too long and is quiet (see quiet).
+// usable reports whether an idle connection may carry a request as far as
+// can be told without a system call: it has not been idle too long and
+// holds no unsolicited bytes. The socket itself is checked by the exchange,
+// right before the request is written (see conn.exchange and quiet).
 func (c *conn) usable(idleTimeout time.Duration) bool {
-	return time.Since(c.idleAt) <= idleTimeout && c.quiet()
+	return time.Since(c.idleAt) <= idleTimeout && c.r == c.w
 }
 
 // quiet reports whether a connection between exchanges may carry a
