@@ -86,8 +86,9 @@ func (p *hostPool) idleTimeout() time.Duration {
 	return DefaultIdleTimeout
 }
 
-// get returns an idle connection that is still open, or dials a new one if
-// the host is below MaxConnsPerHost, or waits for one to be released.
+// get returns an idle connection that has not expired (the exchange checks
+// its socket, see conn.usable), or dials a new one if the host is below
+// MaxConnsPerHost, or waits for one to be released.
 func (p *hostPool) get(ctx context.Context, deadline time.Time) (*conn, error) {
 	for {
 		p.mu.Lock()
