@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -266,6 +267,11 @@ func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bo
 		if err == nil {
 			return nil
 		}
+		if err == errNotQuiet {
+			// As a closed idle connection: each one found is closed, and
+			// new connections are not checked.
+			continue
+		}
 		if err == errNotSent && unsent < maxNotSent && ctx.Err() == nil {
 			// Nothing was written: another connection is always safe.
 			unsent++
@@ -285,6 +291,12 @@ func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bo
 var errNotSent error = errorString("client: connection failed before the request was sent")
 
 const maxNotSent = 16
+
+// errNotQuiet reports a reused connection found, before the request was
+// written to it, closed by the server or holding bytes no request asked
+// for (see conn.quiet). It was closed; Do and RoundTrip take another
+// connection.
+var errNotQuiet error = errorString("client: idle connection closed or not quiet")
 
 // checkRequest reports why req cannot be sent by c: see Request.check; the
 // client's own User-Agent is checked too.
@@ -311,6 +323,21 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 	if c.pipe != nil {
 		return c.pipeExchange(ctx, req, resp, deadline, hdr)
 	}
+	hasBody := req.bodyStream != nil || len(req.body) > 0
+	expect := req.expect100 && hasBody
+	inline := hasBody && !expect && req.bodyStream == nil && len(req.body) <= inlineBodyMax
+	bodySent := !hasBody || inline // by the first write
+	// The whole request goes in one write: check, write and read in one go
+	// where the connection allows (see liveness.sendRecv).
+	fused := bodySent && c.live.canSend()
+	reused := c.reused
+	// A reused connection must be quiet (see quiet), whether it came from
+	// the idle list or was handed over by put: checked right before the
+	// request is written, here or by sendRecv.
+	if reused && (c.r != c.w || !fused && !c.quiet()) {
+		c.p.closeConn(c)
+		return false, errNotQuiet
+	}
 	c.got = false
 	c.n1xx, c.b1xx = 0, 0
 	c.setDeadlines(deadline, hdr)
@@ -318,24 +345,43 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 		c.discard()
 		return false, err
 	}
-	reused := c.reused
 	fail := func(err error) (bool, error) {
 		c.discard()
 		return reused && !c.got && !isTimeout(err) && ctx.Err() == nil, err
 	}
 
-	hasBody := req.bodyStream != nil || len(req.body) > 0
-	expect := req.expect100 && hasBody
 	w := c.appendHead(c.wbuf[:0], req)
-	inline := hasBody && !expect && req.bodyStream == nil && len(req.body) <= inlineBodyMax
 	if inline {
 		w = append(w, req.body...)
 	}
 	c.wbuf = w[:0]
+	if fused {
+		c.r, c.w = 0, 0
+		st, n, err := c.live.sendRecv(w, c.rbuf, reused)
+		switch st {
+		case sendNotQuiet:
+			c.discard()
+			return false, errNotQuiet
+		case sendFailed:
+			return fail(c.readErr(err, false))
+		case sendPartial:
+			if err := c.write(w[n:]); err != nil {
+				return fail(err)
+			}
+		default: // sendRead
+			if err == nil && n == 0 {
+				err = io.EOF
+			}
+			if err != nil {
+				return c.headFailed(c.readErr(err, false))
+			}
+			c.w, c.got = n, true
+		}
+		return c.readResponse(req, resp, deadline, true, stream)
+	}
 	if err := c.write(w); err != nil {
 		return fail(err)
 	}
-	bodySent := !hasBody || inline
 	send := !bodySent
 	if expect {
 		resp.parsing = true
@@ -366,9 +412,7 @@ func (c *conn) readResponse(req *Request, resp *Response, deadline time.Time, bo
 	resp.parsing = true
 	n, err := c.readHeadFinal(&resp.head)
 	if err != nil {
-		retry := !c.got && !isTimeout(err) && (c.ctx == nil || c.ctx.Err() == nil) && (c.reused || c.pipe != nil)
-		c.discard()
-		return retry, err
+		return c.headFailed(err)
 	}
 	resp.parsing = false
 	if h := &resp.head; h.TransferEncoding && (!h.Chunked || h.UnknownCoding) {
@@ -414,6 +458,15 @@ func (c *conn) readResponse(req *Request, resp *Response, deadline time.Time, bo
 		}
 	}
 	return false, nil
+}
+
+// headFailed closes c after err ended the wait for the response head. The
+// request may be sent again if it was written on a reused (or pipelined)
+// connection and no response byte arrived.
+func (c *conn) headFailed(err error) (retry bool, _ error) {
+	retry = !c.got && !isTimeout(err) && (c.ctx == nil || c.ctx.Err() == nil) && (c.reused || c.pipe != nil)
+	c.discard()
+	return retry, err
 }
 
 // readHeadFinal reads response heads until a final one, skipping interim

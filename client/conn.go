@@ -55,6 +55,19 @@ type conn struct {
 	pipe *pipeState // non-nil on pipelined connections
 }
 
+// sendState is how far liveness.sendRecv got.
+type sendState uint8
+
+const (
+	sendUnsupported sendState = iota // not a plain socket: nothing done
+	sendStart                        // (internal) nothing done yet
+	sendNotQuiet                     // the peek found bytes or a close: nothing written
+	sendFailed                       // the write failed (n bytes written)
+	sendPartial                      // n bytes written, the rest is the caller's
+	sendWaiting                      // (internal) written, waiting for the response
+	sendRead                         // written; n response bytes read, or an error
+)
+
 func newConn(nc net.Conn, p *hostPool) *conn {
 	rs, ws := p.c.ReadBufferSize, p.c.WriteBufferSize
 	if rs <= 0 {
@@ -69,9 +82,9 @@ func newConn(nc net.Conn, p *hostPool) *conn {
 	if tc, ok := nc.(*tls.Conn); ok {
 		st := tc.ConnectionState()
 		c.tls = &st
-		c.live.init(tc.NetConn())
+		c.live.init(tc.NetConn(), false) // TLS records: no raw I/O
 	} else {
-		c.live.init(nc)
+		c.live.init(nc, true)
 	}
 	return c
 }

@@ -24,7 +24,13 @@
 // neither closed it nor sent anything meanwhile: a connection the server
 // dropped, or one holding bytes no request asked for (an unsolicited
 // response, which would otherwise be taken as the next request's answer),
-// is discarded before anything is written to it. If a reused connection
+// is discarded before anything is written to it. The peek is made right
+// before the request is written; on a connection that is a plain
+// *net.TCPConn or *net.UnixConn (not TLS, not a wrapper returned by
+// Client.Dial) the client makes it, writes the request and waits for the
+// response under one pass through the runtime's poller, in place of the
+// read that would find nothing yet, so the check adds no system call to an
+// exchange. If a reused connection
 // fails before any response byte arrives (the server closed it as the
 // request went out), idempotent requests are sent again on a new
 // connection. Optional pipelining (Client.Pipeline) keeps several

@@ -9,6 +9,14 @@ import "net"
 // and idempotent requests are retried.
 type liveness struct{}
 
-func (l *liveness) init(net.Conn) {}
+func (l *liveness) init(net.Conn, bool) {}
 
 func (l *liveness) alive() bool { return true }
+
+func (l *liveness) canSend() bool { return false }
+
+// sendRecv is not available: the exchange writes and reads through the
+// net.Conn.
+func (l *liveness) sendRecv(out, in []byte, check bool) (sendState, int, error) {
+	return sendUnsupported, 0, nil
+}

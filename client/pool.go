@@ -86,8 +86,9 @@ func (p *hostPool) idleTimeout() time.Duration {
 	return DefaultIdleTimeout
 }
 
-// get returns an idle connection that is still open, or dials a new one if
-// the host is below MaxConnsPerHost, or waits for one to be released.
+// get returns an idle connection that has not expired (the exchange checks
+// its socket, see conn.usable), or dials a new one if the host is below
+// MaxConnsPerHost, or waits for one to be released.
 func (p *hostPool) get(ctx context.Context, deadline time.Time) (*conn, error) {
 	for {
 		p.mu.Lock()
@@ -122,10 +123,12 @@ func (p *hostPool) get(ctx context.Context, deadline time.Time) (*conn, error) {
 	}
 }
 
-// usable reports whether an idle connection may carry a request: it has
-// not been idle too long and is quiet (see quiet).
+// usable reports whether an idle connection may carry a request as far as
+// can be told without a system call: it has not been idle too long and
+// holds no unsolicited bytes. The socket itself is checked by the exchange,
+// right before the request is written (see conn.exchange and quiet).
 func (c *conn) usable(idleTimeout time.Duration) bool {
-	return time.Since(c.idleAt) <= idleTimeout && c.quiet()
+	return time.Since(c.idleAt) <= idleTimeout && c.r == c.w
 }
 
 // quiet reports whether a connection between exchanges may carry a

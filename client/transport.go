@@ -88,6 +88,10 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 			}
 			return c.toHTTPResponse(hreq, &st.resp, cn, gz), nil
 		}
+		if err == errNotQuiet {
+			attempt-- // nothing was sent (see Client.do)
+			continue
+		}
 		if !retry || !retryable || ctx.Err() != nil {
 			return nil, err
 		}
