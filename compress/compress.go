@@ -90,7 +90,8 @@ type Config struct {
 // flushes the encoder first, so each server-sent event reaches the client
 // as soon as the handler flushes it.
 //
-// Encoders are pooled per middleware: a compressed response allocates
+// New panics if a level in cfg is out of range. Encoders are pooled per
+// middleware: a compressed response allocates
 // nothing in steady state (TestAllocs). The middleware works over HTTP/1.1
 // and HTTP/2 alike; it compresses only bodies written through the native
 // Ctx (a compat-door handler's body passes through untouched).
@@ -150,6 +151,9 @@ func newMiddleware(cfg Config) *middleware {
 	}
 	if m.levels[Brotli] < brotli.BestSpeed || m.levels[Brotli] > brotli.BestCompression {
 		panic("compress: brotli level out of range")
+	}
+	if m.zlevel < zstd.SpeedFastest || m.zlevel > zstd.SpeedBestCompression {
+		panic("compress: zstd level out of range")
 	}
 	m.writers.New = func() any { w := &writer{m: m}; w.down.w = w; return w }
 	return m

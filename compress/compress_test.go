@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/riptide-http/riptide"
 )
 
@@ -52,6 +53,7 @@ func TestEncodings(t *testing.T) {
 						t.Fatal(err)
 					}
 					defer resp.Body.Close()
+					checkProto(t, resp, p.h2)
 					if got := resp.Header.Get("Content-Encoding"); got != enc {
 						t.Fatalf("Content-Encoding %q, want %q", got, enc)
 					}
@@ -103,6 +105,7 @@ func TestSSE(t *testing.T) {
 					c.Flush()
 				}))
 				resp := get(t, p.h2, serve(t, h), enc)
+				checkProto(t, resp, p.h2)
 				if got := resp.Header.Get("Content-Encoding"); got != enc {
 					t.Fatalf("Content-Encoding %q, want %q", got, enc)
 				}
@@ -232,5 +235,91 @@ func TestPassThrough(t *testing.T) {
 				t.Fatalf("body %d bytes %.40q, want %d bytes %.40q", len(body), body, len(tc.body), tc.body)
 			}
 		})
+	}
+}
+
+// checkProto fails the test if resp did not come over the protocol asked.
+func checkProto(t *testing.T, resp *http.Response, h2 bool) {
+	t.Helper()
+	if want := map[bool]int{false: 1, true: 2}[h2]; resp.ProtoMajor != want {
+		t.Fatalf("served over %s", resp.Proto)
+	}
+}
+
+// TestCompatPassesThrough: a net/http handler behind the middleware
+// (through riptide.FromHTTP) writes past the body filter; its body, flushed
+// or not, must arrive whole and unencoded.
+func TestCompatPassesThrough(t *testing.T) {
+	big := strings.Repeat("compressible text ", 200)
+	h := New(Config{})(riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, big)
+		if r.URL.Query().Has("flush") {
+			w.(http.Flusher).Flush()
+			io.WriteString(w, big)
+		}
+	})))
+	addr := serve(t, h)
+	for _, target := range []string{"/", "/?flush=1"} {
+		req, _ := http.NewRequest("GET", "http://"+addr+target, nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		resp, err := client(false).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := big
+		if target != "/" {
+			want += big
+		}
+		if err != nil || string(body) != want || resp.Header.Get("Content-Encoding") != "" {
+			t.Errorf("%s: %d bytes (want %d), Content-Encoding %q, %v", target, len(body), len(want), resp.Header.Get("Content-Encoding"), err)
+		}
+	}
+}
+
+// TestLevels: the configured level reaches each encoder — the best level
+// gives a smaller body than the fastest on the same JSON, both decoding to
+// it — and a level out of range is refused when the middleware is built.
+func TestLevels(t *testing.T) {
+	body := jsonBody(64 << 10)
+	size := func(enc string, cfg Config) int {
+		h := New(cfg)(riptide.HandlerFunc(func(c *riptide.Ctx) {
+			c.SetContentType("application/json")
+			c.Write(body)
+		}))
+		resp := get(t, false, serve(t, h), enc)
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(decoder(t, enc, bytes.NewReader(raw)))
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("%s %+v: decoded %d bytes, %v", enc, cfg, len(got), err)
+		}
+		return len(raw)
+	}
+	for _, tc := range []struct {
+		enc        string
+		fast, best Config
+	}{
+		{"gzip", Config{GzipLevel: 1}, Config{GzipLevel: 9}},
+		{"zstd", Config{ZstdLevel: zstd.SpeedFastest}, Config{ZstdLevel: zstd.SpeedBestCompression}},
+		{"br", Config{BrotliLevel: 1}, Config{BrotliLevel: 11}},
+	} {
+		if f, b := size(tc.enc, tc.fast), size(tc.enc, tc.best); b >= f {
+			t.Errorf("%s: best level %d bytes, fastest %d", tc.enc, b, f)
+		}
+	}
+	for _, cfg := range []Config{{GzipLevel: 10}, {BrotliLevel: 12}, {BrotliLevel: -3}, {ZstdLevel: 99}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("New(%+v) did not panic", cfg)
+				}
+			}()
+			New(cfg)
+		}()
 	}
 }

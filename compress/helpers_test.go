@@ -2,8 +2,6 @@ package compress
 
 import (
 	"bytes"
-	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,7 +13,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/riptide-http/riptide"
-	"golang.org/x/net/http2"
 )
 
 // serve starts a riptide server for h on loopback, HTTP/1.1 and h2c.
@@ -36,16 +33,13 @@ func serve(t testing.TB, h riptide.Handler) string {
 // client returns an HTTP/1.1 or h2c (prior knowledge) client that leaves
 // the body encoded.
 func client(h2 bool) *http.Client {
+	var p http.Protocols
 	if h2 {
-		return &http.Client{Transport: &http2.Transport{
-			AllowHTTP:          true,
-			DisableCompression: true,
-			DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
-				return (&net.Dialer{}).DialContext(ctx, network, addr)
-			},
-		}}
+		p.SetUnencryptedHTTP2(true)
+	} else {
+		p.SetHTTP1(true)
 	}
-	return &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	return &http.Client{Transport: &http.Transport{Protocols: &p, DisableCompression: true}}
 }
 
 // get sends GET / with Accept-Encoding ae (none when empty).
