@@ -324,22 +324,30 @@ func (w *writer) drain() error {
 func (w *writer) decide(big bool) {
 	w.state = passing
 	x := w.x
-	if !big || x.Committed() || !w.eligible() {
+	if !big || x.Committed() {
+		return
+	}
+	ok, vary := w.eligible()
+	if !ok {
 		return
 	}
 	w.state = compressing
 	x.DelHeader("Content-Length")
 	x.DelHeader("Accept-Ranges")
 	x.SetHeader("Content-Encoding", w.enc.String())
+	if !vary { // the handler replaced the Vary set before it ran
+		x.AddHeader("Vary", "Accept-Encoding")
+	}
 	w.cur = w.m.getEncoder(w.enc, &w.down)
 }
 
-// eligible reports whether the response may be compressed: its status,
-// and Content-Type, Content-Encoding, Content-Range and Cache-Control.
-func (w *writer) eligible() bool {
+// eligible reports whether the response may be compressed, from its
+// status, and Content-Type, Content-Encoding, Content-Range and
+// Cache-Control; and whether a Vary field names Accept-Encoding.
+func (w *writer) eligible() (ok, vary bool) {
 	switch s := w.x.Status(); {
 	case s < 200, s == 204, s == 206, s == 304:
-		return false
+		return false, false
 	}
 	typeOK := false
 	for k, v := range w.x.ResponseHeaders {
@@ -348,17 +356,19 @@ func (w *writer) eligible() bool {
 			typeOK = w.m.typeAllowed(v)
 		case h1.EqualFold(k, "content-encoding"):
 			if !h1.EqualFold(trim(v), "identity") {
-				return false
+				return false, false
 			}
 		case h1.EqualFold(k, "content-range"):
-			return false
+			return false, false
 		case h1.EqualFold(k, "cache-control"):
 			if containsFold(v, "no-transform") {
-				return false
+				return false, false
 			}
+		case h1.EqualFold(k, "vary"):
+			vary = vary || containsFold(v, "accept-encoding") || bytes.Equal(trim(v), []byte("*"))
 		}
 	}
-	return typeOK
+	return typeOK, vary
 }
 
 // typeAllowed reports whether a Content-Type value is among m.types.
