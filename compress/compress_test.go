@@ -340,3 +340,83 @@ func countOf(vs []string, v string) int {
 	}
 	return n
 }
+
+// counter is a BodyFilter set by a middleware outside the compressor: it
+// counts the bytes that reach it and its flushes, and passes both on.
+type counter struct {
+	x          *riptide.Ctx
+	n, flushes int
+}
+
+func (f *counter) Write(p []byte) (int, error) { f.n += len(p); return f.x.WriteUnfiltered(p) }
+func (f *counter) Flush() error                { f.flushes++; return f.x.FlushUnfiltered() }
+
+// TestStackedFilters: the compressor writes and flushes through the body
+// filter it found set, not past it, and restores it afterwards.
+func TestStackedFilters(t *testing.T) {
+	body := jsonBody(3 << 10)
+	type result struct{ n, flushes int }
+	results := make(chan result, 1)
+	inner := New(Config{})(riptide.HandlerFunc(func(c *riptide.Ctx) {
+		c.SetContentType("application/json")
+		c.Write(body)
+		c.Flush()
+	}))
+	outer := riptide.HandlerFunc(func(c *riptide.Ctx) {
+		f := &counter{x: c}
+		c.SetBodyFilter(f)
+		inner.ServeCtx(c)
+		if c.BodyFilter() != f {
+			t.Error("the compressor did not restore the filter it found")
+		}
+		c.SetBodyFilter(nil)
+		results <- result{f.n, f.flushes}
+	})
+	resp := get(t, false, serve(t, outer), "zstd")
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(decoder(t, "zstd", bytes.NewReader(raw)))
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("decoded %d bytes (want %d), %v", len(got), len(body), err)
+	}
+	if r := <-results; r.n != len(raw) || r.flushes != 1 {
+		t.Errorf("outer filter saw %d bytes and %d flushes, want %d and 1", r.n, r.flushes, len(raw))
+	}
+}
+
+// TestPanic: a handler that panics after writing through the compressor
+// gets the server's 500 (or a cut connection), and the next responses are
+// whole: no pooled state is left half used.
+func TestPanic(t *testing.T) {
+	body := jsonBody(3 << 10)
+	h := New(Config{})(riptide.HandlerFunc(func(c *riptide.Ctx) {
+		c.SetContentType("application/json")
+		c.Write(body)
+		if c.QueryArg("panic") != nil {
+			panic(riptide.ErrAbortHandler)
+		}
+	}))
+	addr := serve(t, h)
+	for i := range 3 {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/?panic=1", nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		if resp, err := client(false).Do(req); err == nil {
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 500 || resp.Header.Get("Content-Encoding") != "" {
+				t.Fatalf("panic %d: %s, Content-Encoding %q, %q", i, resp.Status, resp.Header.Get("Content-Encoding"), raw)
+			}
+		}
+		resp := get(t, false, addr, "gzip")
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(decoder(t, "gzip", bytes.NewReader(raw)))
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("after panic %d: decoded %d bytes (want %d), %v", i, len(got), len(body), err)
+		}
+	}
+}
