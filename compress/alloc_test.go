@@ -26,6 +26,7 @@ func TestAllocs(t *testing.T) {
 			c.WriteString(`{"ok":true}`)
 			return
 		}
+		c.SetHeader("ETag", `"v1"`) // made weak when compressed
 		c.Write(body)
 	}))
 	addr := loopback.Serve(t, h)
@@ -45,6 +46,9 @@ func TestAllocs(t *testing.T) {
 			// The response really is what the row says.
 			if tc.ce != "" && !bytes.Contains(c.Response(), []byte("\r\nContent-Encoding: "+tc.ce+"\r\n")) {
 				t.Fatalf("not %s-encoded:\n%s", tc.ce, c.Response())
+			}
+			if tc.ce != "" && !bytes.Contains(c.Response(), []byte("\r\nETag: W/\"v1\"\r\n")) {
+				t.Fatalf("ETag not made weak:\n%s", c.Response())
 			}
 			if tc.ce == "" && bytes.Contains(c.Response(), []byte("Content-Encoding")) {
 				t.Fatalf("encoded:\n%s", c.Response())

@@ -85,8 +85,10 @@ type Config struct {
 //
 // It adds Vary: Accept-Encoding to every response it passes (a cache must
 // key them by that header, compressed or not), and to a compressed one
-// sets Content-Encoding and removes Content-Length and Accept-Ranges (the
-// length and ranges of the uncompressed body do not apply). A Flush
+// sets Content-Encoding, removes Content-Length and Accept-Ranges (the
+// length and ranges of the uncompressed body do not apply) and makes a
+// strong ETag weak (W/"..."), since the bytes differ from the uncompressed
+// representation's. A Flush
 // flushes the encoder first, so each server-sent event reaches the client
 // as soon as the handler flushes it.
 //
@@ -231,6 +233,7 @@ type writer struct {
 	enc   Encoding           // the encoding negotiated
 	state int
 	buf   []byte // body held while undecided
+	etag  []byte // scratch for weakenETag
 	cur   encoder
 	down  downstream
 }
@@ -338,7 +341,27 @@ func (w *writer) decide(big bool) {
 	if !vary { // the handler replaced the Vary set before it ran
 		x.AddHeader("Vary", "Accept-Encoding")
 	}
+	w.weakenETag()
 	w.cur = w.m.getEncoder(w.enc, &w.down)
+}
+
+// weakenETag turns a strong ETag weak, as nginx does: a strong validator
+// promises these exact bytes (RFC 9110 §8.8.1), which compression changes,
+// while a weak one still matches If-None-Match (weak comparison).
+func (w *writer) weakenETag() {
+	var tag []byte
+	for k, v := range w.x.ResponseHeaders {
+		if h1.EqualFold(k, "etag") {
+			tag = v
+			break
+		}
+	}
+	if len(tag) == 0 || bytes.HasPrefix(tag, []byte("W/")) {
+		return
+	}
+	// tag points into the header lines SetHeaderBytes rewrites: copy it.
+	w.etag = append(append(w.etag[:0], "W/"...), tag...)
+	w.x.SetHeaderBytes("ETag", w.etag)
 }
 
 // eligible reports whether the response may be compressed, from its

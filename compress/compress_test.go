@@ -141,6 +141,7 @@ func TestPassThrough(t *testing.T) {
 		cfg    Config
 		h      func(c *riptide.Ctx)
 		wantCE string // the Content-Encoding expected ("" none)
+		etag   string // the ETag expected
 		body   string // the body expected
 	}{
 		{name: "below MinSize", ae: "gzip",
@@ -182,6 +183,27 @@ func TestPassThrough(t *testing.T) {
 				c.WriteString(big)
 			},
 			wantCE: "gzip", body: big},
+		{name: "strong ETag made weak", ae: "gzip", etag: `W/"v1"`,
+			h: func(c *riptide.Ctx) {
+				c.SetContentType("text/plain")
+				c.SetHeader("ETag", `"v1"`)
+				c.WriteString(big)
+			},
+			wantCE: "gzip", body: big},
+		{name: "weak ETag kept", ae: "gzip", etag: `W/"v1"`,
+			h: func(c *riptide.Ctx) {
+				c.SetContentType("text/plain")
+				c.SetHeader("ETag", `W/"v1"`)
+				c.WriteString(big)
+			},
+			wantCE: "gzip", body: big},
+		{name: "ETag of an uncompressed response kept", ae: "gzip", etag: `"v1"`,
+			h: func(c *riptide.Ctx) {
+				c.SetContentType("image/png")
+				c.SetHeader("ETag", `"v1"`)
+				c.WriteString(big)
+			},
+			body: big},
 		{name: "206 with Content-Range", ae: "gzip",
 			h: func(c *riptide.Ctx) {
 				c.SetContentType("text/plain")
@@ -227,6 +249,9 @@ func TestPassThrough(t *testing.T) {
 			}
 			if got := resp.Header.Get("Content-Encoding"); got != tc.wantCE {
 				t.Fatalf("Content-Encoding %q, want %q", got, tc.wantCE)
+			}
+			if got := resp.Header.Get("ETag"); got != tc.etag {
+				t.Errorf("ETag %q, want %q", got, tc.etag)
 			}
 			if got := resp.Header.Values("Vary"); countOf(got, "Accept-Encoding") != 1 {
 				t.Errorf("Vary %q, want Accept-Encoding once", got)
