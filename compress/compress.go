@@ -207,11 +207,19 @@ func (m *middleware) serve(c *riptide.Ctx, next riptide.Handler) {
 	w := m.writers.Get().(*writer)
 	w.x, w.prev, w.enc = c, c.BodyFilter(), enc
 	c.SetBodyFilter(w)
-	// A panic leaves the filter set: the server resets the response and
-	// the filter with it; the encoder is then simply not returned.
+	done := false
+	defer func() {
+		if !done {
+			// The handler panicked: whoever recovers (the server resets
+			// the response) writes past this half-used writer, which is
+			// left to the garbage collector, encoder and all.
+			c.SetBodyFilter(w.prev)
+		}
+	}()
 	next.ServeCtx(c)
 	w.finish()
 	c.SetBodyFilter(w.prev)
+	done = true
 	w.x, w.prev, w.buf, w.state = nil, nil, w.buf[:0], undecided
 	m.writers.Put(w)
 }
