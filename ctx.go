@@ -55,6 +55,9 @@ type Ctx struct {
 	// returned, or Hijack), on whichever goroutine closes it. The compat
 	// door sets it to cancel the request's Context; stopWatch clears it.
 	onDone func()
+	// filter, when set, takes the body written with Write, WriteString
+	// and Flush (bodyfilter.go); cleared per request.
+	filter BodyFilter
 	// compat is the compat door's per-connection state (compat.go),
 	// created on first use and pooled with the Ctx.
 	compat *compatState

@@ -3,6 +3,7 @@ package riptide
 import (
 	"bytes"
 	"errors"
+	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
 )
@@ -84,6 +85,7 @@ func (x *Ctx) resetResponse() {
 	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
 	x.scratch = x.scratch[:0]
 	x.pv.n = 0
+	x.filter = nil
 }
 
 // SetStatus sets the response status code (default 200). It has no effect
@@ -158,7 +160,11 @@ func (x *Ctx) AddHeader(name, value string) {
 func (x *Ctx) SetContentType(value string) { x.SetHeader("Content-Type", value) }
 
 // DelHeader removes every response header field named name.
+// DelHeader("Content-Length") removes a declared length (SetContentLength).
 func (x *Ctx) DelHeader(name string) {
+	if len(name) == 14 && equalFold(name, "content-length") {
+		x.resp.clen = -1
+	}
 	h := x.resp.hdr
 	for i := 0; i < len(h); {
 		end := i + bytes.IndexByte(h[i:], '\n') + 1
@@ -309,8 +315,17 @@ func (x *Ctx) SetTrailer(name, value string) {
 // Write appends p to the response body. Bodies up to Server.WriteBufferSize
 // are buffered and sent with Content-Length when the handler returns; a
 // larger body commits the response and streams it (chunked, or raw with a
-// declared Content-Length). Write never retains p.
+// declared Content-Length). Write never retains p. With a BodyFilter set,
+// p goes to the filter instead.
 func (x *Ctx) Write(p []byte) (int, error) {
+	if x.filter != nil {
+		return x.filter.Write(p)
+	}
+	return x.write(p)
+}
+
+// write is Write without the body filter.
+func (x *Ctx) write(p []byte) (int, error) {
 	r := &x.resp
 	c := x.conn
 	if c.hijacked {
@@ -334,6 +349,10 @@ func (x *Ctx) writeCommitted(p []byte) (int, error) { return x.conn.wire.writeBo
 
 // WriteString is Write for a string, without converting it.
 func (x *Ctx) WriteString(s string) (int, error) {
+	if x.filter != nil {
+		// BodyFilter.Write neither keeps nor modifies p.
+		return x.filter.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+	}
 	r := &x.resp
 	c := x.conn
 	if !r.committed && !c.hijacked && c.werr == nil && len(r.body)+len(s) <= c.cfg.writeBuf {
@@ -349,7 +368,7 @@ func (x *Ctx) WriteString(s string) (int, error) {
 		}
 		piece := s[:min(len(s), max(cap(r.body), 512))]
 		buf := append(r.body[:0], piece...)
-		n, err := x.Write(buf)
+		n, err := x.write(buf)
 		total += n
 		if err != nil {
 			return total, err
@@ -403,8 +422,17 @@ func (c *conn) writeBody(x *Ctx, p []byte) (int, error) {
 // to the client now. A response flushed before the handler returns is
 // streamed: chunked on HTTP/1.1 unless a Content-Length was declared,
 // delimited by closing the connection on HTTP/1.0. Server-sent events are a
-// handler that writes an event and calls Flush, in a loop.
+// handler that writes an event and calls Flush, in a loop. With a
+// BodyFilter set, the filter's Flush runs instead (and flushes on).
 func (x *Ctx) Flush() error {
+	if x.filter != nil {
+		return x.filter.Flush()
+	}
+	return x.flush()
+}
+
+// flush is Flush without the body filter.
+func (x *Ctx) flush() error {
 	c := x.conn
 	if c.hijacked {
 		return ErrHijacked

@@ -43,5 +43,7 @@ RIPTIDE_ENGINE=goroutine go test -race -count=1 -timeout 20m .
 # without it.
 echo "== .: allocation and idle-memory tests without -race"
 go test -count=1 -run 'Alloc|IdleMemory' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs|KiB'
+echo "== compress: allocation tests without -race"
+(cd compress && go test -count=1 -run 'Alloc' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs')
 echo "== .: allocation tests without -race, RIPTIDE_ENGINE=goroutine"
 RIPTIDE_ENGINE=goroutine go test -count=1 -run 'Alloc' -v . | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs'
