@@ -180,4 +180,3 @@ func (h *Handler) partHead(dst []byte, i int, r byteRange, v *file) []byte {
 	dst = append(dst, v.ctype...)
 	return append(dst, "\r\n\r\n"...)
 }
-
