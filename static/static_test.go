@@ -57,7 +57,7 @@ func TestIndexListingAndRedirects(t *testing.T) {
 func TestMethodsAndHeaders(t *testing.T) {
 	dir := tree(t, map[string]string{
 		"app.js":         "console.log(1)",
-		"img/logo":   "\x89PNG\r\n\x1a\n rest of a png",
+		"img/logo":       "\x89PNG\r\n\x1a\n rest of a png",
 		"assets/app.css": "body{}",
 		"noext":          "<html><body>sniffed</body></html>",
 	})
