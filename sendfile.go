@@ -68,7 +68,7 @@ func (x *Ctx) SendFile(f *os.File, offset, n int64) (int64, error) {
 	if r.chunked {
 		c.wbuf = h1.AppendChunkHeader(c.wbuf, int(n))
 	}
-	if err := c.flush(); err != nil {
+	if err := c.flushMore(); err != nil {
 		return 0, err
 	}
 	c.armWrite()

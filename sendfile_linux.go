@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,8 +22,9 @@ type sendfileState struct {
 	rawc syscall.RawConn
 	step func(fd uintptr) bool
 
-	sfd     int   // the file's descriptor
-	off     int64 // where the next byte is read from
+	head    []byte // sent first, with MSG_MORE (flushMore)
+	sfd     int    // the file's descriptor
+	off     int64  // where the next byte is read from
 	remain  int64
 	written int64
 	err     error
@@ -50,18 +52,9 @@ func (c *conn) sendFileAt(f *os.File, offset, n int64) (written int64, handled b
 	if c.ec != nil {
 		return c.ec.sendfile(sfd, &offset, n)
 	}
-	s := &c.sf
-	if s.rawc == nil {
-		tc, ok := tcpConnOf(c.nc)
-		if !ok {
-			return 0, false, nil
-		}
-		if s.rawc, err = tc.SyscallConn(); err != nil {
-			return 0, false, err
-		}
-	}
-	if s.step == nil {
-		s.step = s.sendStep
+	s := c.sf.ready(c)
+	if s == nil {
+		return 0, false, nil
 	}
 	s.sfd, s.off, s.remain, s.written, s.err = sfd, offset, n, 0, nil
 	if err = s.rawc.Write(s.step); err == nil {
@@ -77,9 +70,87 @@ func (c *conn) sendFileAt(f *os.File, offset, n int64) (written int64, handled b
 	return written, true, err
 }
 
-// sendStep is the goroutine engine's RawConn.Write callback: it sends
-// until done or the socket is full (false: wait for writability).
+// ready returns s with the socket's RawConn and the step function set up,
+// or nil when the connection is not a TCP socket.
+func (s *sendfileState) ready(c *conn) *sendfileState {
+	if s.rawc == nil {
+		tc, ok := tcpConnOf(c.nc)
+		if !ok {
+			return nil
+		}
+		rc, err := tc.SyscallConn()
+		if err != nil {
+			return nil
+		}
+		s.rawc = rc
+	}
+	if s.step == nil {
+		s.step = s.sendStep
+	}
+	return s
+}
+
+// flushMore is flush for a head that a sendfile follows: wbuf goes out
+// with MSG_MORE, so the kernel holds it until the file's bytes join it
+// and a small response leaves in one segment instead of two (as nginx's
+// tcp_nopush, without the two setsockopt calls per response).
+func (c *conn) flushMore() error {
+	if c.werr != nil || len(c.wbuf) == 0 {
+		return c.flush()
+	}
+	c.armWrite()
+	var err error
+	if ec := c.ec; ec != nil {
+		for p := c.wbuf; len(p) > 0 && err == nil; {
+			var k int
+			k, err = ec.tryWrite(func(fd int) (int, error) { return sendMore(fd, p) })
+			p = p[k:]
+			c.nout += uint64(k)
+		}
+	} else if s := c.sf.ready(c); s != nil {
+		s.head, s.remain, s.err = c.wbuf, 0, nil
+		if err = s.rawc.Write(s.step); err == nil {
+			err = s.err
+		}
+		c.nout += uint64(len(c.wbuf) - len(s.head))
+		s.head, s.err = nil, nil
+	} else {
+		return c.flush()
+	}
+	c.wbuf = c.wbuf[:0]
+	c.ctx.resp.sent = true
+	if err != nil {
+		c.werr = err
+	}
+	return err
+}
+
+// sendMore is send(2) with MSG_MORE, straight as a system call so that it
+// does not allocate.
+func sendMore(fd int, p []byte) (int, error) {
+	n, _, errno := unix.Syscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_MORE, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// sendStep is the goroutine engine's RawConn.Write callback: it sends the
+// head, then the file section, until done or the socket is full (false:
+// wait for writability).
 func (s *sendfileState) sendStep(fd uintptr) bool {
+	for len(s.head) > 0 {
+		k, err := sendMore(int(fd), s.head)
+		s.head = s.head[k:]
+		switch {
+		case err == unix.EAGAIN:
+			return false
+		case err == unix.EINTR:
+		case err != nil:
+			s.err = err
+			return true
+		}
+	}
 	for s.remain > 0 {
 		k, err := sendfileOnce(int(fd), s.sfd, &s.off, s.remain)
 		s.written += int64(k)

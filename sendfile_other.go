@@ -13,3 +13,6 @@ func (s *sendfileState) reset() {}
 func (c *conn) canSendfile() bool { return false }
 
 func (c *conn) sendFileAt(*os.File, int64, int64) (int64, bool, error) { return 0, false, nil }
+
+// flushMore is flush: there is no sendfile to join.
+func (c *conn) flushMore() error { return c.flush() }
