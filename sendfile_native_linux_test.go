@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // sendFileFixture writes a file of size bytes with a recognisable pattern
@@ -181,4 +183,33 @@ func newSizedAllocClient(t testing.TB, addr, req string, bodyLen int) *allocClie
 	}
 	ac.size = head + bodyLen
 	return ac
+}
+
+// The head is sent with MSG_MORE, so a small file's response reaches the
+// client as one TCP segment, not a head segment and a body segment: the
+// client socket's received-segment count (TCP_INFO) grows by about one per
+// response.
+func TestSendFileOneSegment(t *testing.T) {
+	f, _ := sendFileFixture(t, 4096)
+	_, addr := startServer(t, nil, func(c *Ctx) { c.SendFile(f, 0, 4096) })
+	ac := newSizedAllocClient(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 4096)
+	segsIn := func() uint32 {
+		var info *unix.TCPInfo
+		rc, _ := ac.nc.(*net.TCPConn).SyscallConn()
+		rc.Control(func(fd uintptr) { info, _ = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) })
+		if info == nil {
+			t.Skip("no TCP_INFO")
+		}
+		return info.Segs_in
+	}
+	const n = 100
+	before := segsIn()
+	for range n {
+		ac.roundTrip()
+	}
+	segs := segsIn() - before
+	t.Logf("%d segments received for %d responses", segs, n)
+	if segs > n*3/2 {
+		t.Errorf("%d segments for %d responses: the head leaves alone", segs, n)
+	}
 }
