@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/internal/loopback"
 )
 
@@ -35,6 +36,20 @@ func serveDir(t testing.TB, dir string, opt Options) string {
 	}
 	t.Cleanup(func() { h.Close() })
 	return loopback.Serve(t, h)
+}
+
+// engines are the engines the protocol tests run on.
+var engines = []riptide.Engine{riptide.EngineEventLoop, riptide.EngineGoroutine}
+
+// serveDirOn is serveDir on engine e.
+func serveDirOn(t *testing.T, e riptide.Engine, dir string, opt Options) string {
+	t.Helper()
+	h, err := New(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return serveEngine(t, e, h)
 }
 
 // get sends one request with extra header lines on a new connection.

@@ -71,8 +71,13 @@ func TestServeContentParity(t *testing.T) {
 	lm := fi.ModTime().UTC().Format(http.TimeFormat)
 	before := fi.ModTime().Add(-time.Hour).UTC().Format(http.TimeFormat)
 	after := fi.ModTime().Add(time.Hour).UTC().Format(http.TimeFormat)
-	ours := serveDir(t, dir, Options{})
 	theirs := serveContentBaseline(t, path)
+	for _, e := range engines {
+		t.Run(e.String(), func(t *testing.T) { parity(t, serveDirOn(t, e, dir, Options{}), theirs, etag, lm, before, after) })
+	}
+}
+
+func parity(t *testing.T, ours, theirs, etag, lm, before, after string) {
 	for _, tc := range []struct {
 		rule string
 		hdr  []string

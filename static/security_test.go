@@ -82,7 +82,12 @@ var traversal = []string{
 // secret), while links that stay inside the root work.
 func TestTraversal(t *testing.T) {
 	root := secretTree(t)
-	addr := serveDir(t, root, Options{})
+	for _, e := range engines {
+		t.Run(e.String(), func(t *testing.T) { traverse(t, serveDirOn(t, e, root, Options{})) })
+	}
+}
+
+func traverse(t *testing.T, addr string) {
 	for _, target := range traversal {
 		// Written raw: no client normalises the target first.
 		res, body := get(t, addr, "GET", target)
