@@ -103,7 +103,10 @@ func (c *conn) flushMore() error {
 	if ec := c.ec; ec != nil {
 		for p := c.wbuf; len(p) > 0 && err == nil; {
 			var k int
-			k, err = ec.tryWrite(func(fd int) (int, error) { return sendMore(fd, p) })
+			k, err = ec.tryWrite(func(fd int) (int, error) {
+				raceRelease(fd)
+				return sendMore(fd, p)
+			})
 			p = p[k:]
 			c.nout += uint64(k)
 		}
@@ -139,6 +142,7 @@ func sendMore(fd int, p []byte) (int, error) {
 // head, then the file section, until done or the socket is full (false:
 // wait for writability).
 func (s *sendfileState) sendStep(fd uintptr) bool {
+	raceRelease(int(fd)) // raw system calls: no race annotation of their own
 	for len(s.head) > 0 {
 		k, err := sendMore(int(fd), s.head)
 		s.head = s.head[k:]
