@@ -82,6 +82,8 @@ type conn struct {
 	shard     *statShard
 	reqStart  int64 // monoNow
 	nin, nout uint64
+
+	sf sendfileState // Ctx.SendFile (sendfile_linux.go)
 }
 
 var connPool sync.Pool
@@ -127,6 +129,7 @@ func putConn(c *conn) {
 		c.ctx.scratch = nil
 	}
 	c.nc, c.ec, c.parked, c.headArmed, c.resumed = nil, nil, false, false, false
+	c.sf.reset()
 	c.r, c.w, c.pin = 0, 0, 0
 	c.wbuf = c.wbuf[:0]
 	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger, c.untracked = nil, false, false, 0, false, false

@@ -519,7 +519,18 @@ func (ec *elConn) ReadFrom(r io.Reader) (int64, error) {
 	if !ok || remain <= 0 {
 		return io.Copy(writerOnly{ec}, r)
 	}
-	written, handled, err := ec.sendfile(f, remain)
+	var written int64
+	var handled bool
+	var err error
+	if rc, cerr := f.SyscallConn(); cerr == nil {
+		// Control keeps the descriptor open while the kernel reads it.
+		cerr = rc.Control(func(sfd uintptr) {
+			written, handled, err = ec.sendfile(int(sfd), nil, remain)
+		})
+		if cerr != nil && err == nil {
+			err = cerr
+		}
+	}
 	if limited {
 		lr.N -= written
 	}
@@ -530,45 +541,29 @@ func (ec *elConn) ReadFrom(r io.Reader) (int64, error) {
 	return written + n, err
 }
 
-// sendfile sends up to remain bytes of f from its current offset. handled
-// is false when the kernel refused the file before any byte went out.
-func (ec *elConn) sendfile(f *os.File, remain int64) (written int64, handled bool, err error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return 0, false, nil
-	}
-	cerr := rc.Control(func(sfd uintptr) {
-		for remain > 0 {
-			chunk := int(min(remain, 4<<20))
-			var n int
-			n, err = ec.tryWrite(func(fd int) (int, error) {
-				raceRelease(fd)
-				k, err := unix.Sendfile(fd, int(sfd), nil, chunk)
-				if k == 0 && err == nil {
-					err = io.EOF // the file ended first
-				}
-				return k, err
-			})
-			if err == unix.EINVAL || err == unix.ENOSYS {
-				handled, err = written > 0, nil
-				return
-			}
-			if err == io.EOF {
-				err = nil
-				break
-			}
-			if err != nil {
-				break
-			}
-			written += int64(n)
-			remain -= int64(n)
+// sendfile sends up to remain bytes of the file sfd, from *off (which it
+// advances), or from the file's own offset when off is nil. handled is
+// false when the kernel refused the file before any byte went out.
+func (ec *elConn) sendfile(sfd int, off *int64, remain int64) (written int64, handled bool, err error) {
+	for remain > 0 {
+		var n int
+		n, err = ec.tryWrite(func(fd int) (int, error) {
+			raceRelease(fd)
+			return sendfileOnce(fd, sfd, off, remain)
+		})
+		if err == unix.EINVAL || err == unix.ENOSYS {
+			return written, written > 0, nil
 		}
-		handled = true
-	})
-	if cerr != nil && err == nil {
-		err = cerr
+		if err == io.EOF {
+			return written, true, nil // the file ended first
+		}
+		if err != nil {
+			return written, true, err
+		}
+		written += int64(n)
+		remain -= int64(n)
 	}
-	return written, handled, err
+	return written, true, nil
 }
 
 // writerOnly hides ReadFrom so that io.Copy does not come back to it.

@@ -77,14 +77,14 @@ func ParseFlags() Options {
 	var o Options
 	var profile string
 	flag.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "listen address host:port (port 0 picks a free port)")
-	flag.StringVar(&profile, "profile", string(ProfileBench), "route profile: bench, probe or routed")
+	flag.StringVar(&profile, "profile", string(ProfileBench), "route profile: bench, probe, routed or static")
 	flag.BoolVar(&o.H2C, "h2c", false, "also serve cleartext HTTP/2 (prior knowledge) on the HTTP/1.1 port")
 	flag.BoolVar(&o.TLS, "tls", false, "serve HTTPS (ALPN h2 and http/1.1) with a self-signed certificate generated at start")
 	flag.StringVar(&o.Engine, "engine", "auto", "riptide servers: connection engine, auto, goroutine or eventloop")
 	flag.Parse()
 	o.Profile = Profile(profile)
-	if o.Profile != ProfileBench && o.Profile != ProfileProbe && o.Profile != ProfileRouted {
-		fmt.Fprintf(os.Stderr, "unknown -profile %q (want bench, probe or routed)\n", profile)
+	if o.Profile != ProfileBench && o.Profile != ProfileProbe && o.Profile != ProfileRouted && o.Profile != ProfileStatic {
+		fmt.Fprintf(os.Stderr, "unknown -profile %q (want bench, probe, routed or static)\n", profile)
 		os.Exit(2)
 	}
 	if o.H2C && o.TLS {

@@ -19,6 +19,11 @@ func Handler(p benchserver.Profile) fasthttp.RequestHandler {
 		return probe
 	case benchserver.ProfileRouted:
 		return routed()
+	case benchserver.ProfileStatic:
+		// fasthttp.FS with its defaults (files cached for 10 s, no
+		// compression, no byte ranges).
+		fs := &fasthttp.FS{Root: benchserver.DefaultStaticDir()}
+		return fs.NewRequestHandler()
 	}
 	return bench
 }

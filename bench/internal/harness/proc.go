@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/riptide-http/riptide/bench/internal/benchserver"
 )
 
 // Proc is a running server.
@@ -364,6 +366,9 @@ func writeNginxConf(dir string, port int) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "64k"), body, 0o644); err != nil {
 		return "", err
 	}
+	if _, err := benchserver.StaticDir(dir); err != nil { // dir/static/*.txt
+		return "", err
+	}
 	conf := fmt.Sprintf(`daemon off;
 master_process on;
 worker_processes auto;
@@ -383,6 +388,15 @@ http {
     location = / { default_type "text/plain"; return 200 "Hello, World!"; }
     location = /json { default_type "application/json"; return 200 '{"message":"Hello, World!"}'; }
     location = /64k { default_type "application/octet-stream"; alias %[1]s/64k; }
+    # The static workloads: sendfile and an open-file cache, as a tuned
+    # nginx serves files (ETag and Last-Modified are on by default).
+    location /static/ {
+      root %[1]s;
+      types { text/plain txt; }
+      sendfile on;
+      tcp_nopush on;
+      open_file_cache max=1000 inactive=60s;
+    }
   }
 }
 `, dir, port)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/riptide-http/riptide/bench/internal/benchserver"
 )
 
 // Kind says how a server is built and launched.
@@ -115,6 +117,9 @@ func (s Server) Unsupported(w Workload) string {
 			return "the generated nginx configuration serves HTTP/1.1 only (no http2, no TLS)"
 		}
 		return "no HTTP/2 support (fasthttp has none)"
+	}
+	if w.Profile == benchserver.ProfileStatic && s.Kind == KindNginx {
+		return "" // the generated configuration serves the static files
 	}
 	if w.Profile != "" && s.Kind != KindGo {
 		return "serves canned responses, no routed app"

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/static"
 
 	"github.com/riptide-http/riptide/bench/internal/benchserver"
 )
@@ -19,6 +20,13 @@ func Handler(p benchserver.Profile) riptide.Handler {
 		return riptide.HandlerFunc(probe)
 	case benchserver.ProfileRouted:
 		return routed()
+	case benchserver.ProfileStatic:
+		// riptide's static package with its defaults.
+		h, err := static.New(benchserver.DefaultStaticDir(), static.Options{})
+		if err != nil {
+			panic(err)
+		}
+		return h
 	}
 	return riptide.HandlerFunc(bench)
 }

@@ -17,8 +17,11 @@ import (
 
 // Mux returns the routes of profile p on an http.ServeMux.
 func Mux(p benchserver.Profile) http.Handler {
-	if p == benchserver.ProfileRouted {
+	switch p {
+	case benchserver.ProfileRouted:
 		return routedMux()
+	case benchserver.ProfileStatic:
+		return http.FileServer(http.Dir(benchserver.DefaultStaticDir()))
 	}
 	m := http.NewServeMux()
 	if p == benchserver.ProfileProbe {
@@ -38,8 +41,13 @@ func Mux(p benchserver.Profile) http.Handler {
 
 // Chi returns the routes of profile p on a chi router.
 func Chi(p benchserver.Profile) http.Handler {
-	if p == benchserver.ProfileRouted {
+	switch p {
+	case benchserver.ProfileRouted:
 		return routedChi()
+	case benchserver.ProfileStatic:
+		r := chi.NewRouter()
+		r.Handle("/static/*", http.FileServer(http.Dir(benchserver.DefaultStaticDir())))
+		return r
 	}
 	r := chi.NewRouter()
 	if p == benchserver.ProfileProbe {
