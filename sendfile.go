@@ -36,7 +36,9 @@ const sendFileCopyBuf = 32 << 10
 // f must stay open until SendFile returns: it works on f's descriptor, so
 // closing f from another goroutine during the call may send another file's
 // bytes. If f turns out shorter than offset+n, the result is ErrShortFile
-// and the connection closes after the bytes sent.
+// and the connection closes after the bytes sent. While a BodyFilter is set
+// (see SetBodyFilter) the section is read and written through the filter
+// instead, with no Content-Length declared.
 func (x *Ctx) SendFile(f *os.File, offset, n int64) (int64, error) {
 	r := &x.resp
 	c := x.conn
@@ -47,6 +49,12 @@ func (x *Ctx) SendFile(f *os.File, offset, n int64) (int64, error) {
 		return 0, c.werr
 	case offset < 0 || n < 0:
 		return 0, os.ErrInvalid
+	}
+	if x.filter != nil {
+		// A body filter (compression, say) must see these bytes like any
+		// other body bytes, and in order after what it holds: copy
+		// through it, with no length declared for the filtered body.
+		return x.copyFile(f, offset, n, x.filter.Write)
 	}
 	if !r.committed {
 		if r.clen < 0 && len(r.body) == 0 {
