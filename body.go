@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/netx"
 )
 
 // ErrBodyTooLarge is returned by body reads past Server.MaxRequestBodySize.
@@ -201,7 +202,7 @@ func (b *bodyReader) fail(err error) error {
 		err = h1.ErrChunkExtTooLarge
 	}
 	b.err = err
-	if isTimeout(err) {
+	if netx.DeadlineExceeded(err) {
 		b.c.srv.statTimeout(timeoutBody)
 	}
 	b.c.closeAfter = true

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // sniffLen is how many body bytes http.DetectContentType looks at.
@@ -243,7 +244,7 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		rest := vs[:0:0]
 		for _, v := range vs {
 			switch {
-			case hasToken(v, "close"):
+			case ascii.HasToken(v, "close"):
 				r.close = true
 			case strings.EqualFold(strings.TrimSpace(v), "keep-alive"):
 				// The engine says keep-alive itself where needed.
@@ -716,17 +717,6 @@ func (w *compatWriter) CloseNotify() <-chan bool {
 	return ch
 }
 
-// hasToken reports whether the comma-separated list v contains token,
-// case-insensitively.
-func hasToken(v, token string) bool {
-	for item := range strings.SplitSeq(v, ",") {
-		if strings.EqualFold(textproto.TrimString(item), token) {
-			return true
-		}
-	}
-	return false
-}
-
 // forbiddenTrailers lists, in lower case, the fields that must not be sent
 // as trailers (RFC 9110 §6.5.1: framing, routing, authentication, response
 // controls): net/http's list (httpguts.ValidTrailerHeader).
@@ -742,11 +732,11 @@ var forbiddenTrailers = [...]string{
 // whether name must not be sent as a trailer: one of forbiddenTrailers or
 // an If-* precondition (as in net/http).
 func forbiddenTrailer(name string) bool {
-	if len(name) >= 3 && equalFold(name[:3], "if-") {
+	if len(name) >= 3 && ascii.EqualFold(name[:3], "if-") {
 		return true
 	}
 	for _, f := range forbiddenTrailers {
-		if equalFold(name, f) {
+		if ascii.EqualFold(name, f) {
 			return true
 		}
 	}

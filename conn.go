@@ -5,13 +5,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/netx"
 )
 
 // conn is the per-connection engine state. It is pooled: a connection's
@@ -220,14 +220,7 @@ func (c *conn) closeConn() {
 		cw = c.ec
 	}
 	if cw != nil && c.werr == nil && (c.linger || c.r < c.w || !c.body.done) {
-		cw.CloseWrite()
-		c.nc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-		var buf [512]byte
-		for i := 0; i < 16; i++ {
-			if _, err := c.nc.Read(buf[:]); err != nil {
-				break
-			}
-		}
+		netx.HalfCloseAndDrain(c.nc, cw)
 	}
 	c.nc.Close()
 	c.setState(StateClosed)
@@ -305,7 +298,7 @@ func (c *conn) readRequest() bool {
 		}
 		if err != nil {
 			c.statReadError(err)
-			if c.r < c.w && isTimeout(err) && !c.srv.draining.Load() {
+			if c.r < c.w && netx.DeadlineExceeded(err) && !c.srv.draining.Load() {
 				c.ctx.resp.head = false
 				c.writeCanned(408)
 			}
@@ -493,10 +486,6 @@ func (c *conn) makeRoom() error {
 	copy(nb, c.rbuf[:c.w])
 	c.rbuf = nb
 	return nil
-}
-
-func isTimeout(err error) bool {
-	return errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // Deadline kinds, recorded so a deadline of the same kind can be kept

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riptide-http/riptide/internal/ascii"
 	"golang.org/x/net/http2"
 )
 
@@ -294,7 +295,7 @@ func (x *Ctx) IsHTTP2() bool {
 // h2IsUpgrade reports an HTTP/1.1 request asking to upgrade to h2c
 // (Connection: Upgrade, HTTP2-Settings; Upgrade: h2c; RFC 7540 §3.2).
 func h2IsUpgrade(x *Ctx) bool {
-	return x.req.Minor == 1 && equalFold(x.req.Get("Upgrade"), "h2c") && x.req.Get("HTTP2-Settings") != nil
+	return x.req.Minor == 1 && ascii.EqualFold(x.req.Get("Upgrade"), "h2c") && x.req.Get("HTTP2-Settings") != nil
 }
 
 // h2Upgrade handles an "Upgrade: h2c" request when HTTP2Config.H2CUpgrade

@@ -21,6 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 	"golang.org/x/net/http2"
 )
 
@@ -333,13 +334,13 @@ func (st *h2Stream) encodeLines(lines []byte) {
 func h2ConnectionSpecific(name []byte) bool {
 	switch len(name) {
 	case 7:
-		return equalFold(name, "upgrade")
+		return ascii.EqualFold(name, "upgrade")
 	case 10:
-		return equalFold(name, "connection") || equalFold(name, "keep-alive")
+		return ascii.EqualFold(name, "connection") || ascii.EqualFold(name, "keep-alive")
 	case 16:
-		return equalFold(name, "proxy-connection")
+		return ascii.EqualFold(name, "proxy-connection")
 	case 17:
-		return equalFold(name, "transfer-encoding")
+		return ascii.EqualFold(name, "transfer-encoding")
 	}
 	return false
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // Errors returned by the response methods.
@@ -202,20 +203,20 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 	r := &x.resp
 	switch len(name) {
 	case 4:
-		if equalFold(name, "date") {
+		if ascii.EqualFold(name, "date") {
 			r.userDate = true
 		}
 	case 6:
-		if equalFold(name, "server") {
+		if ascii.EqualFold(name, "server") {
 			r.userServer = true
 		}
 	case 10:
-		if equalFold(name, "connection") && equalFold(value, "close") {
+		if ascii.EqualFold(name, "connection") && ascii.EqualFold(value, "close") {
 			r.close = true
 			return true
 		}
 	case 14:
-		if equalFold(name, "content-length") {
+		if ascii.EqualFold(name, "content-length") {
 			n, ok := parseUint(value)
 			if !ok {
 				r.badHeader = true
@@ -225,26 +226,9 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 			return true
 		}
 	case 17:
-		return equalFold(name, "transfer-encoding")
+		return ascii.EqualFold(name, "transfer-encoding")
 	}
 	return false
-}
-
-// equalFold compares ASCII case-insensitively; b is lower case.
-func equalFold[A ~string | ~[]byte](a A, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(b); i++ {
-		c := a[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // parseUint parses a Content-Length value: 1 to 18 ASCII digits.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/netx"
 )
 
 // Defaults applied when the corresponding Client field is zero.
@@ -321,7 +322,7 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 	reused := c.reused
 	fail := func(err error) (bool, error) {
 		c.discard()
-		return reused && !c.got && !isTimeout(err) && ctx.Err() == nil, err
+		return reused && !c.got && !netx.Timeout(err) && ctx.Err() == nil, err
 	}
 
 	hasBody := req.bodyStream != nil || len(req.body) > 0
@@ -366,7 +367,7 @@ func (c *conn) readResponse(req *Request, resp *Response, deadline time.Time, bo
 	resp.parsing = true
 	n, err := c.readHeadFinal(&resp.head)
 	if err != nil {
-		retry := !c.got && !isTimeout(err) && (c.ctx == nil || c.ctx.Err() == nil) && (c.reused || c.pipe != nil)
+		retry := !c.got && !netx.Timeout(err) && (c.ctx == nil || c.ctx.Err() == nil) && (c.reused || c.pipe != nil)
 		c.discard()
 		return retry, err
 	}
@@ -458,11 +459,6 @@ func readDeadline(deadline, hdr time.Time) time.Time {
 		return deadline
 	}
 	return hdr
-}
-
-func isTimeout(err error) bool {
-	ne, ok := err.(interface{ Timeout() bool })
-	return ok && ne.Timeout()
 }
 
 // appendHead appends the request head for req to w.
