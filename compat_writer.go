@@ -129,12 +129,6 @@ func appendStatusLine(dst []byte, code int) []byte {
 	return append(dst, " \r\n"...) // no reason phrase, as for 599
 }
 
-// bodyAllowed reports whether a response with this status has a body
-// (RFC 9110 §6.4.1).
-func bodyAllowed(status int) bool {
-	return status >= 200 && status != 204 && status != 304
-}
-
 // serializeHeader turns the handler's header map into the engine's header
 // lines: sorted by key (as net/http sends them), invalid names dropped, CR
 // and LF in values replaced by spaces (net/http's rules), and the fields the
@@ -149,7 +143,7 @@ func (w *compatWriter) serializeHeader() {
 	r := &w.x.resp
 	code := w.status
 	r.status = code
-	w.sniff = bodyAllowed(code)
+	w.sniff = h1.BodyAllowed(code)
 	w.known = 0
 	h := w.header
 	if len(h) == 0 {
@@ -227,14 +221,14 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 			return
 		}
 	case "Content-Length":
-		if bodyAllowed(code) && len(vs) > 0 {
+		if h1.BodyAllowed(code) && len(vs) > 0 {
 			if n, ok := parseContentLength(vs[0]); ok {
 				r.clen = n
 			}
 		}
 		return
 	case "Transfer-Encoding":
-		if bodyAllowed(code) && len(vs) > 0 {
+		if h1.BodyAllowed(code) && len(vs) > 0 {
 			*te = vs[0]
 			w.sniff = false
 		}
@@ -401,7 +395,7 @@ func (w *compatWriter) write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if !bodyAllowed(w.status) {
+	if !h1.BodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
 	}
 	x := w.x
@@ -588,7 +582,7 @@ func (w *compatWriter) sendfileTarget(src io.Reader) (io.ReaderFrom, bool) {
 		w.writeHeader(http.StatusOK)
 	}
 	r := &w.x.resp
-	if r.clen < 0 || r.head || !bodyAllowed(w.status) {
+	if r.clen < 0 || r.head || !h1.BodyAllowed(w.status) {
 		return nil, false
 	}
 	if ec := w.x.conn.ec; ec != nil {

@@ -281,7 +281,7 @@ func (st *h2Stream) encodeHead(x *Ctx, status int, streaming bool, bodyLen int) 
 	if !r.userServer && hc.srv.Name != "" {
 		hc.encodeField("server", hc.srv.Name)
 	}
-	if status == 204 || status == 304 {
+	if !h1.BodyAllowed(status) {
 		return
 	}
 	n := r.clen

@@ -372,7 +372,7 @@ func (w *h2Writer) WriteHeader(code int) {
 	w.status = code
 	// Later changes to the map do not reach the head, only trailers do.
 	w.snap = w.header.Clone()
-	if vs := w.snap["Content-Length"]; len(vs) > 0 && bodyAllowed(code) {
+	if vs := w.snap["Content-Length"]; len(vs) > 0 && h1.BodyAllowed(code) {
 		if n, ok := parseContentLength(vs[0]); ok {
 			w.clen = n
 		}
@@ -391,7 +391,7 @@ func (w *h2Writer) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if !bodyAllowed(w.status) {
+	if !h1.BodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
 	}
 	if w.clen >= 0 && w.written+int64(len(p)) > w.clen {
@@ -475,7 +475,7 @@ func (w *h2Writer) sendHead(final bool, next []byte) error {
 	}
 	defer hc.mu.Unlock()
 	body := w.buf
-	if w.head || !bodyAllowed(w.status) {
+	if w.head || !h1.BodyAllowed(w.status) {
 		body = nil
 	}
 	endNow := final && len(body) == 0 && !trailers
@@ -505,7 +505,7 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
 		case "Connection", "Transfer-Encoding", "Keep-Alive", "Upgrade", "Proxy-Connection":
 			continue // connection-specific: not in HTTP/2 (RFC 9113 §8.2.2)
 		case "Content-Length":
-			if status < 200 || !bodyAllowed(status) && status != http.StatusNotModified {
+			if status < 200 || !h1.BodyAllowed(status) && status != http.StatusNotModified {
 				continue
 			}
 		case "Date":
@@ -529,12 +529,12 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
 	if !sawDate {
 		hc.encodeField("date", hc.dateValue())
 	}
-	if !sawType && bodyAllowed(status) && !w.hasEncoding() {
+	if !sawType && h1.BodyAllowed(status) && !w.hasEncoding() {
 		if data := w.sniffData(next); len(data) > 0 {
 			hc.encodeField("content-type", http.DetectContentType(data))
 		}
 	}
-	if final && w.clen < 0 && bodyAllowed(status) && (!w.head || w.written > 0) && !w.hasTrailers() {
+	if final && w.clen < 0 && h1.BodyAllowed(status) && (!w.head || w.written > 0) && !w.hasTrailers() {
 		b := strconv.AppendInt(w.clenBuf[:0], w.written, 10)
 		// Never indexed: the string is a view of a reused buffer.
 		_ = hc.enc.WriteField(h2Field{Name: "content-length", Value: unsafe.String(&b[0], len(b)), Sensitive: true})
@@ -586,7 +586,7 @@ func (w *h2Writer) finish() {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.clen >= 0 && !w.head && bodyAllowed(w.status) && w.written != w.clen {
+	if w.clen >= 0 && !w.head && h1.BodyAllowed(w.status) && w.written != w.clen {
 		// Shorter than declared: what there is goes out, but the stream
 		// is reset so that the client does not take it as complete.
 		if !w.sentHeader {

@@ -447,7 +447,7 @@ func (x *Ctx) commit(streaming bool) {
 			status = 413
 		}
 	}
-	r.noBody = r.head || status < 200 || status == 204 || status == 304
+	r.noBody = r.head || !h1.BodyAllowed(status)
 	c.wire.writeHead(x, status, streaming)
 	if bad {
 		// Whatever the handler writes after this is discarded.
@@ -471,9 +471,8 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 	if !r.userServer {
 		w = append(w, c.cfg.serverHeader...)
 	}
-	bodyOK := status >= 200 && status != 204 && status != 304
 	switch {
-	case !bodyOK:
+	case !h1.BodyAllowed(status):
 		// RFC 9110 §8.6: no Content-Length on 1xx/204, nor on 304 (where
 		// it would describe the unsent representation).
 	case r.clen >= 0:
@@ -549,9 +548,7 @@ func (c *conn) endResponse(x *Ctx) {
 		c.flush()
 		c.werr = errBadTrailer
 	case r.chunked:
-		c.wbuf = append(c.wbuf, '0', '\r', '\n')
-		c.wbuf = append(c.wbuf, r.trl...)
-		c.wbuf = append(c.wbuf, '\r', '\n')
+		c.wbuf = h1.AppendLastChunkLines(c.wbuf, r.trl)
 	case r.clen >= 0 && !r.noBody && r.written != r.clen:
 		// Short body: the client would wait for the rest forever.
 		c.closeAfter = true

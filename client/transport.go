@@ -277,7 +277,7 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, cn *conn, gz
 		if h.TransferEncoding {
 			hr.ContentLength = -1
 		}
-	case h.Status < 200 || h.Status == 204 || h.Status == 304:
+	case !h1.BodyAllowed(h.Status):
 		hr.ContentLength = 0
 	case h.TransferEncoding:
 		hr.ContentLength = -1

@@ -172,11 +172,19 @@ func (r *Response) parseStatusLine(line []byte) error {
 	return nil
 }
 
+// BodyAllowed reports whether a response with this status may carry a
+// body, and so Content-Length or Transfer-Encoding: not 1xx, 204 or 304
+// (RFC 9110 §6.4.1, RFC 9112 §6.3). Client and server, HTTP/1.1 and HTTP/2
+// all frame by this one rule.
+func BodyAllowed(status int) bool {
+	return status >= 200 && status != 204 && status != 304
+}
+
 // BodyMode reports how this response's body is delimited, given whether it
 // answers a HEAD request (RFC 9112 §6.3).
 func (r *Response) BodyMode(head bool) BodyMode {
 	switch {
-	case head, r.Status < 200, r.Status == 204, r.Status == 304:
+	case head, !BodyAllowed(r.Status):
 		return BodyNone
 	case r.TransferEncoding && r.Chunked:
 		return BodyChunked
