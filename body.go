@@ -140,7 +140,7 @@ func (b *bodyReader) readChunked(p []byte) (int, error) {
 			if err == nil {
 				c.r += n
 				if len(data) > 0 {
-					if max := b.limit; max > 0 && b.read+int64(len(data)) > max {
+					if overBodyLimit(b.limit, b.read+int64(len(data))) {
 						return 0, b.tooLarge()
 					}
 					b.read += int64(len(data))

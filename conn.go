@@ -4,8 +4,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -323,7 +321,7 @@ func (c *conn) serveRequest() {
 		c.writeCanned(417)
 		return
 	}
-	if cfg.maxBody > 0 && req.ContentLength > cfg.maxBody {
+	if overBodyLimit(cfg.maxBody, req.ContentLength) {
 		c.writeCanned(413)
 		return
 	}
@@ -543,13 +541,7 @@ func (c *conn) armWrite() {
 // left the body or the response half done.
 func (c *conn) handlerPanicked(v any) {
 	x := &c.ctx
-	if v != ErrAbortHandler && v != http.ErrAbortHandler {
-		c.srv.stats.panics.Add(1)
-		c.srv.logger().Error("riptide: panic serving request",
-			"remote", c.nc.RemoteAddr().String(),
-			"method", string(x.req.Method), "target", string(x.req.Target),
-			"panic", v, "stack", string(debug.Stack()))
-	}
+	c.srv.logPanic(v, c.nc.RemoteAddr().String(), string(x.req.Method), string(x.req.Target))
 	if c.hijacked {
 		return
 	}

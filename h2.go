@@ -18,7 +18,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -256,12 +255,7 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
 			ch.srv.stats.h2Resets.Add(1)
-			if v != http.ErrAbortHandler && v != ErrAbortHandler {
-				ch.srv.stats.panics.Add(1)
-				ch.srv.logger().Error("riptide: panic serving request",
-					"remote", r.RemoteAddr, "method", r.Method, "target", r.RequestURI,
-					"panic", v, "stack", string(debug.Stack()))
-			}
+			ch.srv.logPanic(v, r.RemoteAddr, r.Method, r.RequestURI)
 			panic(http.ErrAbortHandler)
 		}
 	}()
@@ -270,11 +264,11 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.RemoteAddr = a
 		}
 	}
-	if ch.srv.Name != "" {
+	if ch.srv.addsServerHeader(false) {
 		w.Header().Set("Server", ch.srv.Name)
 	}
 	if ch.maxBody > 0 {
-		if r.ContentLength > ch.maxBody {
+		if overBodyLimit(ch.maxBody, r.ContentLength) {
 			http.Error(w, "413 Request Entity Too Large", http.StatusRequestEntityTooLarge)
 			return
 		}

@@ -40,7 +40,7 @@ func (st *h2Stream) serveNative(h Handler) {
 	switch code := st.fillRequest(c); {
 	case code != 0:
 		x.cannedH2(code)
-	case s.cfg.maxBody > 0 && st.declLen > s.cfg.maxBody:
+	case overBodyLimit(s.cfg.maxBody, st.declLen):
 		x.cannedH2(413)
 	default:
 		c.body.startStream(st)
@@ -128,6 +128,7 @@ func (b *bodyReader) startStream(st *h2Stream) {
 	b.chunked = false
 	b.remaining = 0
 	b.read = 0
+	b.limit = b.c.cfg.maxBody
 	b.pending = nil
 	b.done = st.endAtOpen
 	b.err = nil
@@ -138,7 +139,7 @@ func (b *bodyReader) startStream(st *h2Stream) {
 // readStream reads the body from the stream, with MaxRequestBodySize.
 func (b *bodyReader) readStream(p []byte) (int, error) {
 	n, err := b.stream.readBody(p)
-	if max := b.c.cfg.maxBody; max > 0 && b.read+int64(n) > max {
+	if overBodyLimit(b.limit, b.read+int64(n)) {
 		return 0, b.tooLarge()
 	}
 	b.read += int64(n)
@@ -278,7 +279,7 @@ func (st *h2Stream) encodeHead(x *Ctx, status int, streaming bool, bodyLen int) 
 	if !r.userDate {
 		hc.encodeField("date", hc.dateValue())
 	}
-	if !r.userServer && hc.srv.Name != "" {
+	if hc.srv.addsServerHeader(r.userServer) {
 		hc.encodeField("server", hc.srv.Name)
 	}
 	if !h1.BodyAllowed(status) {

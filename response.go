@@ -468,7 +468,7 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 	if !r.userDate {
 		w = append(w, c.date.get()...)
 	}
-	if !r.userServer {
+	if c.srv.addsServerHeader(r.userServer) {
 		w = append(w, c.cfg.serverHeader...)
 	}
 	switch {
