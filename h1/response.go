@@ -63,30 +63,10 @@ func (r *Response) Reset() {
 
 // Get returns the value of the first header named name (case-insensitive),
 // or nil. It does not allocate.
-func (r *Response) Get(name string) []byte {
-	for i := range r.Headers {
-		if EqualFold(r.Headers[i].Name, name) {
-			return r.Headers[i].Value
-		}
-	}
-	return nil
-}
+func (r *Response) Get(name string) []byte { return getHeader(r.Headers, name) }
 
 // Known returns the value of the first header of kind k, or nil.
-func (r *Response) Known(k Known) []byte {
-	if i := r.known[k]; i != 0 {
-		return r.Headers[i-1].Value
-	}
-	if k != Unknown && len(r.Headers) >= 255 {
-		// Index past what known can hold: fall back to a scan.
-		for i := range r.Headers {
-			if r.Headers[i].Key == k {
-				return r.Headers[i].Value
-			}
-		}
-	}
-	return nil
-}
+func (r *Response) Known(k Known) []byte { return knownHeader(r.Headers, &r.known, k) }
 
 // Parse parses a response head at the start of buf, with the same contract
 // as Request.Parse. A 1xx response is returned like any other; the caller
