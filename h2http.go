@@ -10,16 +10,13 @@ package riptide
 // Hijack is not offered, as on any HTTP/2 server).
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -189,66 +186,15 @@ func (rq *h2Request) end() {
 
 // h2ReqCtx is the request's Context: cancelled when the client resets the
 // stream, the connection ends, or ServeHTTP returns. Nothing is allocated
-// until Done is first called; derived contexts find the inner
-// context.WithCancel through Value, so they need no goroutine.
+// until Done is first called (lazyCtx, compat_request.go).
 type h2ReqCtx struct {
-	mu    sync.Mutex
-	inner context.Context
-	stop  context.CancelFunc
-	over  bool
-	laddr net.Addr
+	lazyCtx
 }
-
-// cancel ends the context.
-func (c *h2ReqCtx) cancel() {
-	c.mu.Lock()
-	c.over = true
-	stop := c.stop
-	c.mu.Unlock()
-	if stop != nil {
-		stop()
-	}
-}
-
-// Deadline reports no deadline.
-func (c *h2ReqCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 // Done returns a channel closed when the request is over.
 func (c *h2ReqCtx) Done() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.inner == nil {
-		if c.over {
-			return closedChan
-		}
-		c.inner, c.stop = context.WithCancel(context.Background())
-	}
-	return c.inner.Done()
-}
-
-// Err returns context.Canceled once the request is over.
-func (c *h2ReqCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.over {
-		return context.Canceled
-	}
-	return nil
-}
-
-// Value returns the local address for http.LocalAddrContextKey, and lets
-// context.WithCancel find the inner context.
-func (c *h2ReqCtx) Value(key any) any {
-	if key == http.LocalAddrContextKey {
-		return c.laddr
-	}
-	c.mu.Lock()
-	in := c.inner
-	c.mu.Unlock()
-	if in != nil {
-		return in.Value(key)
-	}
-	return nil
+	ch, _ := c.done()
+	return ch
 }
 
 // String names the context.
