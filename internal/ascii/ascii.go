@@ -62,6 +62,14 @@ func IsHex(c byte) bool {
 	return (c >= '0' && c <= '9') || ((c|0x20) >= 'a' && (c|0x20) <= 'f')
 }
 
+// Unhex is the value of the hexadecimal digit c (IsHex(c) must hold).
+func Unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c | 0x20 - 'a' + 10
+}
+
 // ValidAuthority checks host[:port] as used in Host, in absolute- and
 // authority-form targets and in a client's URL: no userinfo ('@'), no path,
 // a non-empty host that is a reg-name or an IP-literal, and a numeric port

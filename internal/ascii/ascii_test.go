@@ -88,3 +88,23 @@ func TestAllocs(t *testing.T) {
 		t.Errorf("allocs = %v, want 0", n)
 	}
 }
+
+func TestHex(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := -1
+		switch {
+		case '0' <= c && c <= '9':
+			want = c - '0'
+		case 'a' <= c && c <= 'f':
+			want = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			want = c - 'A' + 10
+		}
+		if IsHex(byte(c)) != (want >= 0) {
+			t.Errorf("IsHex(%q) = %v", rune(c), !(want >= 0))
+		}
+		if want >= 0 && int(Unhex(byte(c))) != want {
+			t.Errorf("Unhex(%q) = %d, want %d", rune(c), Unhex(byte(c)), want)
+		}
+	}
+}
