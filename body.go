@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/netx"
 )
 
 // ErrBodyTooLarge is returned by body reads past Server.MaxRequestBodySize.
@@ -139,7 +140,7 @@ func (b *bodyReader) readChunked(p []byte) (int, error) {
 			if err == nil {
 				c.r += n
 				if len(data) > 0 {
-					if max := b.limit; max > 0 && b.read+int64(len(data)) > max {
+					if overBodyLimit(b.limit, b.read+int64(len(data))) {
 						return 0, b.tooLarge()
 					}
 					b.read += int64(len(data))
@@ -201,7 +202,7 @@ func (b *bodyReader) fail(err error) error {
 		err = h1.ErrChunkExtTooLarge
 	}
 	b.err = err
-	if isTimeout(err) {
+	if netx.DeadlineExceeded(err) {
 		b.c.srv.statTimeout(timeoutBody)
 	}
 	b.c.closeAfter = true

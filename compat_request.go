@@ -415,18 +415,86 @@ type compatContext struct {
 	x     *Ctx // guarded by mu; nil once ended
 	ended bool // guarded by mu
 
-	imu  sync.Mutex // guards creating inner, and over
-	over bool       // the request has ended
-
-	inner     atomic.Pointer[innerCtx]
+	lazyCtx
 	wantWatch atomic.Bool // inner exists, the engine watch is not started yet
 	hijack    atomic.Bool // the connection was hijacked: disconnects no longer cancel
-	laddr     net.Addr
+}
+
+// lazyCtx is the part of a request's Context that the HTTP/1.1 compat
+// adapter (compatContext) and HTTP/2 (h2ReqCtx) share: no deadline, the
+// local address as a value, and a context.WithCancel made only when Done
+// is first called, so that derived contexts hang off it without a
+// goroutine each and a request that never asks allocates nothing.
+type lazyCtx struct {
+	imu   sync.Mutex // guards creating inner, and over
+	over  bool       // the request has ended
+	inner atomic.Pointer[innerCtx]
+	laddr net.Addr
 }
 
 type innerCtx struct {
 	ctx    context.Context
 	cancel context.CancelFunc
+}
+
+// Deadline reports no deadline, as net/http's request context.
+func (c *lazyCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// done is Done; created reports that this call made the inner context.
+func (c *lazyCtx) done() (ch <-chan struct{}, created bool) {
+	if in := c.inner.Load(); in != nil {
+		return in.ctx.Done(), false
+	}
+	c.imu.Lock()
+	in := c.inner.Load()
+	if in == nil {
+		if c.over {
+			c.imu.Unlock()
+			return closedChan, false
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		in = &innerCtx{ctx, cancel}
+		c.inner.Store(in)
+		created = true
+	}
+	c.imu.Unlock()
+	return in.ctx.Done(), created
+}
+
+// Err returns context.Canceled once Done is closed.
+func (c *lazyCtx) Err() error {
+	if in := c.inner.Load(); in != nil {
+		return in.ctx.Err()
+	}
+	c.imu.Lock()
+	defer c.imu.Unlock()
+	if c.over {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Value returns the connection's local address for
+// http.LocalAddrContextKey, as net/http does, and otherwise defers to the
+// inner context (which is how context.WithCancel finds it).
+func (c *lazyCtx) Value(key any) any {
+	if key == http.LocalAddrContextKey {
+		return c.laddr
+	}
+	if in := c.inner.Load(); in != nil {
+		return in.ctx.Value(key)
+	}
+	return nil
+}
+
+// cancel ends the context: the request is over.
+func (c *lazyCtx) cancel() {
+	c.imu.Lock()
+	c.over = true
+	c.imu.Unlock()
+	if in := c.inner.Load(); in != nil {
+		in.cancel()
+	}
 }
 
 func (c *compatContext) lock() { c.mu.Lock() }
@@ -457,61 +525,20 @@ func (c *compatContext) startWatchLocked() {
 	x.Done()
 }
 
-// Deadline reports no deadline, as net/http's request context.
-func (c *compatContext) Deadline() (time.Time, bool) { return time.Time{}, false }
-
 // Done returns a channel closed when the client goes away or ServeHTTP
 // returns.
 func (c *compatContext) Done() <-chan struct{} {
-	if in := c.inner.Load(); in != nil {
-		return in.ctx.Done()
-	}
-	c.imu.Lock()
-	in := c.inner.Load()
-	if in == nil {
-		if c.over {
-			c.imu.Unlock()
-			return closedChan
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		in = &innerCtx{ctx, cancel}
-		c.inner.Store(in)
+	ch, created := c.done()
+	if created {
 		c.wantWatch.Store(true)
 	}
-	c.imu.Unlock()
 	// Seen either here or by the holder of mu in unlock (it loads
 	// wantWatch after releasing mu).
 	if c.wantWatch.Load() && c.mu.TryLock() {
 		c.startWatchLocked()
 		c.mu.Unlock()
 	}
-	return in.ctx.Done()
-}
-
-// Err returns context.Canceled once Done is closed.
-func (c *compatContext) Err() error {
-	if in := c.inner.Load(); in != nil {
-		return in.ctx.Err()
-	}
-	c.imu.Lock()
-	defer c.imu.Unlock()
-	if c.over {
-		return context.Canceled
-	}
-	return nil
-}
-
-// Value returns the connection's local address for
-// http.LocalAddrContextKey, as net/http does, and otherwise defers to the
-// inner context (which is how context.WithCancel finds it).
-func (c *compatContext) Value(key any) any {
-	if key == http.LocalAddrContextKey {
-		return c.laddr
-	}
-	if in := c.inner.Load(); in != nil {
-		return in.ctx.Value(key)
-	}
-	return nil
+	return ch
 }
 
 // String names the context, for fmt and context's own String methods.
@@ -523,10 +550,5 @@ func (c *compatContext) end() {
 	c.ended = true
 	c.x = nil
 	c.mu.Unlock()
-	c.imu.Lock()
-	c.over = true
-	c.imu.Unlock()
-	if in := c.inner.Load(); in != nil {
-		in.cancel()
-	}
+	c.lazyCtx.cancel()
 }

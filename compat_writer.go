@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // sniffLen is how many body bytes http.DetectContentType looks at.
@@ -128,12 +129,6 @@ func appendStatusLine(dst []byte, code int) []byte {
 	return append(dst, " \r\n"...) // no reason phrase, as for 599
 }
 
-// bodyAllowed reports whether a response with this status has a body
-// (RFC 9110 §6.4.1).
-func bodyAllowed(status int) bool {
-	return status >= 200 && status != 204 && status != 304
-}
-
 // serializeHeader turns the handler's header map into the engine's header
 // lines: sorted by key (as net/http sends them), invalid names dropped, CR
 // and LF in values replaced by spaces (net/http's rules), and the fields the
@@ -148,7 +143,7 @@ func (w *compatWriter) serializeHeader() {
 	r := &w.x.resp
 	code := w.status
 	r.status = code
-	w.sniff = bodyAllowed(code)
+	w.sniff = h1.BodyAllowed(code)
 	w.known = 0
 	h := w.header
 	if len(h) == 0 {
@@ -226,14 +221,14 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 			return
 		}
 	case "Content-Length":
-		if bodyAllowed(code) && len(vs) > 0 {
+		if h1.BodyAllowed(code) && len(vs) > 0 {
 			if n, ok := parseContentLength(vs[0]); ok {
 				r.clen = n
 			}
 		}
 		return
 	case "Transfer-Encoding":
-		if bodyAllowed(code) && len(vs) > 0 {
+		if h1.BodyAllowed(code) && len(vs) > 0 {
 			*te = vs[0]
 			w.sniff = false
 		}
@@ -243,7 +238,7 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		rest := vs[:0:0]
 		for _, v := range vs {
 			switch {
-			case hasToken(v, "close"):
+			case ascii.HasToken(v, "close"):
 				r.close = true
 			case strings.EqualFold(strings.TrimSpace(v), "keep-alive"):
 				// The engine says keep-alive itself where needed.
@@ -400,7 +395,7 @@ func (w *compatWriter) write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if !bodyAllowed(w.status) {
+	if !h1.BodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
 	}
 	x := w.x
@@ -587,7 +582,7 @@ func (w *compatWriter) sendfileTarget(src io.Reader) (io.ReaderFrom, bool) {
 		w.writeHeader(http.StatusOK)
 	}
 	r := &w.x.resp
-	if r.clen < 0 || r.head || !bodyAllowed(w.status) {
+	if r.clen < 0 || r.head || !h1.BodyAllowed(w.status) {
 		return nil, false
 	}
 	if ec := w.x.conn.ec; ec != nil {
@@ -716,17 +711,6 @@ func (w *compatWriter) CloseNotify() <-chan bool {
 	return ch
 }
 
-// hasToken reports whether the comma-separated list v contains token,
-// case-insensitively.
-func hasToken(v, token string) bool {
-	for item := range strings.SplitSeq(v, ",") {
-		if strings.EqualFold(textproto.TrimString(item), token) {
-			return true
-		}
-	}
-	return false
-}
-
 // forbiddenTrailers lists, in lower case, the fields that must not be sent
 // as trailers (RFC 9110 §6.5.1: framing, routing, authentication, response
 // controls): net/http's list (httpguts.ValidTrailerHeader).
@@ -742,11 +726,11 @@ var forbiddenTrailers = [...]string{
 // whether name must not be sent as a trailer: one of forbiddenTrailers or
 // an If-* precondition (as in net/http).
 func forbiddenTrailer(name string) bool {
-	if len(name) >= 3 && equalFold(name[:3], "if-") {
+	if len(name) >= 3 && ascii.EqualFold(name[:3], "if-") {
 		return true
 	}
 	for _, f := range forbiddenTrailers {
-		if equalFold(name, f) {
+		if ascii.EqualFold(name, f) {
 			return true
 		}
 	}

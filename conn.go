@@ -4,14 +4,12 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
-	"os"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/netx"
 )
 
 // conn is the per-connection engine state. It is pooled: a connection's
@@ -225,14 +223,7 @@ func (c *conn) closeConn() {
 		cw = c.ec
 	}
 	if cw != nil && c.werr == nil && (c.linger || c.r < c.w || !c.body.done) {
-		cw.CloseWrite()
-		c.nc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-		var buf [512]byte
-		for i := 0; i < 16; i++ {
-			if _, err := c.nc.Read(buf[:]); err != nil {
-				break
-			}
-		}
+		netx.HalfCloseAndDrain(c.nc, cw)
 	}
 	c.nc.Close()
 	c.setState(StateClosed)
@@ -310,7 +301,7 @@ func (c *conn) readRequest() bool {
 		}
 		if err != nil {
 			c.statReadError(err)
-			if c.r < c.w && isTimeout(err) && !c.srv.draining.Load() {
+			if c.r < c.w && netx.DeadlineExceeded(err) && !c.srv.draining.Load() {
 				c.ctx.resp.head = false
 				c.writeCanned(408)
 			}
@@ -335,7 +326,7 @@ func (c *conn) serveRequest() {
 		c.writeCanned(417)
 		return
 	}
-	if cfg.maxBody > 0 && req.ContentLength > cfg.maxBody {
+	if overBodyLimit(cfg.maxBody, req.ContentLength) {
 		c.writeCanned(413)
 		return
 	}
@@ -500,10 +491,6 @@ func (c *conn) makeRoom() error {
 	return nil
 }
 
-func isTimeout(err error) bool {
-	return errors.Is(err, os.ErrDeadlineExceeded)
-}
-
 // Deadline kinds, recorded so a deadline of the same kind can be kept
 // instead of re-armed on every request.
 const (
@@ -559,13 +546,7 @@ func (c *conn) armWrite() {
 // left the body or the response half done.
 func (c *conn) handlerPanicked(v any) {
 	x := &c.ctx
-	if v != ErrAbortHandler && v != http.ErrAbortHandler {
-		c.srv.stats.panics.Add(1)
-		c.srv.logger().Error("riptide: panic serving request",
-			"remote", c.nc.RemoteAddr().String(),
-			"method", string(x.req.Method), "target", string(x.req.Target),
-			"panic", v, "stack", string(debug.Stack()))
-	}
+	c.srv.logPanic(v, c.nc.RemoteAddr().String(), string(x.req.Method), string(x.req.Target))
 	if c.hijacked {
 		return
 	}

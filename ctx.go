@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // Ctx is one request and its response, handed to [Handler.ServeCtx].
@@ -294,24 +295,13 @@ func (x *Ctx) unescape(s []byte) []byte {
 		switch {
 		case c == '+':
 			c = ' '
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			c = unhex(s[i+1])<<4 | unhex(s[i+2])
+		case c == '%' && i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]):
+			c = ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2])
 			i += 2
 		}
 		x.scratch = append(x.scratch, c)
 	}
 	return x.scratch[start:len(x.scratch):len(x.scratch)]
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f'
-}
-
-func unhex(c byte) byte {
-	if c <= '9' {
-		return c - '0'
-	}
-	return c | 0x20 - 'a' + 10
 }
 
 // Cookie returns the value of the first request cookie named name, or nil.

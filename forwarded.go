@@ -15,6 +15,7 @@ import (
 	"strconv"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // ForwardedConfig makes Ctx.RemoteAddr and the compat door's
@@ -138,7 +139,7 @@ func forwardedElem(e []byte, forwarded bool) (netip.AddrPort, bool) {
 			var pair []byte
 			pair, e, _ = bytes.Cut(e, []byte{';'})
 			k, v, _ := bytes.Cut(bytes.TrimSpace(pair), []byte{'='})
-			if equalFold(k, "for") {
+			if ascii.EqualFold(k, "for") {
 				val = v
 			}
 		}

@@ -18,11 +18,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/riptide-http/riptide/internal/ascii"
 	"golang.org/x/net/http2"
 )
 
@@ -254,12 +254,7 @@ type h2CompatHandler struct {
 func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
-			if v != http.ErrAbortHandler && v != ErrAbortHandler {
-				ch.srv.stats.panics.Add(1)
-				ch.srv.logger().Error("riptide: panic serving request",
-					"remote", r.RemoteAddr, "method", r.Method, "target", r.RequestURI,
-					"panic", v, "stack", string(debug.Stack()))
-			}
+			ch.srv.logPanic(v, r.RemoteAddr, r.Method, r.RequestURI)
 			panic(http.ErrAbortHandler)
 		}
 	}()
@@ -268,11 +263,11 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.RemoteAddr = a
 		}
 	}
-	if ch.srv.Name != "" {
+	if ch.srv.addsServerHeader(false) {
 		w.Header().Set("Server", ch.srv.Name)
 	}
 	if ch.maxBody > 0 {
-		if r.ContentLength > ch.maxBody {
+		if overBodyLimit(ch.maxBody, r.ContentLength) {
 			http.Error(w, "413 Request Entity Too Large", http.StatusRequestEntityTooLarge)
 			return
 		}
@@ -293,7 +288,7 @@ func (x *Ctx) IsHTTP2() bool {
 // h2IsUpgrade reports an HTTP/1.1 request asking to upgrade to h2c
 // (Connection: Upgrade, HTTP2-Settings; Upgrade: h2c; RFC 7540 §3.2).
 func h2IsUpgrade(x *Ctx) bool {
-	return x.req.Minor == 1 && equalFold(x.req.Get("Upgrade"), "h2c") && x.req.Get("HTTP2-Settings") != nil
+	return x.req.Minor == 1 && ascii.EqualFold(x.req.Get("Upgrade"), "h2c") && x.req.Get("HTTP2-Settings") != nil
 }
 
 // h2Upgrade handles an "Upgrade: h2c" request when HTTP2Config.H2CUpgrade

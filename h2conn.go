@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riptide-http/riptide/internal/netx"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -586,15 +587,8 @@ func (hc *h2Conn) linger() {
 	default:
 		return
 	}
-	if hc.werr != nil || cw.CloseWrite() != nil {
-		return
-	}
-	_ = hc.nc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-	var buf [4 << 10]byte
-	for range 16 {
-		if _, err := hc.nc.Read(buf[:]); err != nil {
-			return
-		}
+	if hc.werr == nil {
+		netx.HalfCloseAndDrain(hc.nc, cw)
 	}
 }
 

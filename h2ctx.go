@@ -21,6 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 	"golang.org/x/net/http2"
 )
 
@@ -39,7 +40,7 @@ func (st *h2Stream) serveNative(h Handler) {
 	switch code := st.fillRequest(c); {
 	case code != 0:
 		x.cannedH2(code)
-	case s.cfg.maxBody > 0 && st.declLen > s.cfg.maxBody:
+	case overBodyLimit(s.cfg.maxBody, st.declLen):
 		x.cannedH2(413)
 	default:
 		c.body.startStream(st)
@@ -127,6 +128,7 @@ func (b *bodyReader) startStream(st *h2Stream) {
 	b.chunked = false
 	b.remaining = 0
 	b.read = 0
+	b.limit = b.c.cfg.maxBody
 	b.pending = nil
 	b.done = st.endAtOpen
 	b.err = nil
@@ -137,7 +139,7 @@ func (b *bodyReader) startStream(st *h2Stream) {
 // readStream reads the body from the stream, with MaxRequestBodySize.
 func (b *bodyReader) readStream(p []byte) (int, error) {
 	n, err := b.stream.readBody(p)
-	if max := b.c.cfg.maxBody; max > 0 && b.read+int64(n) > max {
+	if overBodyLimit(b.limit, b.read+int64(n)) {
 		return 0, b.tooLarge()
 	}
 	b.read += int64(n)
@@ -277,10 +279,10 @@ func (st *h2Stream) encodeHead(x *Ctx, status int, streaming bool, bodyLen int) 
 	if !r.userDate {
 		hc.encodeField("date", hc.dateValue())
 	}
-	if !r.userServer && hc.srv.Name != "" {
+	if hc.srv.addsServerHeader(r.userServer) {
 		hc.encodeField("server", hc.srv.Name)
 	}
-	if status == 204 || status == 304 {
+	if !h1.BodyAllowed(status) {
 		return
 	}
 	n := r.clen
@@ -333,13 +335,13 @@ func (st *h2Stream) encodeLines(lines []byte) {
 func h2ConnectionSpecific(name []byte) bool {
 	switch len(name) {
 	case 7:
-		return equalFold(name, "upgrade")
+		return ascii.EqualFold(name, "upgrade")
 	case 10:
-		return equalFold(name, "connection") || equalFold(name, "keep-alive")
+		return ascii.EqualFold(name, "connection") || ascii.EqualFold(name, "keep-alive")
 	case 16:
-		return equalFold(name, "proxy-connection")
+		return ascii.EqualFold(name, "proxy-connection")
 	case 17:
-		return equalFold(name, "transfer-encoding")
+		return ascii.EqualFold(name, "transfer-encoding")
 	}
 	return false
 }

@@ -10,16 +10,13 @@ package riptide
 // Hijack is not offered, as on any HTTP/2 server).
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -203,66 +200,15 @@ func (rq *h2Request) end() {
 
 // h2ReqCtx is the request's Context: cancelled when the client resets the
 // stream, the connection ends, or ServeHTTP returns. Nothing is allocated
-// until Done is first called; derived contexts find the inner
-// context.WithCancel through Value, so they need no goroutine.
+// until Done is first called (lazyCtx, compat_request.go).
 type h2ReqCtx struct {
-	mu    sync.Mutex
-	inner context.Context
-	stop  context.CancelFunc
-	over  bool
-	laddr net.Addr
+	lazyCtx
 }
-
-// cancel ends the context.
-func (c *h2ReqCtx) cancel() {
-	c.mu.Lock()
-	c.over = true
-	stop := c.stop
-	c.mu.Unlock()
-	if stop != nil {
-		stop()
-	}
-}
-
-// Deadline reports no deadline.
-func (c *h2ReqCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 // Done returns a channel closed when the request is over.
 func (c *h2ReqCtx) Done() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.inner == nil {
-		if c.over {
-			return closedChan
-		}
-		c.inner, c.stop = context.WithCancel(context.Background())
-	}
-	return c.inner.Done()
-}
-
-// Err returns context.Canceled once the request is over.
-func (c *h2ReqCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.over {
-		return context.Canceled
-	}
-	return nil
-}
-
-// Value returns the local address for http.LocalAddrContextKey, and lets
-// context.WithCancel find the inner context.
-func (c *h2ReqCtx) Value(key any) any {
-	if key == http.LocalAddrContextKey {
-		return c.laddr
-	}
-	c.mu.Lock()
-	in := c.inner
-	c.mu.Unlock()
-	if in != nil {
-		return in.Value(key)
-	}
-	return nil
+	ch, _ := c.done()
+	return ch
 }
 
 // String names the context.
@@ -386,7 +332,7 @@ func (w *h2Writer) WriteHeader(code int) {
 	w.status = code
 	// Later changes to the map do not reach the head, only trailers do.
 	w.snap = w.header.Clone()
-	if vs := w.snap["Content-Length"]; len(vs) > 0 && bodyAllowed(code) {
+	if vs := w.snap["Content-Length"]; len(vs) > 0 && h1.BodyAllowed(code) {
 		if n, ok := parseContentLength(vs[0]); ok {
 			w.clen = n
 		}
@@ -405,7 +351,7 @@ func (w *h2Writer) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if !bodyAllowed(w.status) {
+	if !h1.BodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
 	}
 	if w.clen >= 0 && w.written+int64(len(p)) > w.clen {
@@ -489,7 +435,7 @@ func (w *h2Writer) sendHead(final bool, next []byte) error {
 	}
 	defer hc.mu.Unlock()
 	body := w.buf
-	if w.head || !bodyAllowed(w.status) {
+	if w.head || !h1.BodyAllowed(w.status) {
 		body = nil
 	}
 	endNow := final && len(body) == 0 && !trailers
@@ -519,7 +465,7 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
 		case "Connection", "Transfer-Encoding", "Keep-Alive", "Upgrade", "Proxy-Connection":
 			continue // connection-specific: not in HTTP/2 (RFC 9113 §8.2.2)
 		case "Content-Length":
-			if status < 200 || !bodyAllowed(status) && status != http.StatusNotModified {
+			if status < 200 || !h1.BodyAllowed(status) && status != http.StatusNotModified {
 				continue
 			}
 		case "Date":
@@ -543,12 +489,12 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
 	if !sawDate {
 		hc.encodeField("date", hc.dateValue())
 	}
-	if !sawType && bodyAllowed(status) && !w.hasEncoding() {
+	if !sawType && h1.BodyAllowed(status) && !w.hasEncoding() {
 		if data := w.sniffData(next); len(data) > 0 {
 			hc.encodeField("content-type", http.DetectContentType(data))
 		}
 	}
-	if final && w.clen < 0 && bodyAllowed(status) && (!w.head || w.written > 0) && !w.hasTrailers() {
+	if final && w.clen < 0 && h1.BodyAllowed(status) && (!w.head || w.written > 0) && !w.hasTrailers() {
 		b := strconv.AppendInt(w.clenBuf[:0], w.written, 10)
 		// Never indexed: the string is a view of a reused buffer.
 		_ = hc.enc.WriteField(h2Field{Name: "content-length", Value: unsafe.String(&b[0], len(b)), Sensitive: true})
@@ -600,7 +546,7 @@ func (w *h2Writer) finish() {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.clen >= 0 && !w.head && bodyAllowed(w.status) && w.written != w.clen {
+	if w.clen >= 0 && !w.head && h1.BodyAllowed(w.status) && w.written != w.clen {
 		// Shorter than declared: what there is goes out, but the stream
 		// is reset so that the client does not take it as complete.
 		if !w.sentHeader {

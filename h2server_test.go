@@ -190,3 +190,39 @@ func TestH2MaxRequestBodySize(t *testing.T) {
 		})
 	}
 }
+
+// TestH2SetBodyLimit checks that Ctx.SetBodyLimit holds over HTTP/2 as over
+// HTTP/1.1 (TestSetBodyLimit): a body past the per-request limit fails with
+// ErrBodyTooLarge and the unanswered request gets 413.
+func TestH2SetBodyLimit(t *testing.T) {
+	h := riptide.HandlerFunc(func(c *riptide.Ctx) {
+		c.SetBodyLimit(10)
+		body, err := c.ReadBody()
+		if err != nil {
+			if err != riptide.ErrBodyTooLarge {
+				t.Errorf("ReadBody error %v, want ErrBodyTooLarge", err)
+			}
+			return
+		}
+		c.Write(body)
+	})
+	in, _ := startRiptideH2(t, h, nil)
+	c := h2Client(t, in)
+	for _, tc := range []struct {
+		body string
+		code int
+	}{
+		{"0123456789", 200},
+		{strings.Repeat("x", 100), 413},
+	} {
+		resp, err := c.Post(in.url("/"), "text/plain", strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || tc.code == 200 && string(got) != tc.body {
+			t.Errorf("%d-byte body, limit 10: %d %q, want %d", len(tc.body), resp.StatusCode, got, tc.code)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/netip"
 
+	"github.com/riptide-http/riptide/internal/netx"
 	"github.com/riptide-http/riptide/proxyproto"
 )
 
@@ -190,7 +191,7 @@ func (c *conn) readProxyHeader() bool {
 	}
 	if err := p.readHeader(c.srv.ProxyProtocol.MaxHeaderBytes); err != nil {
 		c.srv.count(statProxyRejected)
-		if isTimeout(err) {
+		if netx.DeadlineExceeded(err) {
 			c.srv.statTimeout(timeoutHeader)
 		}
 		c.srv.logger().Debug("riptide: closing connection: PROXY header", "peer", p.Conn.RemoteAddr().String(), "err", err)

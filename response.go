@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // Errors returned by the response methods.
@@ -162,7 +163,7 @@ func (x *Ctx) SetContentType(value string) { x.SetHeader("Content-Type", value) 
 // DelHeader removes every response header field named name.
 // DelHeader("Content-Length") removes a declared length (SetContentLength).
 func (x *Ctx) DelHeader(name string) {
-	if len(name) == 14 && equalFold(name, "content-length") {
+	if len(name) == 14 && ascii.EqualFold(name, "content-length") {
 		x.resp.clen = -1
 	}
 	h := x.resp.hdr
@@ -208,20 +209,20 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 	r := &x.resp
 	switch len(name) {
 	case 4:
-		if equalFold(name, "date") {
+		if ascii.EqualFold(name, "date") {
 			r.userDate = true
 		}
 	case 6:
-		if equalFold(name, "server") {
+		if ascii.EqualFold(name, "server") {
 			r.userServer = true
 		}
 	case 10:
-		if equalFold(name, "connection") && equalFold(value, "close") {
+		if ascii.EqualFold(name, "connection") && ascii.EqualFold(value, "close") {
 			r.close = true
 			return true
 		}
 	case 14:
-		if equalFold(name, "content-length") {
+		if ascii.EqualFold(name, "content-length") {
 			n, ok := parseUint(value)
 			if !ok {
 				r.badHeader = true
@@ -231,26 +232,9 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 			return true
 		}
 	case 17:
-		return equalFold(name, "transfer-encoding")
+		return ascii.EqualFold(name, "transfer-encoding")
 	}
 	return false
-}
-
-// equalFold compares ASCII case-insensitively; b is lower case.
-func equalFold[A ~string | ~[]byte](a A, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(b); i++ {
-		c := a[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // parseUint parses a Content-Length value: 1 to 18 ASCII digits.
@@ -491,7 +475,7 @@ func (x *Ctx) commit(streaming bool) {
 			status = 413
 		}
 	}
-	r.noBody = r.head || status < 200 || status == 204 || status == 304
+	r.noBody = r.head || !h1.BodyAllowed(status)
 	c.wire.writeHead(x, status, streaming)
 	if bad {
 		// Whatever the handler writes after this is discarded.
@@ -512,12 +496,11 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 	if !r.userDate {
 		w = append(w, c.date.get()...)
 	}
-	if !r.userServer {
+	if c.srv.addsServerHeader(r.userServer) {
 		w = append(w, c.cfg.serverHeader...)
 	}
-	bodyOK := status >= 200 && status != 204 && status != 304
 	switch {
-	case !bodyOK:
+	case !h1.BodyAllowed(status):
 		// RFC 9110 §8.6: no Content-Length on 1xx/204, nor on 304 (where
 		// it would describe the unsent representation).
 	case r.clen >= 0:
@@ -593,9 +576,7 @@ func (c *conn) endResponse(x *Ctx) {
 		c.flush()
 		c.werr = errBadTrailer
 	case r.chunked:
-		c.wbuf = append(c.wbuf, '0', '\r', '\n')
-		c.wbuf = append(c.wbuf, r.trl...)
-		c.wbuf = append(c.wbuf, '\r', '\n')
+		c.wbuf = h1.AppendLastChunkLines(c.wbuf, r.trl)
 	case r.clen >= 0 && !r.noBody && r.written != r.clen:
 		// Short body: the client would wait for the rest forever.
 		c.closeAfter = true

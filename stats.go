@@ -11,6 +11,8 @@ package riptide
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/riptide-http/riptide/internal/netx"
 )
 
 // DurationBuckets are the upper bounds of the request-duration histogram
@@ -278,7 +280,7 @@ func (c *conn) statParseError(code int) {
 // statReadError classifies the read error that ends readRequest (and
 // counts the 408 that readRequest answers a timed-out partial head with).
 func (c *conn) statReadError(err error) {
-	if !isTimeout(err) || c.srv.draining.Load() {
+	if !netx.DeadlineExceeded(err) || c.srv.draining.Load() {
 		return
 	}
 	if c.nreq > 0 && c.r == c.w {
@@ -297,7 +299,7 @@ func (s *Server) statTimeout(kind int) { s.stats.timeout[kind].Add(1) }
 // statClose records a connection the engine closes.
 func (c *conn) statClose() {
 	c.srv.count(statClosed)
-	if c.werr != nil && isTimeout(c.werr) {
+	if c.werr != nil && netx.DeadlineExceeded(c.werr) {
 		c.srv.statTimeout(timeoutWrite)
 	}
 	c.statFlushBytes()

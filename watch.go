@@ -3,6 +3,8 @@ package riptide
 import (
 	"context"
 	"time"
+
+	"github.com/riptide-http/riptide/internal/netx"
 )
 
 // The client-disconnect signal. Nothing happens until a handler calls Done
@@ -117,7 +119,7 @@ func (x *Ctx) startWatch() {
 		n, err := c.nc.Read(buf)
 		x.watchMu.Lock()
 		x.watchN, x.watchErr = n, err
-		if n == 0 && !isTimeout(err) {
+		if n == 0 && !netx.DeadlineExceeded(err) {
 			x.closeDone()
 		}
 		x.watchMu.Unlock()
@@ -160,7 +162,7 @@ func (x *Ctx) stopWatch(ending bool) {
 		c.watchWG.Wait()
 		c.rkind = dlUser // force the next armRead to set a fresh deadline
 		c.w += x.watchN
-		if x.watchN == 0 && !isTimeout(x.watchErr) {
+		if x.watchN == 0 && !netx.DeadlineExceeded(x.watchErr) {
 			c.closeAfter = true
 		}
 		x.watchN, x.watchErr = 0, nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/netx"
 )
 
 // Defaults applied when the corresponding Client field is zero.
@@ -347,7 +348,7 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 	}
 	fail := func(err error) (bool, error) {
 		c.discard()
-		return reused && !c.got && !isTimeout(err) && ctx.Err() == nil, err
+		return reused && !c.got && !netx.Timeout(err) && ctx.Err() == nil, err
 	}
 
 	w := c.appendHead(c.wbuf[:0], req)
@@ -464,7 +465,7 @@ func (c *conn) readResponse(req *Request, resp *Response, deadline time.Time, bo
 // request may be sent again if it was written on a reused (or pipelined)
 // connection and no response byte arrived.
 func (c *conn) headFailed(err error) (retry bool, _ error) {
-	retry = !c.got && !isTimeout(err) && (c.ctx == nil || c.ctx.Err() == nil) && (c.reused || c.pipe != nil)
+	retry = !c.got && !netx.Timeout(err) && (c.ctx == nil || c.ctx.Err() == nil) && (c.reused || c.pipe != nil)
 	c.discard()
 	return retry, err
 }
@@ -511,11 +512,6 @@ func readDeadline(deadline, hdr time.Time) time.Time {
 		return deadline
 	}
 	return hdr
-}
-
-func isTimeout(err error) bool {
-	ne, ok := err.(interface{ Timeout() bool })
-	return ok && ne.Timeout()
 }
 
 // appendHead appends the request head for req to w.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // Request is an outgoing request for Client.Do and Client.DoStream.
@@ -104,7 +105,7 @@ func (r *Request) SetURL(u string) error {
 		end = len(rest)
 	}
 	auth := rest[:end]
-	if strings.IndexByte(auth, '@') >= 0 || !validAuthority(auth) {
+	if strings.IndexByte(auth, '@') >= 0 || !ascii.ValidAuthority(auth, false) {
 		r.urlErr = ErrBadURL
 		return ErrBadURL
 	}
@@ -129,51 +130,6 @@ func (r *Request) setKey() {
 		r.key = append(r.key[:0], "http://"...)
 	}
 	r.key = append(r.key, r.host...)
-}
-
-// validAuthority accepts host[:port] with a non-empty host made of URL host
-// characters, or a bracketed IPv6 literal.
-func validAuthority(a string) bool {
-	if a == "" {
-		return false
-	}
-	var port string
-	if a[0] == '[' {
-		end := strings.IndexByte(a, ']')
-		if end < 2 {
-			return false
-		}
-		port = a[end+1:]
-		if port != "" {
-			if port[0] != ':' {
-				return false
-			}
-			port = port[1:]
-		}
-	} else {
-		host := a
-		if i := strings.LastIndexByte(a, ':'); i >= 0 {
-			host, port = a[:i], a[i+1:]
-		}
-		if host == "" {
-			return false
-		}
-		for i := 0; i < len(host); i++ {
-			c := host[i]
-			if c <= ' ' || c >= 0x7f || strings.IndexByte("/?#@[]\\\"<>^`{|}:", c) >= 0 {
-				return false
-			}
-		}
-	}
-	if len(port) > 5 {
-		return false
-	}
-	for i := 0; i < len(port); i++ {
-		if port[i] < '0' || port[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // validTarget reports whether t may be sent as a request-target: visible
@@ -252,7 +208,7 @@ func (r *Request) AddHeader(name, value string) {
 	case strings.EqualFold(name, "Content-Length"), strings.EqualFold(name, "Transfer-Encoding"):
 		return
 	case strings.EqualFold(name, "Connection"):
-		if hasToken(value, "close") {
+		if ascii.HasToken(value, "close") {
 			r.close = true
 			if strings.EqualFold(strings.TrimSpace(value), "close") {
 				return // written by the client, once
@@ -348,15 +304,3 @@ func isIdempotent[T ~string | ~[]byte](m T) bool {
 }
 
 func isHeadMethod[T ~string | ~[]byte](m T) bool { return string(m) == "HEAD" }
-
-// hasToken reports whether the comma-separated list v contains tok.
-func hasToken(v, tok string) bool {
-	for v != "" {
-		var item string
-		item, v, _ = strings.Cut(v, ",")
-		if strings.EqualFold(strings.TrimSpace(item), tok) {
-			return true
-		}
-	}
-	return false
-}

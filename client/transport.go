@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // rtState is the per-call scratch space of RoundTrip: the request is
@@ -132,7 +133,7 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 	default:
 		return false, ErrBadURL
 	}
-	if !validAuthority(u.Host) {
+	if !ascii.ValidAuthority(u.Host, false) {
 		return false, ErrBadURL
 	}
 	r.host = append(r.host[:0], u.Host...)
@@ -260,7 +261,7 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, cn *conn, gz
 	if v := hr.Header["Connection"]; v != nil && h.Close {
 		// net/http drops the field once it has acted on "close".
 		for _, s := range v {
-			if hasToken(s, "close") {
+			if ascii.HasToken(s, "close") {
 				delete(hr.Header, "Connection")
 				break
 			}
@@ -280,7 +281,7 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, cn *conn, gz
 		if h.TransferEncoding {
 			hr.ContentLength = -1
 		}
-	case h.Status < 200 || h.Status == 204 || h.Status == 304:
+	case !h1.BodyAllowed(h.Status):
 		hr.ContentLength = 0
 	case h.TransferEncoding:
 		hr.ContentLength = -1

@@ -1,6 +1,10 @@
 package h1
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/riptide-http/riptide/internal/ascii"
+)
 
 // Character classes from RFC 9110 §5.6.2 (tchar) and §5.5 (field-vchar),
 // as 256-entry tables so the hot loops do one load per byte.
@@ -92,19 +96,8 @@ func lower(c byte) byte {
 }
 
 // EqualFold reports whether b equals s under ASCII case folding, without
-// allocating. s is expected to be lower case for the fast path, but any case
-// works.
-func EqualFold[T ~string | ~[]byte](b []byte, s T) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := 0; i < len(b); i++ {
-		if b[i] != s[i] && lower(b[i]) != lower(s[i]) {
-			return false
-		}
-	}
-	return true
-}
+// allocating.
+func EqualFold[T ~string | ~[]byte](b []byte, s T) bool { return ascii.EqualFold(b, s) }
 
 // trimOWS removes optional whitespace (SP, HTAB) from both ends.
 func trimOWS(b []byte) []byte {

@@ -360,3 +360,12 @@ func AppendLastChunk(dst []byte, trailers []Header) []byte {
 	}
 	return append(dst, '\r', '\n')
 }
+
+// AppendLastChunkLines is AppendLastChunk for trailer fields already
+// encoded as header lines ("Name: value\r\n" each), as a server collects
+// them while the body streams.
+func AppendLastChunkLines(dst, lines []byte) []byte {
+	dst = append(dst, '0', '\r', '\n')
+	dst = append(dst, lines...)
+	return append(dst, '\r', '\n')
+}

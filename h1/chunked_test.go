@@ -209,3 +209,16 @@ func TestChunkedEncoder(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendLastChunkLines: the server's form of the last chunk, with
+// pre-encoded trailer lines, frames exactly as AppendLastChunk does.
+func TestAppendLastChunkLines(t *testing.T) {
+	hs := []Header{{Name: []byte("X-Sum"), Value: []byte("1")}, {Name: []byte("X-B"), Value: []byte("2")}}
+	lines := AppendHeader(AppendHeader(nil, hs[0].Name, hs[0].Value), hs[1].Name, hs[1].Value)
+	if got, want := string(AppendLastChunkLines([]byte("x"), lines)), string(AppendLastChunk([]byte("x"), hs)); got != want {
+		t.Errorf("AppendLastChunkLines = %q, want %q", got, want)
+	}
+	if got := string(AppendLastChunkLines(nil, nil)); got != "0\r\n\r\n" {
+		t.Errorf("no trailers: %q", got)
+	}
+}

@@ -125,3 +125,30 @@ func Lookup(name []byte) Known {
 	}
 	return Unknown
 }
+
+// getHeader is Request.Get and Response.Get.
+func getHeader(hs []Header, name string) []byte {
+	for i := range hs {
+		if EqualFold(hs[i].Name, name) {
+			return hs[i].Value
+		}
+	}
+	return nil
+}
+
+// knownHeader is Request.Known and Response.Known: known indexes hs by kind
+// (index+1, 0 for none).
+func knownHeader(hs []Header, known *[numKnown]uint8, k Known) []byte {
+	if i := known[k]; i != 0 {
+		return hs[i-1].Value
+	}
+	if k != Unknown && len(hs) >= 255 {
+		// Index past what known can hold: fall back to a scan.
+		for i := range hs {
+			if hs[i].Key == k {
+				return hs[i].Value
+			}
+		}
+	}
+	return nil
+}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // The request vectors of Node.js's llhttp parser (MIT, testdata/llhttp/LICENSE)
@@ -131,7 +133,7 @@ func llhttpInput(s string) []byte {
 			b, i = append(b, '\f'), i+1
 		case n == 'x':
 			j := i + 2
-			for j < len(s) && j < i+4 && isHex(s[j]) {
+			for j < len(s) && j < i+4 && ascii.IsHex(s[j]) {
 				j++
 			}
 			v, _ := strconv.ParseUint(s[i+2:j], 16, 8)

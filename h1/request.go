@@ -1,6 +1,10 @@
 package h1
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/riptide-http/riptide/internal/ascii"
+)
 
 // Header is one header field line. Name and Value are slices into the buffer
 // that was parsed; Value has surrounding whitespace removed. Key classifies
@@ -131,30 +135,10 @@ func (r *Request) Reset() {
 
 // Get returns the value of the first header named name (case-insensitive),
 // or nil. It does not allocate.
-func (r *Request) Get(name string) []byte {
-	for i := range r.Headers {
-		if EqualFold(r.Headers[i].Name, name) {
-			return r.Headers[i].Value
-		}
-	}
-	return nil
-}
+func (r *Request) Get(name string) []byte { return getHeader(r.Headers, name) }
 
 // Known returns the value of the first header of kind k, or nil.
-func (r *Request) Known(k Known) []byte {
-	if i := r.known[k]; i != 0 {
-		return r.Headers[i-1].Value
-	}
-	if k != Unknown && len(r.Headers) >= 255 {
-		// Index past what known can hold: fall back to a scan.
-		for i := range r.Headers {
-			if r.Headers[i].Key == k {
-				return r.Headers[i].Value
-			}
-		}
-	}
-	return nil
-}
+func (r *Request) Known(k Known) []byte { return knownHeader(r.Headers, &r.known, k) }
 
 // Parse parses a request head at the start of buf. It returns the length of
 // the head (request line, header fields and the empty line) when it is
@@ -338,7 +322,7 @@ func (r *Request) parseTarget() error {
 			return ErrBadTarget
 		}
 		if c == '%' {
-			if i+2 >= len(t) || !isHex(t[i+1]) || !isHex(t[i+2]) {
+			if i+2 >= len(t) || !ascii.IsHex(t[i+1]) || !ascii.IsHex(t[i+2]) {
 				return ErrBadTarget
 			}
 			i += 2
@@ -348,7 +332,7 @@ func (r *Request) parseTarget() error {
 	switch {
 	case isConnect:
 		// RFC 9112 §3.2.3: authority-form only, host ":" port.
-		if !validAuthority(t, true) {
+		if !ascii.ValidAuthority(t, true) {
 			return ErrBadTarget
 		}
 		r.Form = AuthorityForm
@@ -376,7 +360,7 @@ func (r *Request) parseTarget() error {
 		path = auth[slash:]
 		auth = auth[:slash]
 	}
-	if len(auth) == 0 || !validAuthority(auth, false) {
+	if len(auth) == 0 || !ascii.ValidAuthority(auth, false) {
 		return ErrBadTarget
 	}
 	r.Form = AbsoluteForm
@@ -392,21 +376,15 @@ func splitQuery(t []byte) (path, query []byte) {
 }
 
 func validScheme(s []byte) bool {
-	if len(s) == 0 || !isAlpha(s[0]) {
+	if len(s) == 0 || !ascii.IsAlpha(s[0]) {
 		return false
 	}
 	for _, c := range s[1:] {
-		if !isAlpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.' {
+		if !ascii.IsAlpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.' {
 			return false
 		}
 	}
 	return true
-}
-
-func isAlpha(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || ((c|0x20) >= 'a' && (c|0x20) <= 'f')
 }
 
 // validPercent checks that every '%' starts a two-hex-digit escape.
@@ -416,7 +394,7 @@ func validPercent(t []byte) bool {
 	}
 	for i := 0; i < len(t); i++ {
 		if t[i] == '%' {
-			if i+2 >= len(t) || !isHex(t[i+1]) || !isHex(t[i+2]) {
+			if i+2 >= len(t) || !ascii.IsHex(t[i+1]) || !ascii.IsHex(t[i+2]) {
 				return false
 			}
 			i += 2
@@ -429,83 +407,7 @@ func validPercent(t []byte) bool {
 // An empty value is syntactically valid (a client sends it when the target
 // URI has no authority); applyFraming decides whether the target allows it.
 func validHost(h []byte) bool {
-	return len(h) == 0 || (validAuthority(h, false) && validPercent(h))
-}
-
-// validAuthority checks host[:port] as used in Host and in absolute- and
-// authority-form targets: no userinfo ('@'), no path, a non-empty host that
-// is a reg-name or an IP-literal, and a numeric port. needPort requires the
-// port (CONNECT).
-func validAuthority(a []byte, needPort bool) bool {
-	if len(a) == 0 {
-		return false
-	}
-	var host, port []byte
-	if a[0] == '[' {
-		end := bytes.IndexByte(a, ']')
-		if end < 2 {
-			return false
-		}
-		for _, c := range a[1:end] {
-			if !isHex(c) && c != ':' && c != '.' {
-				return false
-			}
-		}
-		rest := a[end+1:]
-		if len(rest) > 0 {
-			if rest[0] != ':' {
-				return false
-			}
-			port = rest[1:]
-		}
-	} else {
-		host = a
-		if c := bytes.LastIndexByte(a, ':'); c >= 0 {
-			host, port = a[:c], a[c+1:]
-		}
-		if len(host) == 0 {
-			return false
-		}
-		for i := 0; i < len(host); i++ {
-			c := host[i]
-			if !isRegNameChar(c) {
-				return false
-			}
-			// RFC 3986 §3.2.2: percent-encoding in a reg-name is for
-			// non-ASCII (UTF-8) bytes. "%61" for "a" or "%00" would give one
-			// host two spellings, or smuggle a NUL to a resolver, so only
-			// %80-%FF is accepted.
-			if c == '%' {
-				if i+2 >= len(host) || !isHex(host[i+1]) || !isHex(host[i+2]) || host[i+1] < '8' {
-					return false
-				}
-				i += 2
-			}
-		}
-	}
-	// RFC 3986 allows an empty port after ':'; CONNECT needs a real one.
-	if needPort && len(port) == 0 {
-		return false
-	}
-	for _, c := range port {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(port) <= 5
-}
-
-// isRegNameChar reports the characters of RFC 3986 reg-name (unreserved,
-// pct-encoded and sub-delims).
-func isRegNameChar(c byte) bool {
-	if isAlpha(c) || (c >= '0' && c <= '9') {
-		return true
-	}
-	switch c {
-	case '-', '.', '_', '~', '%', '!', '$', '&', '\'', '(', ')', '*', '+', ',', ';', '=':
-		return true
-	}
-	return false
+	return len(h) == 0 || (ascii.ValidAuthority(h, false) && validPercent(h))
 }
 
 // parseHeaders parses header field lines up to and including the final empty

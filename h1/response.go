@@ -63,30 +63,10 @@ func (r *Response) Reset() {
 
 // Get returns the value of the first header named name (case-insensitive),
 // or nil. It does not allocate.
-func (r *Response) Get(name string) []byte {
-	for i := range r.Headers {
-		if EqualFold(r.Headers[i].Name, name) {
-			return r.Headers[i].Value
-		}
-	}
-	return nil
-}
+func (r *Response) Get(name string) []byte { return getHeader(r.Headers, name) }
 
 // Known returns the value of the first header of kind k, or nil.
-func (r *Response) Known(k Known) []byte {
-	if i := r.known[k]; i != 0 {
-		return r.Headers[i-1].Value
-	}
-	if k != Unknown && len(r.Headers) >= 255 {
-		// Index past what known can hold: fall back to a scan.
-		for i := range r.Headers {
-			if r.Headers[i].Key == k {
-				return r.Headers[i].Value
-			}
-		}
-	}
-	return nil
-}
+func (r *Response) Known(k Known) []byte { return knownHeader(r.Headers, &r.known, k) }
 
 // Parse parses a response head at the start of buf, with the same contract
 // as Request.Parse. A 1xx response is returned like any other; the caller
@@ -172,11 +152,19 @@ func (r *Response) parseStatusLine(line []byte) error {
 	return nil
 }
 
+// BodyAllowed reports whether a response with this status may carry a
+// body, and so Content-Length or Transfer-Encoding: not 1xx, 204 or 304
+// (RFC 9110 §6.4.1, RFC 9112 §6.3). Client and server, HTTP/1.1 and HTTP/2
+// all frame by this one rule.
+func BodyAllowed(status int) bool {
+	return status >= 200 && status != 204 && status != 304
+}
+
 // BodyMode reports how this response's body is delimited, given whether it
 // answers a HEAD request (RFC 9112 §6.3).
 func (r *Response) BodyMode(head bool) BodyMode {
 	switch {
-	case head, r.Status < 200, r.Status == 204, r.Status == 304:
+	case head, !BodyAllowed(r.Status):
 		return BodyNone
 	case r.TransferEncoding && r.Chunked:
 		return BodyChunked

@@ -185,3 +185,24 @@ func TestResponseCodingAndUpgrade(t *testing.T) {
 		}
 	}
 }
+
+func TestBodyAllowed(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		want   bool
+		rule   string
+	}{
+		{100, false, "RFC 9110 §15.2: 1xx has no content"},
+		{101, false, "RFC 9110 §15.2: 1xx has no content"},
+		{199, false, "RFC 9110 §15.2: 1xx has no content"},
+		{200, true, "RFC 9110 §6.4.1: other statuses may have content"},
+		{204, false, "RFC 9110 §15.3.5: 204 has no content"},
+		{205, true, "RFC 9110 §15.3.6: 205 is framed as usual"},
+		{304, false, "RFC 9110 §15.4.5: 304 has no content"},
+		{404, true, "RFC 9110 §6.4.1: other statuses may have content"},
+	} {
+		if got := BodyAllowed(c.status); got != c.want {
+			t.Errorf("%s: BodyAllowed(%d) = %v", c.rule, c.status, got)
+		}
+	}
+}

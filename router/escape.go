@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"path"
 	"strings"
+
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // Paths are matched in a "match form" that equals net/http.ServeMux's
@@ -17,8 +19,8 @@ import (
 func normalize(dst, p []byte) []byte {
 	for i := 0; i < len(p); i++ {
 		c := p[i]
-		if c == '%' && i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]) {
-			if d := unhex(p[i+1])<<4 | unhex(p[i+2]); d != '/' {
+		if c == '%' && i+2 < len(p) && ascii.IsHex(p[i+1]) && ascii.IsHex(p[i+2]) {
+			if d := ascii.Unhex(p[i+1])<<4 | ascii.Unhex(p[i+2]); d != '/' {
 				c = d
 			} else {
 				dst = append(dst, "%2F"...)
@@ -42,17 +44,6 @@ func unescapeSlashes(dst, v []byte) []byte {
 		dst = append(append(dst, v[:i]...), '/')
 		v = v[i+3:]
 	}
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f'
-}
-
-func unhex(c byte) byte {
-	if c <= '9' {
-		return c - '0'
-	}
-	return c | 0x20 - 'a' + 10
 }
 
 // isClean reports whether p is a clean absolute path: no empty, "." or ".."

@@ -165,23 +165,21 @@ func runStore(ctx context.Context, cfg Config, res *Results, store string) error
 			}
 		}
 	}
-	for r := range cfg.Rounds {
-		for pos := range servers {
-			s := servers[(pos+r)%len(servers)] // rotate the order every round
-			prof := ""
-			if s.profDir != "" {
-				prof = filepath.Join(s.profDir, fmt.Sprintf("%s-%s-r%d.pprof", store, s.name, r+1))
-			}
-			rec, err := measure(ctx, s, lc(s, cfg.Duration), prof)
-			if err != nil {
-				return err
-			}
-			rec.Store, rec.Round, rec.Position = store, r+1, pos+1
-			res.Runs = append(res.Runs, rec)
-			fmt.Fprintf(cfg.Log, "%s r%d %-16s %9.0f ops/s  p50 %s p99 %s  SSE p99 %s  %.1f µs CPU/op  %.0f B/op %s\n",
-				store, r+1, s.name, rec.OpsPerSec, harness.FormatMicros(rec.P50US, 1), harness.FormatMicros(rec.P99US, 1),
-				harness.FormatMicros(rec.SSEP99US, int(rec.SSEEvents)), rec.CPUPerOpUS, rec.BytesPerOp, rec.Flag)
+	for slot := range harness.Rounds(cfg.Rounds, len(servers)) {
+		s := servers[slot.Server]
+		prof := ""
+		if s.profDir != "" {
+			prof = filepath.Join(s.profDir, fmt.Sprintf("%s-%s-r%d.pprof", store, s.name, slot.Round))
 		}
+		rec, err := measure(ctx, s, lc(s, cfg.Duration), prof)
+		if err != nil {
+			return err
+		}
+		rec.Store, rec.Round, rec.Position = store, slot.Round, slot.Position
+		res.Runs = append(res.Runs, rec)
+		fmt.Fprintf(cfg.Log, "%s r%d %-16s %9.0f ops/s  p50 %s p99 %s  SSE p99 %s  %.1f µs CPU/op  %.0f B/op %s\n",
+			store, slot.Round, s.name, rec.OpsPerSec, harness.FormatMicros(rec.P50US, 1), harness.FormatMicros(rec.P99US, 1),
+			harness.FormatMicros(rec.SSEP99US, int(rec.SSEEvents)), rec.CPUPerOpUS, rec.BytesPerOp, rec.Flag)
 	}
 	for _, s := range servers {
 		if rss, err := s.proc.PeakRSS(); err == nil {

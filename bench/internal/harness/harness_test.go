@@ -239,3 +239,25 @@ func TestParseH2load(t *testing.T) {
 		t.Error("parseH2load accepted output without a summary")
 	}
 }
+
+// TestRounds: every server runs once a round, and the first position
+// passes to the next server each round.
+func TestRounds(t *testing.T) {
+	var got []Slot
+	for s := range Rounds(3, 3) {
+		got = append(got, s)
+	}
+	want := []Slot{
+		{1, 1, 0}, {1, 2, 1}, {1, 3, 2},
+		{2, 1, 1}, {2, 2, 2}, {2, 3, 0},
+		{3, 1, 2}, {3, 2, 0}, {3, 3, 1},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}

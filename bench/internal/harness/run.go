@@ -255,39 +255,37 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 			p.doneWarmup(time.Since(t))
 		}
 	}
-	for r := 0; r < cfg.Rounds; r++ {
-		for pos := range servers {
-			s := servers[(pos+r)%len(servers)] // rotate the order every round
-			p.show(r+1, w.Name, s.Name, "")
-			if w.Tool() == "idle" && (r > 0 || cfg.Warmup > 0) {
-				// A fresh process per idle run: memory a server kept
-				// from the previous run would hide its cost.
-				procs[s.Name].Stop()
-				if err := start(s); err != nil {
-					return err
-				}
+	for slot := range Rounds(cfg.Rounds, len(servers)) {
+		r, pos, s := slot.Round-1, slot.Position-1, servers[slot.Server]
+		p.show(r+1, w.Name, s.Name, "")
+		if w.Tool() == "idle" && (r > 0 || cfg.Warmup > 0) {
+			// A fresh process per idle run: memory a server kept
+			// from the previous run would hide its cost.
+			procs[s.Name].Stop()
+			if err := start(s); err != nil {
+				return err
 			}
-			pr := procs[s.Name]
-			rec := RunRecord{Workload: w.Name, Server: s.Name, Round: r + 1, Position: pos + 1,
-				Raw: filepath.Join("raw", w.Name, fmt.Sprintf("r%d-%s.txt", r+1, s.Name))}
-			t := time.Now()
-			cpu0, _ := pr.CPUSeconds()
-			out, st, err := newRun(s, cfg.Duration).run(ctx)
-			cpu1, _ := pr.CPUSeconds()
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			os.WriteFile(filepath.Join(cfg.OutDir, rec.Raw), out, 0o644)
-			rec.WrkStats = st
-			rec.CPUSeconds = cpu1 - cpu0
-			if st.Requests > 0 {
-				rec.CPUPerReqUS = rec.CPUSeconds / float64(st.Requests) * 1e6
-			}
-			rec.Flag = flagOf(st, err, pr)
-			rec.Flagged = rec.Flag != ""
-			res.Runs = append(res.Runs, rec)
-			p.doneRun(time.Since(t))
 		}
+		pr := procs[s.Name]
+		rec := RunRecord{Workload: w.Name, Server: s.Name, Round: r + 1, Position: pos + 1,
+			Raw: filepath.Join("raw", w.Name, fmt.Sprintf("r%d-%s.txt", r+1, s.Name))}
+		t := time.Now()
+		cpu0, _ := pr.CPUSeconds()
+		out, st, err := newRun(s, cfg.Duration).run(ctx)
+		cpu1, _ := pr.CPUSeconds()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		os.WriteFile(filepath.Join(cfg.OutDir, rec.Raw), out, 0o644)
+		rec.WrkStats = st
+		rec.CPUSeconds = cpu1 - cpu0
+		if st.Requests > 0 {
+			rec.CPUPerReqUS = rec.CPUSeconds / float64(st.Requests) * 1e6
+		}
+		rec.Flag = flagOf(st, err, pr)
+		rec.Flagged = rec.Flag != ""
+		res.Runs = append(res.Runs, rec)
+		p.doneRun(time.Since(t))
 	}
 	for _, s := range servers {
 		if rss, err := procs[s.Name].PeakRSS(); err == nil {
