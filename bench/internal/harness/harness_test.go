@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -281,5 +282,40 @@ func TestPeerConfigs(t *testing.T) {
 	n, err := nghttpdArgs(t.TempDir(), 8080, 1, false)
 	if err != nil || !slices.Contains(n, "--no-tls") || !slices.Contains(n, "-n1") || n[len(n)-1] != "8080" {
 		t.Errorf("nghttpd h2c args = %v, %v", n, err)
+	}
+}
+
+// TestH2IdleOne checks the h2idle workload's client against net/http's h2c
+// server: one GET stream answered, the connection left open.
+func TestH2IdleOne(t *testing.T) {
+	w, ok := LookupWorkload("h2idle")
+	if !ok || w.Tool() != "idle" || w.HTTP2 != H2C {
+		t.Fatalf("h2idle workload: %+v", w)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	srv := &http.Server{Protocols: &p, Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 {
+			rw.WriteHeader(505)
+			return
+		}
+		io.WriteString(rw, "Hello, World!")
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	c, err := h2IdleOne(ln.Addr().String(), "", w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	w.ExpectBody = []byte("other")
+	if c, err := h2IdleOne(ln.Addr().String(), "", w); err == nil {
+		c.Close()
+		t.Fatal("a wrong body was accepted")
 	}
 }
