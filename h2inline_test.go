@@ -19,7 +19,8 @@ import (
 // request's handler runs on the connection's reading goroutine, a request
 // with a body on a worker; an inline handler whose response outgrows the
 // window reads the connection's WINDOW_UPDATEs itself until it is done,
-// and a stream opened meanwhile is served after it. (Every other HTTP/2
+// and a stream opened meanwhile is served after it; a panicking inline
+// handler gets a 500 and the connection goes on. (Every other HTTP/2
 // test, h2spec included, also runs against the "riptide-inline" target.)
 func TestH2InlineHandlers(t *testing.T) {
 	const bigSize = 200_000
@@ -29,6 +30,9 @@ func TestH2InlineHandlers(t *testing.T) {
 		where := "worker"
 		if strings.Contains(stack, "readLoop") {
 			where = "inline"
+		}
+		if string(c.Path()) == "/panic" {
+			panic("inline handler panics") // recovered: 500, the connection goes on
 		}
 		c.SetHeader("X-Where", where)
 		_, _ = c.ReadBody()
@@ -68,12 +72,15 @@ func TestH2InlineHandlers(t *testing.T) {
 			headers(3, "GET", "/small", true)
 			headers(5, "POST", "/small", false)
 			fr.WriteData(5, true, []byte("request body"))
+			headers(7, "GET", "/panic", true)
+			headers(9, "GET", "/small", true)
 
 			where := map[uint32]string{}
+			status := map[uint32]string{}
 			bodies := map[uint32]int{}
 			var ended []uint32
 			dec := hpack.NewDecoder(4096, nil)
-			for len(ended) < 3 {
+			for len(ended) < 5 {
 				f, err := fr.ReadFrame()
 				if err != nil {
 					t.Fatalf("after %v ended (%v bytes): %v", ended, bodies, err)
@@ -85,8 +92,11 @@ func TestH2InlineHandlers(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, hf := range fields {
-						if hf.Name == "x-where" {
+						switch hf.Name {
+						case "x-where":
 							where[f.StreamID] = hf.Value
+						case ":status":
+							status[f.StreamID] = hf.Value
 						}
 					}
 					if f.StreamEnded() {
@@ -112,6 +122,9 @@ func TestH2InlineHandlers(t *testing.T) {
 			}
 			if where[1] != "inline" || where[3] != "inline" || where[5] != "worker" {
 				t.Errorf("handlers ran: GET /big %q, GET /small %q, POST /small %q; want inline, inline, worker", where[1], where[3], where[5])
+			}
+			if status[7] != "500" || where[9] != "inline" || bodies[9] != 2 {
+				t.Errorf("after a panicking inline handler: status %q; next stream ran %q with %d bytes; want 500, then inline with 2", status[7], where[9], bodies[9])
 			}
 			if bodies[1] != bigSize || bodies[3] != 2 || bodies[5] != 2 {
 				t.Errorf("body bytes per stream %v, want 1:%d 3:2 5:2", bodies, bigSize)
