@@ -133,7 +133,12 @@ func nghttpdArgs(dir string, port, threads int, useTLS bool) ([]string, error) {
 	if err := writePeerFiles(dir, useTLS); err != nil {
 		return nil, err
 	}
-	a := []string{"-n" + strconv.Itoa(threads), "-a", "127.0.0.1", "-d", filepath.Join(dir, "htdocs")}
+	// GET / is htdocs/index.html: served as text/plain, like the others.
+	mime := filepath.Join(dir, "mime.types")
+	if err := os.WriteFile(mime, []byte("text/plain html\n"), 0o644); err != nil {
+		return nil, err
+	}
+	a := []string{"-n" + strconv.Itoa(threads), "-a", "127.0.0.1", "-d", filepath.Join(dir, "htdocs"), "--mime-types-file=" + mime}
 	if !useTLS {
 		return append(a, "--no-tls", strconv.Itoa(port)), nil
 	}

@@ -71,7 +71,7 @@ func Registry() []Server {
 		{Name: "riptide-mux", Desc: "riptide compat door (riptide.FromHTTP) with http.ServeMux", Kind: KindGo, Pkg: "./servers/riptide-mux", Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-go", Desc: "riptide native API on the goroutine engine (-engine goroutine)", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-mux-go", Desc: "riptide compat door with http.ServeMux on the goroutine engine", Kind: KindGo, Pkg: "./servers/riptide-mux", Bin: "riptide-mux", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
-		{Name: "riptide-h2inline", Desc: "riptide native API with HTTP2Config.InlineHandlers (-h2inline): HTTP/2 handlers on the connection goroutine", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-h2inline"}, Default: true, HTTP2: true, H2Only: true},
+		{Name: "riptide-h2inline", Desc: "riptide native API with HTTP2Config.InlineHandlers (-h2inline): HTTP/2 handlers on the connection goroutine", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-h2inline"}, Probe: true, Default: true, HTTP2: true, H2Only: true},
 		{Name: "riptide-chi", Desc: "riptide compat door (riptide.FromHTTP) with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/riptide-chi", Probe: true, Default: true, HTTP2: true},
 		{Name: "fasthttp", Desc: "valyala/fasthttp, default settings", Kind: KindGo, Pkg: "./servers/fasthttp", Probe: true, Default: true},
 		{Name: "nethttp", Desc: "net/http with http.ServeMux", Kind: KindGo, Pkg: "./servers/nethttp", Probe: true, Default: true, HTTP2: true},
