@@ -252,9 +252,18 @@ func (c *conn) dropNonHTTP() bool {
 func (c *conn) runH2(rest []byte, sawPreface bool) {
 	s := c.srv
 	c.setState(StateActive)
+	// The HTTP/1.1 buffers (about 37 KiB by default) sit unused for the
+	// HTTP/2 connection's life (each stream has its own): let them go, so
+	// that an idle HTTP/2 connection does not hold them, and give the
+	// conn new ones before it is pooled. rest is a copy (serveH2).
+	c.rbuf, c.wbuf, c.ctx.resp.body = nil, nil, nil
+	c.r, c.w = 0, 0
 	hc := newH2Conn(s, c.nc, rest)
 	hc.c = c
 	hc.serve(sawPreface, nil)
+	c.rbuf = make([]byte, c.cfg.readBuf)
+	c.wbuf = make([]byte, 0, c.cfg.writeBuf+1024)
+	c.ctx.resp.body = make([]byte, 0, c.cfg.writeBuf)
 	c.setState(StateClosed)
 	c.untrack()
 	c.statClose()
