@@ -81,6 +81,28 @@ type HTTP2Config struct {
 	// none.
 	SendPingTimeout time.Duration
 	PingTimeout     time.Duration
+
+	// InlineHandlers runs native handlers (not FromHTTP ones) on the
+	// connection's own goroutine, the one that reads its frames, instead
+	// of handing each stream to a pooled worker goroutine: no goroutine
+	// switch per request, which is most of the cost of a small response.
+	//
+	// WARNING: AN INLINE HANDLER MUST NEVER BLOCK. While it runs, its
+	// connection reads nothing: every other stream of that connection
+	// waits, and so do PINGs, SETTINGS and WINDOW_UPDATEs. No sleeping,
+	// no locks held by others, no database or upstream calls, no channel
+	// waits, no waiting on Ctx.Done. Use it for handlers that compute
+	// their answer from memory, as a static file server or a cache would.
+	//
+	// Only requests that are complete when their HEADERS arrive (no body:
+	// GET, HEAD, DELETE...) run inline; requests with a body go to a
+	// worker as usual, so an inline handler never waits for the client to
+	// send. A response larger than the client's flow-control window makes
+	// the handler process the connection's incoming frames itself until
+	// the client grants more window (the usual WriteTimeout does not
+	// apply to that wait); streams opened meanwhile run after it returns.
+	// Requests arriving by "Upgrade: h2c" always run on a worker.
+	InlineHandlers bool
 }
 
 // DefaultMaxConcurrentStreams is the default SETTINGS_MAX_CONCURRENT_STREAMS.
@@ -231,9 +253,18 @@ func (c *conn) dropNonHTTP() bool {
 func (c *conn) runH2(rest []byte, sawPreface bool) {
 	s := c.srv
 	c.setState(StateActive)
+	// The HTTP/1.1 buffers (about 37 KiB by default) sit unused for the
+	// HTTP/2 connection's life (each stream has its own): let them go, so
+	// that an idle HTTP/2 connection does not hold them, and give the
+	// conn new ones before it is pooled. rest is a copy (serveH2).
+	c.rbuf, c.wbuf, c.ctx.resp.body = nil, nil, nil
+	c.r, c.w = 0, 0
 	hc := newH2Conn(s, c.nc, rest)
 	hc.c = c
 	hc.serve(sawPreface, nil)
+	c.rbuf = make([]byte, c.cfg.readBuf)
+	c.wbuf = make([]byte, 0, c.cfg.writeBuf+1024)
+	c.ctx.resp.body = make([]byte, 0, c.cfg.writeBuf)
 	c.setState(StateClosed)
 	c.untrack()
 	c.statClose()

@@ -35,15 +35,17 @@ func TestH2Allocs(t *testing.T) {
 		io.WriteString(w, "Hello, World!")
 	}))
 	for _, tc := range []struct {
-		name string
-		h    Handler
-		max  float64
+		name   string
+		h      Handler
+		max    float64
+		inline bool // HTTP2Config.InlineHandlers
 	}{
-		{"native", native, 2},
-		{"compat", compat, 15},
+		{"native", native, 2, false},
+		{"compat", compat, 15, false},
+		{"native-inline", native, 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := &Server{Handler: tc.h, HTTP2: &HTTP2Config{H2C: true}}
+			srv := &Server{Handler: tc.h, HTTP2: &HTTP2Config{H2C: true, InlineHandlers: tc.inline}}
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)

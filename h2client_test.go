@@ -1,8 +1,9 @@
 package riptide_test
 
 // Real HTTP/2 clients against every target, in h2c (prior knowledge) and
-// TLS (ALPN) mode: Go's http.Client, curl and Python's httpx. Each checks
-// the protocol the client actually used, not just the answer.
+// TLS (ALPN) mode: Go's http.Client, curl and Python's httpx (and Node's
+// http2 module, in h2node_test.go). Each checks the protocol the client
+// actually used, not just the answer.
 
 import (
 	"bytes"

@@ -120,6 +120,14 @@ type h2Conn struct {
 	// and wire bytes count in, and the socket reader that counts bytes in.
 	shard *statShard
 	cr    h2CountingReader
+
+	// HTTP2Config.InlineHandlers (native door only). inlineQ holds the
+	// streams to run on the reading goroutine once the current frame is
+	// processed; readOver is set there when reading has ended. Both are
+	// touched only by the reading goroutine.
+	inline   bool
+	inlineQ  []*h2Stream
+	readOver bool
 }
 
 // h2CountingReader reads the connection's socket, counting the bytes in
@@ -176,6 +184,7 @@ func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
 	} else if hc.native = s.Handler; hc.native == nil {
 		hc.native = HandlerFunc(notFound)
 	}
+	hc.inline = cfg.InlineHandlers && hc.native != nil
 	hc.enc = hpack.NewEncoder(&hc.hbuf)
 	if tc, ok := nc.(*tls.Conn); ok {
 		cs := tc.ConnectionState()
@@ -281,31 +290,55 @@ func (hc *h2Conn) readPreface(sawPreface bool) bool {
 }
 
 // readLoop reads and processes frames until the connection fails or is
-// closed.
+// closed, running inline handlers (HTTP2Config.InlineHandlers) between
+// frames.
 func (hc *h2Conn) readLoop() {
 	for {
-		fh, err := hc.fr.ReadFrameHeader()
-		if err == nil && (fh.Type == http2.FrameHeaders || fh.Type == http2.FrameContinuation) {
-			if !hc.readHeaderFrame(fh) {
-				return
-			}
-			continue
+		ok := hc.readFrame()
+		if len(hc.inlineQ) > 0 {
+			hc.runInline() // even at the end: each counts as running
 		}
-		var f http2.Frame
-		if err == nil {
-			f, err = hc.fr.ReadFrameForHeader(fh)
-		}
-		if err != nil {
-			if !hc.frameError(err) {
-				return
-			}
-			continue
-		}
-		hc.frameRead()
-		if !hc.process(f) {
+		if !ok || hc.readOver {
 			return
 		}
 	}
+}
+
+// readFrame reads and processes one frame (a whole header block counts as
+// its frames one by one) and reports whether reading goes on.
+func (hc *h2Conn) readFrame() bool {
+	ok := hc.readFrame1()
+	if !ok {
+		hc.readOver = true
+	}
+	return ok
+}
+
+func (hc *h2Conn) readFrame1() bool {
+	fh, err := hc.fr.ReadFrameHeader()
+	if err == nil && (fh.Type == http2.FrameHeaders || fh.Type == http2.FrameContinuation) {
+		return hc.readHeaderFrame(fh)
+	}
+	var f http2.Frame
+	if err == nil {
+		f, err = hc.fr.ReadFrameForHeader(fh)
+	}
+	if err != nil {
+		return hc.frameError(err)
+	}
+	hc.frameRead()
+	return hc.process(f)
+}
+
+// runInline runs the queued inline streams' handlers, in the order their
+// HEADERS arrived, including any queued while one of them ran.
+func (hc *h2Conn) runInline() {
+	for i := 0; i < len(hc.inlineQ); i++ {
+		st := hc.inlineQ[i]
+		hc.inlineQ[i] = nil
+		st.serve()
+	}
+	hc.inlineQ = hc.inlineQ[:0]
 }
 
 // frameError handles a Framer error and reports whether reading may go on.

@@ -43,7 +43,8 @@ func (b *h2Block) regular() []hpack.HeaderField { return b.fields[b.nPseudo:] }
 func (hc *h2Conn) initHeaders() {
 	hc.hdec = hpack.NewDecoder(h2HeaderTableSize, hc.emitField)
 	hc.hdec.SetMaxStringLength(int(hc.headerListSize()))
-	hc.hpayload = make([]byte, 0, h2DefaultMaxFrame)
+	// hpayload is sized on the first header frame (readHeaderFrame): an
+	// idle connection does not keep a 16 KiB buffer it never needed.
 }
 
 // readHeaderFrame reads the payload of a HEADERS or CONTINUATION frame
@@ -52,7 +53,9 @@ func (hc *h2Conn) initHeaders() {
 // connection goes on.
 func (hc *h2Conn) readHeaderFrame(fh http2.FrameHeader) bool {
 	if cap(hc.hpayload) < int(fh.Length) {
-		hc.hpayload = make([]byte, fh.Length)
+		// At least 1 KiB, so that growing header blocks do not allocate
+		// at every frame; HEADERS of real requests rarely need more.
+		hc.hpayload = make([]byte, max(int(fh.Length), 1<<10))
 	}
 	p := hc.hpayload[:fh.Length]
 	if _, err := io.ReadFull(hc.br, p); err != nil {

@@ -255,9 +255,29 @@ func (b *h2Body) mergeTrailers() {
 	}
 }
 
-// Close makes later reads fail; the rest of the body is discarded.
+// Close makes later reads fail and the rest of the body is discarded. A
+// Read blocked in another goroutine returns at once (as with net/http):
+// grpc-go's ServeHTTP closes the body and then waits for its reader
+// goroutine before it returns, so a Read that waited on for the client
+// would keep the stream's trailers from ever being sent.
 func (b *h2Body) Close() error {
 	b.closed.Store(true)
+	hc := b.st.hc
+	hc.mu.Lock()
+	// ended is stored before handlerDone takes hc.mu, and the stream is
+	// only reused after handlerDone: if ended is still false here, st is
+	// still this request's stream.
+	if !b.ended.Load() {
+		st := b.st
+		st.bodyClosed = true
+		n := len(st.rbuf) - st.roff
+		st.rbuf, st.roff = st.rbuf[:0], 0
+		if n > 0 {
+			hc.consumed(st, n)
+		}
+		hc.cond.Broadcast()
+	}
+	hc.mu.Unlock()
 	return nil
 }
 

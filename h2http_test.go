@@ -2,7 +2,9 @@ package riptide_test
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
@@ -119,6 +121,66 @@ func TestH2CompatWriter(t *testing.T) {
 			case <-cancelled:
 			case <-time.After(h2AttackBound):
 				t.Error("the request Context was not cancelled when the client reset the stream")
+			}
+		})
+	}
+}
+
+// TestH2CompatBodyCloseUnblocksRead is grpc-go's ServeHTTP pattern: a
+// goroutine blocks reading the request body while the client keeps the
+// stream open; the handler closes the body and waits for that goroutine
+// before it returns. Close must make the blocked Read return, or the
+// handler (and its response) never finishes.
+func TestH2CompatBodyCloseUnblocksRead(t *testing.T) {
+	for _, useTLS := range []bool{false, true} {
+		t.Run(map[bool]string{false: "h2c", true: "tls"}[useTLS], func(t *testing.T) {
+			readErr := make(chan error, 1)
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got := make(chan struct{})
+				readerDone := make(chan struct{})
+				go func() {
+					defer close(readerDone)
+					buf := make([]byte, 100)
+					n, _ := r.Body.Read(buf) // the first chunk
+					if n > 0 {
+						close(got)
+					}
+					_, err := r.Body.Read(buf) // blocks: the client sends no more
+					readErr <- err
+				}()
+				<-got
+				w.Header().Set("Trailer", "X-Status")
+				_, _ = io.WriteString(w, "done")
+				w.(http.Flusher).Flush()
+				r.Body.Close()
+				select {
+				case <-readerDone:
+					w.Header().Set("X-Status", "0")
+				case <-time.After(10 * time.Second):
+					w.Header().Set("X-Status", "read still blocked after Close")
+				}
+			})
+			target := h2Target{name: "riptide-compat", serve: func(t testing.TB, ln net.Listener, tlsConf *tls.Config, _ *h2App) func() {
+				return serveRiptideHandler(t, ln, tlsConf, riptide.FromHTTP(h))
+			}}
+			in := startH2(t, target, useTLS)
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			go func() { _, _ = pw.Write([]byte("first")) }() // then nothing, never the end
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "POST", in.url("/"), pr)
+			resp, err := h2Client(t, in).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || string(body) != "done" || resp.Trailer.Get("X-Status") != "0" {
+				t.Fatalf("response: %q, trailer %q, err %v; want \"done\" with trailer X-Status: 0", body, resp.Trailer.Get("X-Status"), err)
+			}
+			if err := <-readErr; err == nil {
+				t.Errorf("Read after Close returned no error")
 			}
 		})
 	}

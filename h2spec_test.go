@@ -75,6 +75,8 @@ var h2specKnownFailures = map[string][]string{
 	// HTTP/1.x request line is closed without an answer (3.5 passes).
 	"riptide-native/h2c": {},
 	"riptide-native/tls": {},
+	"riptide-inline/h2c": {},
+	"riptide-inline/tls": {},
 	"riptide-compat/h2c": {},
 	"riptide-compat/tls": {},
 }

@@ -28,6 +28,7 @@ type h2Stream struct {
 	recvEnd    bool // END_STREAM received: the request is complete
 	sendEnd    bool // END_STREAM sent: the response is complete
 	bodyClosed bool // the handler is done with the request body
+	inline     bool // the handler runs on the connection's reading goroutine
 
 	// The request.
 	method, scheme, authority, path string
@@ -96,6 +97,9 @@ func (hc *h2Conn) onHeaders(f *h2Block) error {
 	st.recvEnd = f.endStream
 	st.endAtOpen = st.recvEnd
 	hc.streams[id] = st
+	// Inline only when the request is complete: the handler can then
+	// never wait for request bytes the reading goroutine would deliver.
+	st.inline = hc.inline && st.recvEnd
 	hc.startHandler(st)
 	hc.streamOpened()
 	return nil
@@ -225,11 +229,16 @@ func (hc *h2Conn) forget(st *h2Stream) {
 	st.releaseIfDone()
 }
 
-// startHandler counts the stream as running and hands it to a worker.
+// startHandler counts the stream as running and hands it to a worker, or
+// queues it to run inline once the current frame is processed.
 func (hc *h2Conn) startHandler(st *h2Stream) {
 	hc.running++
 	if hc.idle != nil {
 		hc.idle.Stop()
+	}
+	if st.inline {
+		hc.inlineQ = append(hc.inlineQ, st)
+		return
 	}
 	h2Dispatch(st)
 }
@@ -379,6 +388,13 @@ func (st *h2Stream) writeDataLocked(p []byte, end bool) error {
 			return nil
 		}
 		n := min(int64(len(p)), st.sendWindow, hc.sendWindow, int64(hc.peerMaxFrame))
+		if n <= 0 && st.inline && len(hc.out) <= h2MaxOutput {
+			// The window comes in frames only this goroutine reads.
+			if !hc.pumpFrame() {
+				return errH2StreamClosed
+			}
+			continue
+		}
 		if n <= 0 || len(hc.out) > h2MaxOutput {
 			if !st.waitUntil(deadline) {
 				return os.ErrDeadlineExceeded
@@ -395,6 +411,19 @@ func (st *h2Stream) writeDataLocked(p []byte, end bool) error {
 			return nil
 		}
 	}
+}
+
+// pumpFrame reads and processes one frame for an inline handler waiting
+// for flow-control window (hc.mu held; released while reading). It
+// reports false when the connection's reading has ended.
+func (hc *h2Conn) pumpFrame() bool {
+	if hc.readOver {
+		return false
+	}
+	hc.mu.Unlock()
+	ok := hc.readFrame()
+	hc.mu.Lock()
+	return ok
 }
 
 // The worker pool: handlers run on goroutines that are reused from one

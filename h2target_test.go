@@ -53,6 +53,7 @@ var h2Targets = []h2Target{
 	{name: "net-http", serve: serveNetHTTP},
 	{name: "riptide-native", serve: serveRiptide(false)},
 	{name: "riptide-compat", serve: serveRiptide(true)},
+	{name: "riptide-inline", serve: serveRiptideInline},
 }
 
 // h2App is the state behind the test routes, shared by every target's
@@ -173,13 +174,23 @@ func serveRiptide(compat bool) func(testing.TB, net.Listener, *tls.Config, *h2Ap
 	}
 }
 
+// serveRiptideInline is the native target with HTTP2Config.InlineHandlers:
+// requests without a body run on the connection's goroutine.
+func serveRiptideInline(t testing.TB, ln net.Listener, tlsConf *tls.Config, app *h2App) func() {
+	return serveRiptideConfig(t, ln, tlsConf, app.nativeHandler(), true)
+}
+
 // serveRiptideHandler serves h on a riptide.Server configured like every
 // target (limits above; HTTP/2 over TLS, h2c and Upgrade: h2c on).
 func serveRiptideHandler(t testing.TB, ln net.Listener, tlsConf *tls.Config, h riptide.Handler) func() {
+	return serveRiptideConfig(t, ln, tlsConf, h, false)
+}
+
+func serveRiptideConfig(t testing.TB, ln net.Listener, tlsConf *tls.Config, h riptide.Handler, inline bool) func() {
 	srv := &riptide.Server{
 		Handler:        h,
 		MaxHeaderBytes: h2TestMaxHeaderBytes,
-		HTTP2:          &riptide.HTTP2Config{H2C: true, H2CUpgrade: true, MaxConcurrentStreams: h2TestMaxStreams},
+		HTTP2:          &riptide.HTTP2Config{H2C: true, H2CUpgrade: true, MaxConcurrentStreams: h2TestMaxStreams, InlineHandlers: inline},
 		Logger:         slog.New(slog.DiscardHandler),
 	}
 	done := make(chan struct{})

@@ -68,6 +68,10 @@ type Options struct {
 	// Engine (-engine) is riptide's connection engine: auto, goroutine or
 	// eventloop (riptide servers only; the others ignore it).
 	Engine string
+	// H2Inline (-h2inline) runs native handlers of HTTP/2 streams on the
+	// connection's goroutine (riptide's HTTP2Config.InlineHandlers;
+	// riptide native servers only, the others ignore it).
+	H2Inline bool
 }
 
 // ParseFlags defines -addr, -profile, -h2c and -tls on the default flag set,
@@ -81,6 +85,7 @@ func ParseFlags() Options {
 	flag.BoolVar(&o.H2C, "h2c", false, "also serve cleartext HTTP/2 (prior knowledge) on the HTTP/1.1 port")
 	flag.BoolVar(&o.TLS, "tls", false, "serve HTTPS (ALPN h2 and http/1.1) with a self-signed certificate generated at start")
 	flag.StringVar(&o.Engine, "engine", "auto", "riptide servers: connection engine, auto, goroutine or eventloop")
+	flag.BoolVar(&o.H2Inline, "h2inline", false, "riptide native servers: run HTTP/2 handlers inline on the connection goroutine (HTTP2Config.InlineHandlers)")
 	flag.Parse()
 	o.Profile = Profile(profile)
 	if o.Profile != ProfileBench && o.Profile != ProfileProbe && o.Profile != ProfileRouted && o.Profile != ProfileStatic {

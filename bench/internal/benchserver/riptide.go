@@ -6,10 +6,11 @@ import (
 	"github.com/riptide-http/riptide"
 )
 
-// ConfigureRiptide applies -h2c, -tls and -engine to a riptide server: h2c
-// through HTTP2Config.H2C (prior knowledge on the HTTP/1.1 port), TLS
-// through TLSConfig (ServeTLS negotiates h2 or http/1.1 with ALPN; HTTP/2
-// over TLS is on by default), the engine through Server.Engine. Without
+// ConfigureRiptide applies -h2c, -tls, -h2inline and -engine to a riptide
+// server: h2c through HTTP2Config.H2C (prior knowledge on the HTTP/1.1
+// port), TLS through TLSConfig (ServeTLS negotiates h2 or http/1.1 with
+// ALPN; HTTP/2 over TLS is on by default), -h2inline through
+// HTTP2Config.InlineHandlers, the engine through Server.Engine. Without
 // them it leaves srv untouched, so HTTP/1.1 behaviour is unchanged.
 func ConfigureRiptide(srv *riptide.Server, o Options) {
 	switch o.Engine {
@@ -18,8 +19,8 @@ func ConfigureRiptide(srv *riptide.Server, o Options) {
 	case "eventloop":
 		srv.Engine = riptide.EngineEventLoop
 	}
-	if o.H2C {
-		srv.HTTP2 = &riptide.HTTP2Config{H2C: true}
+	if o.H2C || o.H2Inline {
+		srv.HTTP2 = &riptide.HTTP2Config{H2C: o.H2C, InlineHandlers: o.H2Inline}
 	}
 	if o.TLS {
 		srv.TLSConfig = o.TLSConfig

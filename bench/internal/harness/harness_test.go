@@ -5,8 +5,12 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,9 +190,17 @@ func TestSelectDefaultLeavesOutExtra(t *testing.T) {
 func TestHTTP2Support(t *testing.T) {
 	h2c, _ := LookupWorkload("h2c")
 	for _, s := range Registry() {
-		want := s.Kind == KindGo && s.Name != "fasthttp"
+		want := s.Kind == KindGo && s.Name != "fasthttp" || s.Kind == KindH2O || s.Kind == KindNghttpd
 		if s.Supports(h2c) != want {
 			t.Errorf("%s supports h2c = %v, want %v", s.Name, s.Supports(h2c), want)
+		}
+	}
+	// The HTTP/2 peers and the inline variant run nothing else.
+	plain, _ := LookupWorkload("plaintext")
+	for _, name := range []string{"h2o", "nghttpd", "riptide-h2inline"} {
+		s, ok := Lookup(name)
+		if !ok || !s.H2Only || s.Supports(plain) {
+			t.Errorf("%s: registered %v, H2Only %v, supports plaintext %v; want an HTTP/2-only server", name, ok, s.H2Only, s.Supports(plain))
 		}
 	}
 	tls, _ := LookupWorkload("h2tls")
@@ -259,5 +271,73 @@ func TestRounds(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("got %v, want %v", got, want)
 		}
+	}
+}
+
+func TestPeerThreads(t *testing.T) {
+	for cpus, want := range map[string]int{"0": 1, "0,1": 2, "0-3": 4, "0-1,4": 3} {
+		if got := peerThreads(cpus); got != want {
+			t.Errorf("peerThreads(%q) = %d, want %d", cpus, got, want)
+		}
+	}
+}
+
+func TestPeerConfigs(t *testing.T) {
+	dir := t.TempDir()
+	a, err := h2oArgs(dir, 8443, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := os.ReadFile(a[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"num-threads: 2", "port: 8443", "certificate-file: " + dir + "/cert.pem", "file.dir: " + dir + "/htdocs"} {
+		if !strings.Contains(string(conf), want) {
+			t.Errorf("h2o.conf lacks %q:\n%s", want, conf)
+		}
+	}
+	body, err := os.ReadFile(filepath.Join(dir, "htdocs", "hello.txt"))
+	if err != nil || string(body) != "Hello, World!" {
+		t.Errorf("htdocs/hello.txt = %q, %v", body, err)
+	}
+	n, err := nghttpdArgs(t.TempDir(), 8080, 1, false)
+	if err != nil || !slices.Contains(n, "--no-tls") || !slices.Contains(n, "-n1") || n[len(n)-1] != "8080" {
+		t.Errorf("nghttpd h2c args = %v, %v", n, err)
+	}
+}
+
+// TestH2IdleOne checks the h2idle workload's client against net/http's h2c
+// server: one GET stream answered, the connection left open.
+func TestH2IdleOne(t *testing.T) {
+	w, ok := LookupWorkload("h2idle")
+	if !ok || w.Tool() != "idle" || w.HTTP2 != H2C {
+		t.Fatalf("h2idle workload: %+v", w)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	srv := &http.Server{Protocols: &p, Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 {
+			rw.WriteHeader(505)
+			return
+		}
+		io.WriteString(rw, "Hello, World!")
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	c, err := h2IdleOne(ln.Addr().String(), "", w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	w.ExpectBody = []byte("other")
+	if c, err := h2IdleOne(ln.Addr().String(), "", w); err == nil {
+		c.Close()
+		t.Fatal("a wrong body was accepted")
 	}
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,10 +11,16 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 )
 
 // IdleConns is the connection count of the idle workload.
 const IdleConns = 10_000
+
+// H2IdleConns is the connection count of the h2idle workload.
+const H2IdleConns = 2_000
 
 // idleSettle is how long the idle workload waits, all connections open,
 // before it reads the server's RSS: long enough for goroutines and buffers
@@ -78,6 +85,10 @@ func openIdle(ctx context.Context, addr string, w Workload, n int) ([]net.Conn, 
 		wg    sync.WaitGroup
 	)
 	req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", w.Path, addr)
+	one := idleOne
+	if w.HTTP2 != H2None {
+		one = h2IdleOne
+	}
 	sem := make(chan struct{}, 64)
 	for range n {
 		if ctx.Err() != nil {
@@ -88,7 +99,7 @@ func openIdle(ctx context.Context, addr string, w Workload, n int) ([]net.Conn, 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			c, err := idleOne(addr, req, w)
+			c, err := one(addr, req, w)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -128,6 +139,84 @@ func idleOne(addr, req string, w Workload) (net.Conn, error) {
 	}
 	c.SetDeadline(time.Time{})
 	return c, nil
+}
+
+// h2IdleOne opens an h2c (prior knowledge) connection to addr, sends one
+// GET stream (req, the HTTP/1.1 form, is unused) and checks its response;
+// the connection stays open. It acknowledges the server's SETTINGS, as a
+// real client does, so the server holds a fully established connection.
+func h2IdleOne(addr, _ string, w Workload) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	err = h2GetOnce(c, addr, w)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+func h2GetOnce(c net.Conn, addr string, w Workload) error {
+	bw := bufio.NewWriterSize(c, 512)
+	bw.WriteString(http2.ClientPreface)
+	fr := http2.NewFramer(bw, bufio.NewReaderSize(c, 4096))
+	fr.WriteSettings()
+	var block bytes.Buffer
+	enc := hpack.NewEncoder(&block)
+	for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":authority", addr}, {":path", w.Path}} {
+		enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+	}
+	fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block.Bytes(), EndStream: true, EndHeaders: true})
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	var body []byte
+	status := ""
+	dec := hpack.NewDecoder(4096, func(f hpack.HeaderField) {
+		if f.Name == ":status" {
+			status = f.Value
+		}
+	})
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return err
+		}
+		ended := false
+		switch f := f.(type) {
+		case *http2.SettingsFrame:
+			if !f.IsAck() {
+				fr.WriteSettingsAck()
+				if err := bw.Flush(); err != nil {
+					return err
+				}
+			}
+		case *http2.HeadersFrame:
+			if _, err := dec.Write(f.HeaderBlockFragment()); err != nil {
+				return err
+			}
+			ended = f.StreamID == 1 && f.StreamEnded()
+		case *http2.DataFrame:
+			if f.StreamID == 1 {
+				body = append(body, f.Data()...)
+				ended = f.StreamEnded()
+			}
+		case *http2.RSTStreamFrame:
+			return fmt.Errorf("stream reset: %v", f.ErrCode)
+		case *http2.GoAwayFrame:
+			return fmt.Errorf("GOAWAY: %v", f.ErrCode)
+		}
+		if ended {
+			if status != "200" || string(body) != string(w.ExpectBody) {
+				return fmt.Errorf("status %s, body %q", status, body)
+			}
+			return nil
+		}
+	}
 }
 
 // raiseNoFile raises this process's soft RLIMIT_NOFILE towards want (bounded

@@ -132,6 +132,32 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		p.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		argv = []string{s.BinPath(o.BinDir), "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")}
 		announce = false
+	case KindH2O, KindNghttpd:
+		if o.Workload == nil || o.Workload.HTTP2 == H2None {
+			return nil, fmt.Errorf("%s: HTTP/2 workloads only", s.Name)
+		}
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		dir, err := os.MkdirTemp("", "riptide-bench-"+s.Name+"-")
+		if err != nil {
+			return nil, err
+		}
+		p.dir = dir
+		useTLS := o.Workload.HTTP2 == H2TLS
+		args := h2oArgs
+		if s.Kind == KindNghttpd {
+			args = nghttpdArgs
+		}
+		a, err := args(dir, port, peerThreads(o.CPUs), useTLS)
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		p.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		argv = append([]string{s.BinPath(o.BinDir)}, a...)
+		announce = false
 	}
 	if o.CPUs != "" {
 		argv = append([]string{"taskset", "-c", o.CPUs}, argv...)

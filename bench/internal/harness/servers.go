@@ -22,6 +22,11 @@ const (
 	KindCeiling
 	// KindNginx is the system nginx with a generated configuration.
 	KindNginx
+	// KindH2O is the system h2o with a generated configuration (HTTP/2
+	// workloads only; h2peers.go).
+	KindH2O
+	// KindNghttpd is nghttp2's nghttpd (HTTP/2 workloads only; h2peers.go).
+	KindNghttpd
 )
 
 // Server describes one server under test.
@@ -43,6 +48,9 @@ type Server struct {
 	Default bool
 	// HTTP2 servers accept -h2c and -tls and so run the HTTP/2 workloads.
 	HTTP2 bool
+	// H2Only servers run only the HTTP/2 workloads: HTTP/2 reference
+	// peers, and variants that differ from another server only there.
+	H2Only bool
 	// Bin is the binary when it is not Name: a variant of another server
 	// (KindGo only; Pkg's directory name).
 	Bin string
@@ -65,12 +73,15 @@ func Registry() []Server {
 		{Name: "riptide-mux", Desc: "riptide compat door (riptide.FromHTTP) with http.ServeMux", Kind: KindGo, Pkg: "./servers/riptide-mux", Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-go", Desc: "riptide native API on the goroutine engine (-engine goroutine)", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-mux-go", Desc: "riptide compat door with http.ServeMux on the goroutine engine", Kind: KindGo, Pkg: "./servers/riptide-mux", Bin: "riptide-mux", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide-h2inline", Desc: "riptide native API with HTTP2Config.InlineHandlers (-h2inline): HTTP/2 handlers on the connection goroutine", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-h2inline"}, Probe: true, Default: true, HTTP2: true, H2Only: true},
 		{Name: "riptide-chi", Desc: "riptide compat door (riptide.FromHTTP) with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/riptide-chi", Probe: true, Default: true, HTTP2: true},
 		{Name: "fasthttp", Desc: "valyala/fasthttp, default settings", Kind: KindGo, Pkg: "./servers/fasthttp", Probe: true, Default: true},
 		{Name: "nethttp", Desc: "net/http with http.ServeMux", Kind: KindGo, Pkg: "./servers/nethttp", Probe: true, Default: true, HTTP2: true},
 		{Name: "chi", Desc: "net/http with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/chi", Probe: true, Default: true, HTTP2: true},
 		{Name: "ceiling", Desc: "C epoll responder, canned response, no parsing (machine limit)", Kind: KindCeiling, Default: true},
 		{Name: "nginx", Desc: "nginx, `return 200` and a static 64 KiB file (when installed)", Kind: KindNginx, Optional: true, Default: true},
+		{Name: "h2o", Desc: "h2o (C), GET / as a 13-byte static file, num-threads = the servers' CPUs (HTTP/2 ceiling, when installed)", Kind: KindH2O, Optional: true, Default: true, HTTP2: true, H2Only: true},
+		{Name: "nghttpd", Desc: "nghttpd (C, nghttp2), GET / as a 13-byte static file, -n = the servers' CPUs (HTTP/2 reference, when installed)", Kind: KindNghttpd, Optional: true, Default: true, HTTP2: true, H2Only: true},
 	}
 }
 
@@ -100,6 +111,14 @@ func (s Server) Available(root string) error {
 		if _, err := nginxPath(); err != nil {
 			return err
 		}
+	case KindH2O:
+		if _, err := h2oPath(); err != nil {
+			return err
+		}
+	case KindNghttpd:
+		if _, err := nghttpdPath(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -118,6 +137,9 @@ func (s Server) Unsupported(w Workload) string {
 		}
 		return "no HTTP/2 support (fasthttp has none)"
 	}
+	if s.H2Only && w.HTTP2 == H2None {
+		return "HTTP/2 workloads only"
+	}
 	if w.Profile == benchserver.ProfileStatic && s.Kind == KindNginx {
 		return "" // the generated configuration serves the static files
 	}
@@ -135,6 +157,12 @@ func (s Server) BinPath(binDir string) string {
 	switch s.Kind {
 	case KindNginx:
 		p, _ := nginxPath()
+		return p
+	case KindH2O:
+		p, _ := h2oPath()
+		return p
+	case KindNghttpd:
+		p, _ := nghttpdPath()
 		return p
 	}
 	if s.Bin != "" {

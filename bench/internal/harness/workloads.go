@@ -126,6 +126,8 @@ func Workloads() []Workload {
 			ExpectType: "text/plain", ExpectBody: benchserver.StaticBody(benchserver.StaticFiles[1].Size)},
 		{Name: "idle", Desc: fmt.Sprintf("RSS growth per idle keep-alive connection: %d connections, one GET / each, then idle", IdleConns),
 			Path: "/", Idle: IdleConns, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "h2idle", Desc: fmt.Sprintf("RSS growth per idle HTTP/2 (h2c prior knowledge) connection: %d connections, one GET / stream each, then idle", H2IdleConns),
+			Path: "/", Idle: H2IdleConns, HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2c", Desc: fmt.Sprintf("HTTP/2 cleartext (prior knowledge) GET /, %d streams per connection", H2Streams),
 			Path: "/", HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2tls", Desc: fmt.Sprintf("HTTP/2 over TLS (ALPN h2, self-signed ECDSA P-256) GET /, %d streams per connection", H2Streams),
@@ -162,6 +164,9 @@ func (w Workload) ServerFlags() []string {
 // LoadCommand describes the load generator invocation for reports, e.g.
 // "wrk -t1 -c50" or "h2load -t1 -c50 -m10".
 func (w Workload) LoadCommand(conns int) string {
+	if w.Idle > 0 && w.HTTP2 != H2None {
+		return fmt.Sprintf("%d idle HTTP/2 connections after one GET stream each", w.Idle)
+	}
 	if w.Idle > 0 {
 		return fmt.Sprintf("%d idle keep-alive connections after one GET each", w.Idle)
 	}
