@@ -17,6 +17,8 @@ func ConfigureRiptide(srv *riptide.Server, o Options) {
 		srv.Engine = riptide.EngineGoroutine
 	case "eventloop":
 		srv.Engine = riptide.EngineEventLoop
+	case "onloop":
+		srv.Engine = riptide.EngineOnLoop
 	}
 	if o.H2C {
 		srv.HTTP2 = &riptide.HTTP2Config{H2C: true}

@@ -62,6 +62,7 @@ func Registry() []Server {
 		{Name: "riptide-nostats", Desc: "riptide native API with Server.DisableStats (the statistics' cost, beside riptide)", Kind: KindGo, Pkg: "./servers/riptide-nostats", Probe: true, HTTP2: true},
 		{Name: "riptide-mux", Desc: "riptide compat door (riptide.FromHTTP) with http.ServeMux", Kind: KindGo, Pkg: "./servers/riptide-mux", Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-go", Desc: "riptide native API on the goroutine engine (-engine goroutine)", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
+		{Name: "riptide-onloop", Desc: "riptide native API with riptide.EngineOnLoop (-engine onloop): handlers run on the event loop, no hand-off", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-engine", "onloop"}, Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-mux-go", Desc: "riptide compat door with http.ServeMux on the goroutine engine", Kind: KindGo, Pkg: "./servers/riptide-mux", Bin: "riptide-mux", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-chi", Desc: "riptide compat door (riptide.FromHTTP) with a go-chi/chi router", Kind: KindGo, Pkg: "./servers/riptide-chi", Probe: true, Default: true, HTTP2: true},
 		{Name: "fasthttp", Desc: "valyala/fasthttp, default settings", Kind: KindGo, Pkg: "./servers/fasthttp", Probe: true, Default: true},
