@@ -576,7 +576,10 @@ type worker struct {
 	// connection it serves: no pool round trip per request.
 	c *conn
 	// lp is the loop this worker runs in on-loop mode (it leads it while
-	// lp.leader is this worker); only the worker itself touches it.
+	// lp.leader is this worker). Written by the worker itself (by lead
+	// before it runs); also read by a goroutine waiting on the worker's
+	// behalf while it serves (the disconnect watch), which then hands the
+	// loop on as the worker would.
 	lp *loop
 	// serving is bumped by the worker before and after each connection
 	// it serves as a loop's leader: odd while serving (see scan).
