@@ -17,11 +17,14 @@ import (
 // Write on a plain *net.TCPConn and reads the response into a fixed buffer
 // until it has the known response length. Its own cost is zero (checked by
 // TestAllocClientIsFree), so the figure is the server's.
-func TestZeroAllocs(t *testing.T) {
+func TestZeroAllocs(t *testing.T) { testZeroAllocs(t, nil) }
+
+// testZeroAllocs is TestZeroAllocs on srv (nil: a zero Server).
+func testZeroAllocs(t *testing.T, srv *Server) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	_, addr := startServer(t, nil, func(c *Ctx) {
+	_, addr := startServer(t, srv, func(c *Ctx) {
 		c.SetHeader("Content-Type", "text/plain")
 		c.WriteString("Hello, World!")
 	})

@@ -401,6 +401,9 @@ func (ec *elConn) untrack() {
 // detach takes the socket out of the engine for Hijack and returns it as an
 // ordinary *net.TCPConn (a duplicate descriptor on Go's netpoller).
 func (ec *elConn) detach() (net.Conn, error) {
+	if w := ec.w.Load(); w != nil {
+		w.offLoop() // the hijacker may block: not on the loop
+	}
 	ec.lp.remove(ec)
 	// Out of the epoll first: the registration belongs to the open file,
 	// which the duplicate keeps alive after ec.fd is closed.

@@ -26,11 +26,42 @@ const (
 	// EngineEventLoop serves plain TCP listeners on Linux with epoll
 	// loops; elsewhere it falls back to the goroutine engine.
 	EngineEventLoop
+	// EngineOnLoop is EngineEventLoop with native handlers run on the
+	// loop goroutine itself instead of on a pooled worker: no hand-off
+	// per request. It is opt-in because of its contract:
+	//
+	//	THE HANDLER MUST NOT BLOCK. While it runs, no other connection
+	//	of its loop (one of GOMAXPROCS) is served. No sleeping, no
+	//	locks held by slow code, no database or upstream calls, no
+	//	waiting on channels. Compute the response from the request and
+	//	return.
+	//
+	// What the engine does when a handler blocks anyway, so that nothing
+	// deadlocks: when the engine itself would wait (reading a request
+	// body that has not fully arrived, a response larger than the
+	// socket's buffer, Flush to a slow client, Hijack, an h2c upgrade,
+	// the lingering close), the goroutine first hands the loop to a
+	// pooled worker and then waits as an ordinary worker; the next event
+	// of the loop is served by the new loop goroutine. When a handler
+	// blocks on something the engine cannot see (time.Sleep, a channel,
+	// a mutex, a slow syscall), the group's scanner notices within two
+	// scan intervals (about 50 ms) that the loop has not moved and hands
+	// the loop to a new goroutine in the same way: other connections
+	// stall for that long, nothing is lost. Correct either way, but a
+	// blocking handler turns every request into a stall, so use
+	// EngineEventLoop (the default) for such handlers.
+	//
+	// Only the native door runs on the loop: a Server whose Handler is
+	// FromHTTP(...) (the compat door) runs as EngineEventLoop. New
+	// connections (PROXY header, h2c detection) and HTTP/2 are served on
+	// workers as in EngineEventLoop. TLS and non-TCP listeners use the
+	// goroutine engine; off Linux, so does this.
+	EngineOnLoop
 )
 
-var engineNames = [...]string{"auto", "goroutine", "eventloop"}
+var engineNames = [...]string{"auto", "goroutine", "eventloop", "onloop"}
 
-// String returns "auto", "goroutine" or "eventloop".
+// String returns "auto", "goroutine", "eventloop" or "onloop".
 func (e Engine) String() string {
 	if e >= 0 && int(e) < len(engineNames) {
 		return engineNames[e]

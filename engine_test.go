@@ -2,12 +2,14 @@ package riptide
 
 import "os"
 
-// RIPTIDE_ENGINE=eventloop|goroutine runs the whole suite on that engine:
+// RIPTIDE_ENGINE=eventloop|onloop|goroutine runs the whole suite on that engine:
 // every test server that leaves Server.Engine at EngineAuto gets it.
 func init() {
 	switch os.Getenv("RIPTIDE_ENGINE") {
 	case "eventloop":
 		autoEngine = EngineEventLoop
+	case "onloop":
+		autoEngine = EngineOnLoop
 	case "goroutine":
 		autoEngine = EngineGoroutine
 	}

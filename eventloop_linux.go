@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -44,6 +45,12 @@ import (
 //     scanInterval and hands each connection whose read deadline passed to
 //     a worker, which finds it expired and closes it (408 for a partial
 //     head), exactly as the goroutine engine would.
+//   - On-loop mode (EngineOnLoop, see there): the loop is run by a worker
+//     (the loop's leader), which serves a readable connection itself
+//     instead of handing it off. A leader about to wait, or stuck (the
+//     scanner sees its serve counter not move), is replaced by a pooled
+//     worker (promote) and finishes as an ordinary worker: it dispatches
+//     the rest of its batch and goes back to the pool.
 type elServer struct {
 	mu     sync.Mutex
 	groups map[*group]struct{}
@@ -68,6 +75,8 @@ type group struct {
 	loops  []*loop
 	pool   workerPool
 	nconns atomic.Int64
+	// onLoop: handlers run on the loops (EngineOnLoop, native door).
+	onLoop bool
 
 	lnOnce sync.Once
 	lnDone chan struct{} // the listener is closed or failed
@@ -84,12 +93,22 @@ type loop struct {
 
 	mu    sync.Mutex
 	conns []*elConn // by descriptor
+
+	// On-loop mode: the worker running the loop; seenW and seen are the
+	// scanner's last sample of it and of its serving counter.
+	leader atomic.Pointer[worker]
+	seenW  *worker
+	seen   uint32
+	// pending (under mu): connections the leader claimed from its last
+	// batch and has not served yet; a replaced leader's are dispatched.
+	pending []*elConn
 }
 
 // eventLoopListener reports whether ln is served by the event loop.
 func (s *Server) eventLoopListener(ln net.Listener) (*net.TCPListener, bool) {
 	tl, ok := ln.(*net.TCPListener)
-	return tl, ok && s.engine() == EngineEventLoop
+	e := s.engine()
+	return tl, ok && (e == EngineEventLoop || e == EngineOnLoop)
 }
 
 // serveEventLoop is Serve on the event-loop engine.
@@ -106,7 +125,13 @@ func (s *Server) serveEventLoop(ln *net.TCPListener) error {
 	s.el.groups[g] = struct{}{}
 	s.el.mu.Unlock()
 	for _, lp := range g.loops {
-		go lp.run()
+		if g.onLoop {
+			w := g.pool.get()
+			lp.leader.Store(w)
+			w.lead(lp)
+		} else {
+			go lp.run()
+		}
 	}
 	go g.scan()
 	select {
@@ -126,6 +151,8 @@ func newGroup(s *Server, ln *net.TCPListener) (*group, error) {
 		return nil, err
 	}
 	g := &group{srv: s, ln: ln, lrc: lrc, lnDone: make(chan struct{})}
+	_, compat := s.Handler.(compatHandler)
+	g.onLoop = s.engine() == EngineOnLoop && !compat
 	g.lnAddr, _ = ln.Addr().(*net.TCPAddr)
 	g.pool.g = g
 	g.pool.prestart()
@@ -216,7 +243,7 @@ func (lp *loop) run() {
 	// one made per wait.
 	handle := func(uintptr) bool {
 		for {
-			n, err := unix.EpollWait(lp.epfd, events[:], 0)
+			n, err := epollWait0(lp.epfd, events[:])
 			if err == unix.EINTR {
 				continue
 			}
@@ -255,6 +282,14 @@ func (lp *loop) handle(events []unix.EpollEvent, batch []*elConn) {
 // notify delivers readiness edges: an idle connection that became readable
 // goes to a worker; a busy one gets the edge recorded and its worker woken.
 func (g *group) notify(ec *elConn, ev uint32) {
+	if g.claim(ec, ev) {
+		g.dispatch(ec)
+	}
+}
+
+// claim records the edges ev on ec. It reports true when ec was idle and
+// became readable: it is now marked busy and the caller must serve it.
+func (g *group) claim(ec *elConn, ev uint32) bool {
 	in := ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
 	out := ev&(unix.EPOLLOUT|unix.EPOLLHUP|unix.EPOLLERR) != 0
 	var hup uint32
@@ -265,11 +300,10 @@ func (g *group) notify(ec *elConn, ev uint32) {
 		old := ec.st.Load()
 		if old&elBusy == 0 {
 			if !in {
-				return
+				return false
 			}
 			if ec.st.CompareAndSwap(old, old|elBusy|hup) {
-				g.dispatch(ec)
-				return
+				return true
 			}
 			continue
 		}
@@ -289,7 +323,7 @@ func (g *group) notify(ec *elConn, ev uint32) {
 					wake(w.wwake)
 				}
 			}
-			return
+			return false
 		}
 	}
 }
@@ -482,6 +516,15 @@ func (g *group) scan() {
 			}
 			paused := lp.paused
 			lp.mu.Unlock()
+			if w := lp.leader.Load(); w != nil {
+				// A leader still in the serve it was in one tick ago
+				// is blocked: hand the loop on (see EngineOnLoop).
+				n := w.serving.Load()
+				if n&1 == 1 && w == lp.seenW && n == lp.seen {
+					lp.promote(w)
+				}
+				lp.seenW, lp.seen = w, n
+			}
 			if paused && tick%40 == 0 && lp.watchListener(true) == nil {
 				lp.mu.Lock()
 				lp.paused = false
@@ -533,7 +576,19 @@ type worker struct {
 	// c is the worker's own engine conn (buffers, Ctx), reused for every
 	// connection it serves: no pool round trip per request.
 	c *conn
+	// lp is the loop this worker runs in on-loop mode (it leads it while
+	// lp.leader is this worker). Written by the worker itself (by lead
+	// before it runs); also read by a goroutine waiting on the worker's
+	// behalf while it serves (the disconnect watch), which then hands the
+	// loop on as the worker would.
+	lp *loop
+	// serving is bumped by the worker before and after each connection
+	// it serves as a loop's leader: odd while serving (see scan).
+	serving atomic.Uint32
 }
+
+// leadMsg, sent on a worker's channel, tells it to run the loop in its lp.
+var leadMsg elConn
 
 // workerPool is a LIFO stack of parked workers (the most recently used one
 // is reused first, its stack still warm), as fasthttp's workerpool.
@@ -608,7 +663,12 @@ func (p *workerPool) trim(now int64) {
 
 func (w *worker) run() {
 	for ec := range w.ch {
-		if ec != nil {
+		if ec == &leadMsg {
+			w.runLoop()
+			if w.g.pool.put(w) {
+				continue
+			}
+		} else if ec != nil {
 			w.serve(ec)
 			if w.g.pool.put(w) {
 				continue
@@ -639,8 +699,10 @@ func (w *worker) serve(ec *elConn) {
 }
 
 // wait blocks until wake fires or the deadline d (unix nanoseconds, 0 none)
-// passes; the caller re-checks its condition either way.
+// passes; the caller re-checks its condition either way. A loop's leader
+// hands the loop on first: it is the loop that delivers the wake.
 func (w *worker) wait(wake chan struct{}, tp **time.Timer, d int64) {
+	w.offLoop()
 	if d == 0 {
 		<-wake
 		return
@@ -695,4 +757,149 @@ func (s *Server) elCountStates(st *Stats) {
 			lp.mu.Unlock()
 		}
 	}
+}
+
+// lead makes w, a worker from the pool, run lp (on-loop mode); lp.leader is
+// already w.
+func (w *worker) lead(lp *loop) {
+	w.lp = lp // before the send: the channel orders it
+	w.ch <- &leadMsg
+}
+
+// offLoop hands w's loop to another worker if w leads one: w is about to
+// block (see EngineOnLoop).
+func (w *worker) offLoop() {
+	if lp := w.lp; lp != nil && lp.leader.Load() == w {
+		lp.promote(w)
+	}
+}
+
+// promote replaces the leader from with a pooled worker, unless someone
+// already did.
+func (lp *loop) promote(from *worker) {
+	p := &lp.g.pool
+	nw := p.get()
+	if !lp.leader.CompareAndSwap(from, nw) {
+		if !p.put(nw) {
+			nw.ch <- nil
+		}
+		return
+	}
+	nw.lead(lp)
+	// What from still meant to serve goes to workers now: from is about
+	// to block, or is blocked.
+	lp.mu.Lock()
+	rest := lp.pending
+	lp.pending = rest[:0]
+	for i, ec := range rest {
+		rest[i] = nil
+		lp.g.dispatch(ec)
+	}
+	lp.mu.Unlock()
+}
+
+// elBatch is a leader's event buffer, pooled: a replaced leader finishes
+// its batch while its successor polls into another one.
+type elBatch struct {
+	n      int
+	events [128]unix.EpollEvent
+	poll   func(uintptr) bool // EpollWait(0) into events, for RawConn.Read
+	epfd   int
+	lp     *loop
+	w      *worker
+}
+
+var batchPool sync.Pool
+
+// runLoop is the loop's goroutine in on-loop mode, run by its leader w
+// until it is replaced or the group ends. Unlike run, each wait is its own
+// RawConn.Read (the read lock is not held while serving, so a successor can
+// poll): after the readiness reset that starts a Read, the callback polls
+// before parking, so no edge is lost.
+func (w *worker) runLoop() {
+	lp := w.lp
+	defer func() { w.lp = nil }()
+	b, _ := batchPool.Get().(*elBatch)
+	if b == nil {
+		b = new(elBatch)
+		b.poll = func(uintptr) bool {
+			if b.lp.leader.Load() != b.w {
+				b.n = 0 // replaced while parked: let the successor poll
+				return true
+			}
+			for {
+				n, err := epollWait0(b.epfd, b.events[:])
+				if err == unix.EINTR {
+					continue
+				}
+				b.n = max(n, 0)
+				return n > 0
+			}
+		}
+	}
+	b.epfd, b.lp, b.w = lp.epfd, lp, w
+	defer func() {
+		b.lp, b.w = nil, nil
+		batchPool.Put(b)
+	}()
+	for lp.leader.Load() == w {
+		if lp.rc.Read(b.poll) != nil {
+			return // the group closed the epoll descriptor
+		}
+		lp.serveBatch(w, b)
+	}
+}
+
+// serveBatch is handle for a leader: the readable idle connections of the
+// batch are claimed into lp.pending, then served one by one on w itself
+// while it leads (a successor dispatches what is left, see promote).
+func (lp *loop) serveBatch(w *worker, b *elBatch) {
+	events := b.events[:b.n]
+	g := lp.g
+	acc := false
+	lp.mu.Lock()
+	for i := range events {
+		if events[i].Pad == listenerTag {
+			acc = true
+		} else if fd := int(events[i].Fd); fd < len(lp.conns) {
+			if ec := lp.conns[fd]; ec != nil && g.claim(ec, events[i].Events) {
+				lp.pending = append(lp.pending, ec)
+			}
+		}
+	}
+	lp.mu.Unlock()
+	if acc {
+		lp.accept()
+	}
+	for {
+		lp.mu.Lock()
+		n := len(lp.pending)
+		if n == 0 || lp.leader.Load() != w {
+			lp.mu.Unlock()
+			return
+		}
+		ec := lp.pending[n-1]
+		lp.pending[n-1] = nil
+		lp.pending = lp.pending[:n-1]
+		lp.mu.Unlock()
+		ec.drained = false
+		ec.w.Store(w)
+		w.serving.Add(1)
+		w.serve(ec)
+		w.serving.Add(1)
+	}
+}
+
+// epollWait0 is epoll_wait with a zero timeout, as a raw system call: it
+// never blocks, so it need not tell the scheduler it is entering a system
+// call (entersyscall also wakes the sysmon thread when it sleeps: a futex
+// call per loop wake-up in the profiles, bench/results/2026-11-23-profile).
+// epoll_pwait with no signal mask is epoll_wait, on every architecture.
+func epollWait0(epfd int, events []unix.EpollEvent) (int, error) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd),
+		uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(n), nil
 }

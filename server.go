@@ -160,7 +160,7 @@ type Server struct {
 	HTTP2 *HTTP2Config
 
 	// Engine chooses how connections are served: EngineAuto (the zero
-	// value), EngineGoroutine or EngineEventLoop; see Engine.
+	// value), EngineGoroutine, EngineEventLoop or EngineOnLoop; see Engine.
 	Engine Engine
 
 	// ProxyProtocol, when set, requires a PROXY protocol header (v1 or v2)

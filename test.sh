@@ -38,6 +38,12 @@ done
 echo "== .: go test -race with RIPTIDE_ENGINE=goroutine"
 RIPTIDE_ENGINE=goroutine go test -race -count=1 -timeout 20m .
 
+# And once more with handlers on the loop (EngineOnLoop, opt-in): without
+# -race to keep CI time down; the on-loop tests themselves (TestOnLoop*,
+# which set Server.Engine) already ran under -race above.
+echo "== .: go test with RIPTIDE_ENGINE=onloop"
+RIPTIDE_ENGINE=onloop go test -count=1 -timeout 20m .
+
 # The allocation tests and the idle-memory test skip themselves under -race
 # (its instrumentation allocates and inflates RSS), so they run once more
 # without it.

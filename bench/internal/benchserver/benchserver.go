@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -65,13 +66,16 @@ type Options struct {
 	// then holds a self-signed certificate generated at start.
 	TLS       bool
 	TLSConfig *tls.Config
-	// Engine (-engine) is riptide's connection engine: auto, goroutine or
-	// eventloop (riptide servers only; the others ignore it).
+	// Engine (-engine) is riptide's connection engine: auto, goroutine,
+	// eventloop or onloop (riptide servers only; the others ignore it).
 	Engine string
 	// H2Inline (-h2inline) runs native handlers of HTTP/2 streams on the
 	// connection's goroutine (riptide's HTTP2Config.InlineHandlers;
 	// riptide native servers only, the others ignore it).
 	H2Inline bool
+	// CPUProfile (-cpuprofile) is a file to write a CPU profile of the
+	// server's whole life to (written when SIGINT or SIGTERM stops it).
+	CPUProfile string
 }
 
 // ParseFlags defines -addr, -profile, -h2c and -tls on the default flag set,
@@ -84,7 +88,8 @@ func ParseFlags() Options {
 	flag.StringVar(&profile, "profile", string(ProfileBench), "route profile: bench, probe, routed or static")
 	flag.BoolVar(&o.H2C, "h2c", false, "also serve cleartext HTTP/2 (prior knowledge) on the HTTP/1.1 port")
 	flag.BoolVar(&o.TLS, "tls", false, "serve HTTPS (ALPN h2 and http/1.1) with a self-signed certificate generated at start")
-	flag.StringVar(&o.Engine, "engine", "auto", "riptide servers: connection engine, auto, goroutine or eventloop")
+	flag.StringVar(&o.Engine, "engine", "auto", "riptide servers: connection engine, auto, goroutine, eventloop or onloop (event loop, handlers on the loop)")
+	flag.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (on SIGINT or SIGTERM)")
 	flag.BoolVar(&o.H2Inline, "h2inline", false, "riptide native servers: run HTTP/2 handlers inline on the connection goroutine (HTTP2Config.InlineHandlers)")
 	flag.Parse()
 	o.Profile = Profile(profile)
@@ -161,6 +166,20 @@ func Main(o Options, serve func(net.Listener) error, stop func()) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "listen:", err)
 		os.Exit(1)
+	}
+	if o.CPUProfile != "" {
+		f, err := os.Create(o.CPUProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cpuprofile:", err)
+			os.Exit(1)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)

@@ -18,6 +18,8 @@ func ConfigureRiptide(srv *riptide.Server, o Options) {
 		srv.Engine = riptide.EngineGoroutine
 	case "eventloop":
 		srv.Engine = riptide.EngineEventLoop
+	case "onloop":
+		srv.Engine = riptide.EngineOnLoop
 	}
 	if o.H2C || o.H2Inline {
 		srv.HTTP2 = &riptide.HTTP2Config{H2C: o.H2C, InlineHandlers: o.H2Inline}
