@@ -102,6 +102,16 @@ type loop struct {
 	// pending (under mu): connections the leader claimed from its last
 	// batch and has not served yet; a replaced leader's are dispatched.
 	pending []*elConn
+
+	// accepted holds the sockets one accept call took, registered once
+	// the listener is released (touched only by whoever runs the loop).
+	accepted []acceptedSock
+}
+
+// acceptedSock is a socket accept4 returned and its peer's address.
+type acceptedSock struct {
+	fd int
+	sa unix.Sockaddr
 }
 
 // eventLoopListener reports whether ln is served by the event loop.
@@ -116,6 +126,11 @@ func (s *Server) serveEventLoop(ln *net.TCPListener) error {
 	g, err := newGroup(s, ln)
 	if err != nil {
 		ln.Close()
+		if s.shuttingDown() {
+			// Shutdown or Close closed the listener before the loops
+			// could watch it.
+			return ErrServerClosed
+		}
 		return err
 	}
 	s.el.mu.Lock()
@@ -352,14 +367,18 @@ func (g *group) dispatch(ec *elConn) {
 }
 
 // accept takes every pending connection (EPOLLEXCLUSIVE wakes one loop).
+// The sockets are registered after the listener's descriptor is released:
+// add takes the server's lock, which Shutdown holds while it closes the
+// listener, and closing waits for every use of the descriptor to end.
 func (lp *loop) accept() {
 	g := lp.g
+	lp.accepted = lp.accepted[:0]
 	err := controlErr(g.lrc, func(lfd int) error {
 		for {
 			fd, sa, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 			switch err {
 			case nil:
-				g.add(lp, fd, sa)
+				lp.accepted = append(lp.accepted, acceptedSock{fd, sa})
 				continue
 			case unix.EAGAIN:
 				return nil
@@ -369,6 +388,10 @@ func (lp *loop) accept() {
 			return os.NewSyscallError("accept4", err)
 		}
 	})
+	for i, a := range lp.accepted {
+		g.add(lp, a.fd, a.sa)
+		lp.accepted[i] = acceptedSock{}
+	}
 	if err == nil {
 		return
 	}

@@ -168,3 +168,49 @@ func TestClose(t *testing.T) {
 		t.Fatal("connection open after Close")
 	}
 }
+
+// TestShutdownWhileAccepting: Shutdown while connections keep arriving
+// returns. (On the event loop, accepting registered each socket while it
+// still held the listener's descriptor, taking the server's lock, which
+// Shutdown holds while it closes the listener: the two waited on each
+// other for good.)
+func TestShutdownWhileAccepting(t *testing.T) {
+	for round := 0; round < 40; round++ {
+		srv, addr := startServer(t, nil, hello)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := 0; i < 4; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if nc, err := net.Dial("tcp", addr); err == nil {
+						nc.Close()
+					}
+				}
+			}()
+		}
+		time.Sleep(time.Duration(round%5) * time.Millisecond)
+		done := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			done <- srv.Shutdown(ctx)
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("round %d: Shutdown: %v", round, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: Shutdown has not returned after 30 s (deadlock)", round)
+		}
+		close(stop)
+		wg.Wait()
+	}
+}
