@@ -340,7 +340,7 @@ func (ec *elConn) park(c *conn, armed bool) bool {
 		*bp = append((*bp)[:0], c.rbuf[c.r:c.w]...)
 		ec.partial = bp
 	}
-	ec.nreq, ec.born = c.nreq, c.born
+	ec.nreq = c.nreq // not born: set once by add, read by Shutdown's scan (elCloseIdle)
 	ec.rkind, ec.rsec, ec.wkind, ec.wsec = c.rkind, c.rsec, c.wkind, c.wsec
 	ec.headArmed = armed
 	ec.cstate.Store(c.state.Load())
