@@ -20,7 +20,7 @@ func (a *App) Handler(log *slog.Logger) http.Handler {
 	// The CPU-profile endpoint Go services commonly expose; the benchmark
 	// runner's -profile takes the measured runs' profiles from it.
 	mux.HandleFunc("GET "+ProfilePath, pprof.Profile)
-	mux.Handle("GET /debug/pprof/allocs", pprof.Handler("allocs"))
+	mux.Handle("GET "+AllocsPath, pprof.Handler("allocs"))
 	return withRequestID(accessLog(log, recoverPanics(log, mux)))
 }
 
@@ -40,9 +40,12 @@ func (a *App) serveRPC(w http.ResponseWriter, r *http.Request) {
 }
 
 // ProfilePath serves a CPU profile of the next ?seconds=N seconds
-// (net/http/pprof.Profile), unauthenticated like MetricsPath;
-// /debug/pprof/allocs serves the allocation profile.
-const ProfilePath = "/debug/pprof/profile"
+// (net/http/pprof.Profile), unauthenticated like MetricsPath; AllocsPath
+// serves the allocation profile (cumulative since the start).
+const (
+	ProfilePath = "/debug/pprof/profile"
+	AllocsPath  = "/debug/pprof/allocs"
+)
 
 func serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, MetricsJSON())

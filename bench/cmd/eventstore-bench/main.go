@@ -6,7 +6,7 @@
 //
 //	go -C bench run ./cmd/eventstore-bench            # default run: 6 rounds × 10 s per server and store
 //	go -C bench run ./cmd/eventstore-bench -quick     # smoke run: 2 rounds × 3 s, no warm-up
-//	go -C bench run ./cmd/eventstore-bench -profile   # also CPU profiles of nethttp and riptide-compat, split
+//	go -C bench run ./cmd/eventstore-bench -profile   # also CPU and allocation profiles of every server, split
 //
 // Results go to bench/results/eventstore-<date>/ (results.md, results.json,
 // PNG charts, server logs, profiles). Ctrl-C stops the run and still writes
@@ -46,7 +46,7 @@ func run() int {
 		reads       = flag.Int("reads", load.DefaultMix.Reads, "percent stream reads")
 		appends     = flag.Int("appends", load.DefaultMix.Appends, "percent appends (the rest are category reads)")
 		serverCPUs  = flag.String("server-cpus", "", "pin the servers with taskset -c LIST")
-		profile     = flag.Bool("profile", false, "CPU-profile nethttp and riptide-compat and split HTTP layer vs application")
+		profile     = flag.Bool("profile", false, "CPU- and allocation-profile every server and split HTTP layer vs application")
 		quick       = flag.Bool("quick", false, "smoke run: 2 rounds × 3 s, no warm-up (explicit flags win)")
 		out         = flag.String("out", "", "results directory (default: bench/results/eventstore-<date>[-quick])")
 		report      = flag.String("report", "", "only rewrite results.md and the charts of this results directory from its results.json")

@@ -218,16 +218,23 @@ func writeMarkdown(w io.Writer, res *Results, charts []string) {
 		}
 		fmt.Fprintln(w)
 	}
-	if len(res.Profiles) > 0 {
-		fmt.Fprintf(w, "## CPU profile split\n\nThe measured runs only (profiles taken from the server's /debug/pprof/profile during each run, merged). HTTP layer: the server library, "+
-			"net, bufio and the syscalls they make; application: the event-store code and middleware, encoding/json, log/slog, database/sql, SQLite (its file I/O included), gzip; "+
+	if len(res.Profiles) > 0 || len(res.Allocs) > 0 {
+		fmt.Fprintf(w, "## Profile split\n\nThe measured runs only: CPU profiles from the server's /debug/pprof/profile during each run, allocation profiles "+
+			"from /debug/pprof/allocs before and after each run (the difference), merged over rounds. HTTP layer: the server library, "+
+			"net, bufio and the syscalls they make; handler API: the net/http functions the handlers call themselves (ServeMux, Header, "+
+			"Request.WithContext, MaxBytesReader, ResponseController, URL.Query), the same code under every server while the handlers are unchanged; "+
+			"application: the event-store code and middleware, encoding/json, log/slog, database/sql, SQLite (its file I/O included), gzip; "+
 			"runtime: samples with neither on the stack (GC workers, scheduler). Runtime frames under a caller count for that caller.\n\n")
-		fmt.Fprintf(w, "| store/server | CPU s | HTTP layer | application | runtime only | profile |\n|---|---|---|---|---|---|\n")
+		fmt.Fprintf(w, "| store/server | profile | total | HTTP layer | handler API | application | runtime only | command |\n|---|---|---|---|---|---|---|---|\n")
 		for _, store := range c.Stores {
-			for _, sn := range Profiled {
+			for _, sn := range c.Servers {
 				if sp, ok := res.Profiles[store+"/"+sn]; ok {
-					fmt.Fprintf(w, "| %s/%s | %.1f | %.0f%% | %.0f%% | %.0f%% | `%s` |\n", store, sn, sp.TotalSeconds,
-						sp.HTTPPct, sp.AppPct, sp.RuntimePct, sp.ProfileCommand)
+					fmt.Fprintf(w, "| %s/%s | CPU | %.1f s | %.0f%% | %.0f%% | %.0f%% | %.0f%% | `%s` |\n", store, sn, sp.TotalSeconds,
+						sp.HTTPPct, sp.HandlerAPIPct, sp.AppPct, sp.RuntimePct, sp.ProfileCommand)
+				}
+				if sp, ok := res.Allocs[store+"/"+sn]; ok {
+					fmt.Fprintf(w, "| %s/%s | bytes | %.0f MiB | %.0f%% | %.0f%% | %.0f%% | %.0f%% | `%s` |\n", store, sn, sp.TotalBytes/(1<<20),
+						sp.HTTPPct, sp.HandlerAPIPct, sp.AppPct, sp.RuntimePct, sp.ProfileCommand)
 				}
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/riptide-http/riptide/bench/eventstore"
@@ -26,9 +27,6 @@ const (
 	Baseline  = "nethttp"
 	Reference = "fasthttp-native"
 )
-
-// Profiled are the servers whose CPU profile is split with -profile.
-var Profiled = []string{"nethttp", "riptide-compat"}
 
 // Config is one benchmark run's configuration.
 type Config struct {
@@ -44,8 +42,9 @@ type Config struct {
 	SeedEvents  int           `json:"seed_events_per_stream"`
 	Mix         load.Mix      `json:"mix"`
 	ServerCPUs  string        `json:"server_cpus"`
-	// Profile takes CPU profiles of the Profiled servers' measured runs
-	// (from eventstore.ProfilePath) and splits them.
+	// Profile takes CPU and allocation profiles of every server's
+	// measured runs (from eventstore.ProfilePath and AllocsPath) and
+	// splits them; every server pays the same profiling overhead.
 	Profile bool      `json:"profile"`
 	OutDir  string    `json:"-"`
 	Command string    `json:"command"`
@@ -75,6 +74,7 @@ type Results struct {
 	Runs        []RunRecord      `json:"runs"`
 	PeakRSS     map[string]int64 `json:"peak_rss_bytes"` // key "store/server"
 	Profiles    map[string]Split `json:"cpu_profile_split,omitempty"`
+	Allocs      map[string]Split `json:"alloc_profile_split,omitempty"`
 	Summary     []StoreSummary   `json:"summary"`
 	Interrupted bool             `json:"interrupted,omitempty"`
 	Elapsed     time.Duration    `json:"elapsed_ns"`
@@ -93,7 +93,7 @@ func harnessServer(name string) harness.Server {
 func Run(ctx context.Context, cfg Config) (*Results, error) {
 	start := time.Now()
 	defer harness.Cleanup()
-	res := &Results{Config: cfg, PeakRSS: map[string]int64{}, Profiles: map[string]Split{}}
+	res := &Results{Config: cfg, PeakRSS: map[string]int64{}, Profiles: map[string]Split{}, Allocs: map[string]Split{}}
 	var hs []harness.Server
 	for _, n := range cfg.Servers {
 		hs = append(hs, harnessServer(n))
@@ -127,9 +127,11 @@ type server struct {
 	name  string
 	proc  *harness.Proc
 	state *load.State
-	// profDir, when set, receives a CPU profile of every measured run.
+	// profDir, when set, receives a CPU profile of every measured run,
+	// and allocation profiles before and after it.
 	profDir  string
 	profiles []string
+	allocs   []string
 }
 
 func runStore(ctx context.Context, cfg Config, res *Results, store string) error {
@@ -186,25 +188,35 @@ func runStore(ctx context.Context, cfg Config, res *Results, store string) error
 			res.PeakRSS[store+"/"+s.name] = rss
 		}
 		s.proc.Stop()
-		if len(s.profiles) > 0 {
-			splitProfiles(cfg, res, store, s)
-		}
+		splitProfiles(cfg, res, store, s)
 	}
 	return nil
 }
 
-// splitProfiles merges a server's per-run profiles and records the split.
+// splitProfiles merges a server's per-run profiles and records the splits.
 func splitProfiles(cfg Config, res *Results, store string, s *server) {
-	merged := filepath.Join(cfg.OutDir, "profiles", store+"-"+s.name+".pprof")
-	sp, err := SplitProfiles(s.profiles, merged)
-	if err != nil {
-		fmt.Fprintf(cfg.Log, "%s/%s: profile: %v\n", store, s.name, err)
-		return
+	for _, k := range []struct {
+		kind, suffix, flags string
+		paths               []string
+		to                  map[string]Split
+	}{
+		{KindCPU, ".pprof", "-top", s.profiles, res.Profiles},
+		{KindAllocs, "-allocs.pprof", "-sample_index=alloc_space -top", s.allocs, res.Allocs},
+	} {
+		if len(k.paths) == 0 {
+			continue
+		}
+		merged := filepath.Join(cfg.OutDir, "profiles", store+"-"+s.name+k.suffix)
+		sp, err := SplitProfiles(k.kind, k.paths, merged)
+		if err != nil {
+			fmt.Fprintf(cfg.Log, "%s/%s: %s profile: %v\n", store, s.name, k.kind, err)
+			continue
+		}
+		rel, _ := filepath.Rel(cfg.OutDir, merged)
+		sp.ProfileFile = rel
+		sp.ProfileCommand = "go tool pprof " + k.flags + " " + rel
+		k.to[store+"/"+s.name] = sp
 	}
-	rel, _ := filepath.Rel(cfg.OutDir, merged)
-	sp.ProfileFile = rel
-	sp.ProfileCommand = "go tool pprof -top " + rel
-	res.Profiles[store+"/"+s.name] = sp
 }
 
 func startServer(ctx context.Context, cfg Config, store, name string) (*server, error) {
@@ -214,7 +226,7 @@ func startServer(ctx context.Context, cfg Config, store, name string) (*server, 
 	}
 	// The file stays open for the server's life; the process exit closes it.
 	s := &server{name: name}
-	if cfg.Profile && contains(Profiled, name) {
+	if cfg.Profile {
 		s.profDir = filepath.Join(cfg.OutDir, "profiles", "runs")
 		if err := os.MkdirAll(s.profDir, 0o755); err != nil {
 			return nil, err
@@ -247,7 +259,12 @@ func measure(ctx context.Context, s *server, lc load.Config, prof string) (RunRe
 		return rec, err
 	}
 	var profErr chan error
+	var allocs0 string
 	if prof != "" {
+		allocs0 = strings.TrimSuffix(prof, ".pprof") + "-allocs0.pprof"
+		if fetch(ctx, lc.Base+eventstore.AllocsPath, allocs0) != nil {
+			allocs0 = ""
+		}
 		profErr = make(chan error, 1)
 		go func() { profErr <- fetchProfile(ctx, lc.Base, lc.Duration, prof) }()
 	}
@@ -257,6 +274,10 @@ func measure(ctx context.Context, s *server, lc load.Config, prof string) (RunRe
 	if profErr != nil {
 		if perr := <-profErr; perr == nil {
 			s.profiles = append(s.profiles, prof)
+		}
+		allocs1 := strings.TrimSuffix(prof, ".pprof") + "-allocs1.pprof"
+		if allocs0 != "" && fetch(ctx, lc.Base+eventstore.AllocsPath, allocs1) == nil {
+			s.allocs = append(s.allocs, allocs0, allocs1)
 		}
 	}
 	if ctx.Err() != nil {
@@ -297,7 +318,11 @@ func flagOf(r load.Result, err, merr error, p *harness.Proc) string {
 // fetchProfile saves a CPU profile of the next d (whole seconds, at least
 // one) from the server's profile endpoint.
 func fetchProfile(ctx context.Context, base string, d time.Duration, path string) error {
-	u := fmt.Sprintf("%s%s?seconds=%d", base, eventstore.ProfilePath, max(int(d/time.Second), 1))
+	return fetch(ctx, fmt.Sprintf("%s%s?seconds=%d", base, eventstore.ProfilePath, max(int(d/time.Second), 1)), path)
+}
+
+// fetch saves the body of a GET of u to path.
+func fetch(ctx context.Context, u, path string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
@@ -308,7 +333,7 @@ func fetchProfile(ctx context.Context, base string, d time.Duration, path string
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("profile: status %d", resp.StatusCode)
+		return fmt.Errorf("%s: status %d", u, resp.StatusCode)
 	}
 	f, err := os.Create(path)
 	if err != nil {
