@@ -51,6 +51,8 @@ type compatState struct {
 	localAddr  net.Addr
 	// copyBuf serves ReadFrom when a body cannot be sent with sendfile.
 	copyBuf []byte
+	// segs is compactHead's segment table, reused.
+	segs []headSeg
 }
 
 // ServeCtx serves one request through the net/http handler.

@@ -19,8 +19,13 @@ import (
 )
 
 // compatInlineValues is how many request header values a compatRequest
-// holds without a separate allocation.
-const compatInlineValues = 10
+// holds without a separate allocation; compatFewValues is the smaller
+// variant's room, which keeps a request with few header fields (an API
+// client's) in a smaller size class (640 bytes rather than 704).
+const (
+	compatInlineValues = 10
+	compatFewValues    = 6
+)
 
 // compatInlineHead is the longest request head a compatRequest for a
 // request without header values (besides Host) holds without a separate
@@ -48,6 +53,12 @@ type compatRequestVals struct {
 	vals [compatInlineValues]string
 }
 
+// compatRequestFewVals is compatRequestVals for up to compatFewValues.
+type compatRequestFewVals struct {
+	compatRequest
+	vals [compatFewValues]string
+}
+
 // compatRequestHead is a compatRequest with room for a short head. The
 // array is written once, before any string refers to it, and never again:
 // the strings made from it are immutable as Go requires.
@@ -62,8 +73,9 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	hr := &x.req
 	c := x.conn
 
-	// One string holds every byte of the head; every string in the
-	// Request (method, target, header names and values) is a substring.
+	// One string holds the bytes of the head the Request refers to;
+	// every string in the Request (method, target, header names and
+	// values) is a substring.
 	base := c.rbuf[:c.pin]
 	head := base[offsetIn(base, hr.Method):]
 	sub := headString{base: unsafe.Pointer(unsafe.SliceData(hr.Method))}
@@ -76,13 +88,17 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 		n := copy(rh.head[:], head)
 		sub.s = unsafe.String(&rh.head[0], n)
 		rq = &rh.compatRequest
+	case nvals <= compatFewValues:
+		rv := new(compatRequestFewVals)
+		sub = st.compactHead(hr, head)
+		rq, vals = &rv.compatRequest, rv.vals[:nvals]
 	case nvals <= compatInlineValues:
 		rv := new(compatRequestVals)
-		sub.s = string(head)
+		sub = st.compactHead(hr, head)
 		rq, vals = &rv.compatRequest, rv.vals[:nvals]
 	default:
 		rq = new(compatRequest)
-		sub.s = string(head)
+		sub = st.compactHead(hr, head)
 		vals = make([]string, nvals)
 	}
 	r := &rq.req
@@ -143,11 +159,17 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 
 // headString is the request head as one string, and the address of its
 // first byte in the read buffer, so that any slice of the parsed head maps
-// to a substring.
+// to a substring. With segs, s holds only those segments of the head,
+// back to back (see compactHead).
 type headString struct {
 	s    string
 	base unsafe.Pointer
+	segs []headSeg
 }
+
+// headSeg is one piece of the head held by a compact headString: n bytes
+// at offset off of the head, at offset at of s.
+type headSeg struct{ off, n, at int }
 
 // of returns the substring for b, a slice of the parsed head.
 func (h headString) of(b []byte) string {
@@ -155,7 +177,74 @@ func (h headString) of(b []byte) string {
 		return ""
 	}
 	o := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(h.base))
-	return h.s[o : o+len(b)]
+	if h.segs == nil {
+		return h.s[o : o+len(b)]
+	}
+	// The segments are in head order: the last one starting at or
+	// before o is the only one that can hold b.
+	i, lo := -1, 0
+	for hi := len(h.segs); lo < hi; {
+		m := int(uint(lo+hi) >> 1)
+		if h.segs[m].off <= o {
+			i, lo = m, m+1
+		} else {
+			hi = m
+		}
+	}
+	if i >= 0 {
+		if sg := h.segs[i]; o+len(b) <= sg.off+sg.n {
+			return h.s[sg.at+o-sg.off : sg.at+o-sg.off+len(b)]
+		}
+	}
+	// Not a piece compactHead kept (no caller asks for one): a copy of
+	// its own keeps the result correct.
+	return string(b)
+}
+
+// compactHead copies, into one string, only the pieces of the head the
+// Request can refer to: the method unless internMethod has a constant for
+// it, the target, the names of fields without a canonical constant and
+// every field value. The request line's and the fields' framing and the
+// known names are left out: for an API client's request that is more than
+// half of the head. The segment table is st's, reused: the headString is
+// used only while newRequest runs.
+func (st *compatState) compactHead(hr *h1.Request, head []byte) headString {
+	segs := st.segs[:0]
+	n := 0
+	add := func(b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		off := offsetIn(head, b)
+		if k := len(segs) - 1; k >= 0 && segs[k].off+segs[k].n == off {
+			segs[k].n += len(b) // adjacent: one piece
+		} else {
+			segs = append(segs, headSeg{off: off, n: len(b), at: n})
+		}
+		n += len(b)
+	}
+	if commonMethod(hr.Method) == "" {
+		add(hr.Method)
+	}
+	add(hr.Target)
+	for i := range hr.Headers {
+		f := &hr.Headers[i]
+		if f.Key == h1.Unknown {
+			add(f.Name)
+		}
+		add(f.Value)
+	}
+	buf := make([]byte, n)
+	for _, sg := range segs {
+		copy(buf[sg.at:], head[sg.off:sg.off+sg.n])
+	}
+	st.segs = segs
+	h := headString{base: unsafe.Pointer(unsafe.SliceData(head)), segs: segs}
+	if n > 0 {
+		// buf is never written again: the string is immutable.
+		h.s = unsafe.String(&buf[0], n)
+	}
+	return h
 }
 
 // offsetIn returns the offset of sub within base; sub must be a slice of
@@ -166,6 +255,14 @@ func offsetIn(base, sub []byte) int {
 
 // internMethod returns a constant string for the common methods.
 func internMethod(m []byte, sub headString) string {
+	if s := commonMethod(m); s != "" {
+		return s
+	}
+	return sub.of(m)
+}
+
+// commonMethod returns the constant string for a common method, or "".
+func commonMethod(m []byte) string {
 	switch string(m) {
 	case "GET":
 		return "GET"
@@ -182,7 +279,7 @@ func internMethod(m []byte, sub headString) string {
 	case "PATCH":
 		return "PATCH"
 	}
-	return sub.of(m)
+	return ""
 }
 
 // setURL fills rq.url as url.ParseRequestURI does for the target (with
