@@ -224,17 +224,32 @@ func writeMarkdown(w io.Writer, res *Results, charts []string) {
 			"net, bufio and the syscalls they make; handler API: the net/http functions the handlers call themselves (ServeMux, Header, "+
 			"Request.WithContext, MaxBytesReader, ResponseController, URL.Query), the same code under every server while the handlers are unchanged; "+
 			"application: the event-store code and middleware, encoding/json, log/slog, database/sql, SQLite (its file I/O included), gzip; "+
-			"runtime: samples with neither on the stack (GC workers, scheduler). Runtime frames under a caller count for that caller.\n\n")
-		fmt.Fprintf(w, "| store/server | profile | total | HTTP layer | handler API | application | runtime only | command |\n|---|---|---|---|---|---|---|---|\n")
+			"runtime: samples with neither on the stack (GC workers, scheduler). Runtime frames under a caller count for that caller. "+
+			"Per op: the profile's total over the operations of the profiled runs (sampled profiles: estimates).\n\n")
+		fmt.Fprintf(w, "| store/server | profile | total | per op | HTTP layer | handler API | application | runtime only | command |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, store := range c.Stores {
 			for _, sn := range c.Servers {
+				ops := 0.0
+				for _, r := range res.Runs {
+					if r.Store == store && r.Server == sn {
+						ops += float64(r.Ops)
+					}
+				}
+				pct := func(p, total float64, unit string) string {
+					if ops == 0 {
+						return fmt.Sprintf("%.0f%%", p)
+					}
+					return fmt.Sprintf("%.0f%% (%.0f %s)", p, total*p/100/ops, unit)
+				}
 				if sp, ok := res.Profiles[store+"/"+sn]; ok {
-					fmt.Fprintf(w, "| %s/%s | CPU | %.1f s | %.0f%% | %.0f%% | %.0f%% | %.0f%% | `%s` |\n", store, sn, sp.TotalSeconds,
-						sp.HTTPPct, sp.HandlerAPIPct, sp.AppPct, sp.RuntimePct, sp.ProfileCommand)
+					t, u := sp.TotalSeconds*1e6, "µs"
+					fmt.Fprintf(w, "| %s/%s | CPU | %.1f s | %.1f µs | %s | %s | %s | %s | `%s` |\n", store, sn, sp.TotalSeconds, t/max(ops, 1),
+						pct(sp.HTTPPct, t, u), pct(sp.HandlerAPIPct, t, u), pct(sp.AppPct, t, u), pct(sp.RuntimePct, t, u), sp.ProfileCommand)
 				}
 				if sp, ok := res.Allocs[store+"/"+sn]; ok {
-					fmt.Fprintf(w, "| %s/%s | bytes | %.0f MiB | %.0f%% | %.0f%% | %.0f%% | %.0f%% | `%s` |\n", store, sn, sp.TotalBytes/(1<<20),
-						sp.HTTPPct, sp.HandlerAPIPct, sp.AppPct, sp.RuntimePct, sp.ProfileCommand)
+					t, u := sp.TotalBytes, "B"
+					fmt.Fprintf(w, "| %s/%s | bytes | %.0f MiB | %.0f B | %s | %s | %s | %s | `%s` |\n", store, sn, sp.TotalBytes/(1<<20), t/max(ops, 1),
+						pct(sp.HTTPPct, t, u), pct(sp.HandlerAPIPct, t, u), pct(sp.AppPct, t, u), pct(sp.RuntimePct, t, u), sp.ProfileCommand)
 				}
 			}
 		}
