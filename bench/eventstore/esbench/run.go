@@ -241,15 +241,6 @@ func startServer(ctx context.Context, cfg Config, store, name string) (*server, 
 	return s, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // measure runs the load once against s and reads the server's CPU time
 // (/proc) and allocation counters (its metrics route) around it.
 func measure(ctx context.Context, s *server, lc load.Config, prof string) (RunRecord, error) {
