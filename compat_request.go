@@ -35,11 +35,12 @@ const compatInlineHead = 96
 // compatRequest is everything a compat request owns: the *http.Request
 // handed to the handler with its URL, Context and Body. It is allocated in
 // one piece with either the backing array of its header values
-// (compatRequestVals) or, when the request has no header values, the bytes
-// of its head (compatRequestHead), so that a request costs one allocation
-// besides its Header map. It is never pooled: the handler may keep any of
-// it after ServeHTTP returns, as net/http allows, and a string the handler
-// keeps keeps all of it alive.
+// (compatRequestFewVals, compatRequestVals; the strings then share one
+// compact copy of the head, compactHead) or, when the request has no header
+// values, the bytes of its head (compatRequestHead), so that a request
+// costs at most two allocations besides its Header map. It is never pooled:
+// the handler may keep any of it after ServeHTTP returns, as net/http
+// allows, and a string the handler keeps keeps all of it alive.
 type compatRequest struct {
 	req  http.Request
 	url  url.URL
