@@ -1,6 +1,10 @@
 package esbench
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -44,5 +48,68 @@ func TestClassify(t *testing.T) {
 		if got := classify(tc.sample); got != tc.want {
 			t.Errorf("%s: classify = %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// allocsProfile is an allocs profile with one sample per stack (leaf
+// first) and its alloc_space value.
+func allocsProfile(stacks map[string]int64) *profile.Profile {
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"},
+			{Type: "inuse_objects", Unit: "count"}, {Type: "inuse_space", Unit: "bytes"}},
+		PeriodType: &profile.ValueType{Type: "space", Unit: "bytes"},
+	}
+	fns := map[string]*profile.Function{}
+	for stack, v := range stacks {
+		s := &profile.Sample{Value: []int64{1, v, 0, 0}}
+		for _, name := range strings.Split(stack, ";") {
+			f := fns[name]
+			if f == nil {
+				f = &profile.Function{ID: uint64(len(fns) + 1), Name: name}
+				fns[name] = f
+				p.Function = append(p.Function, f)
+			}
+			loc := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f}}}
+			p.Location = append(p.Location, loc)
+			s.Location = append(s.Location, loc)
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	return p
+}
+
+// The allocation split is of the bytes allocated between each before and
+// after profile: what was allocated before the run does not count.
+func TestSplitAllocsIsTheDifference(t *testing.T) {
+	const (
+		app  = "runtime.mallocgc;encoding/json.Marshal;github.com/riptide-http/riptide/bench/eventstore.(*App).Call"
+		http = "runtime.mallocgc;github.com/riptide-http/riptide.(*compatState).newRequest"
+		api  = "runtime.mallocgc;net/http.(*Request).WithContext;github.com/riptide-http/riptide/bench/eventstore.withRequestID.func1"
+	)
+	dir := t.TempDir()
+	var paths []string
+	for i, stacks := range []map[string]int64{
+		{app: 1000, http: 5000},             // before run 1: seeding, mostly
+		{app: 7000, http: 6000, api: 1000},  // after run 1: +6000 app, +1000 http, +1000 api
+		{app: 9000, http: 7000, api: 1500},  // before run 2
+		{app: 15000, http: 8000, api: 2500}, // after run 2: +6000 app, +1000 http, +1000 api
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("p%d.pprof", i))
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := allocsProfile(stacks).Write(f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		paths = append(paths, path)
+	}
+	sp, err := SplitProfiles(KindAllocs, paths, filepath.Join(dir, "merged.pprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.TotalBytes != 16000 || sp.AppPct != 75 || sp.HTTPPct != 12.5 || sp.HandlerAPIPct != 12.5 || sp.RuntimePct != 0 {
+		t.Errorf("split %+v, want 16000 bytes: 75%% app, 12.5%% HTTP layer, 12.5%% handler API", sp)
 	}
 }
