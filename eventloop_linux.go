@@ -45,6 +45,17 @@ import (
 //     scanInterval and hands each connection whose read deadline passed to
 //     a worker, which finds it expired and closes it (408 for a partial
 //     head), exactly as the goroutine engine would.
+//   - Ends without a worker: a parked connection with no partial head is
+//     closed by whoever claims it when a worker would only close it: by
+//     its loop when the peer hung up with nothing left to read
+//     (closeHungUp), by the scanner when its deadline passed
+//     (closeExpired). A burst of thousands of clients closing at once then
+//     costs no goroutine (it started one worker with its ~37 KiB of
+//     buffers per connection, up to some 2,000 at once). The pool stays
+//     unbounded: every other dispatch carries a request, whose handler may
+//     block, and a bounded pool could deadlock on handlers waiting for
+//     each other; a worker per in-flight request is what the goroutine
+//     engine pays too.
 //   - On-loop mode (EngineOnLoop, see there): the loop is run by a worker
 //     (the loop's leader), which serves a readable connection itself
 //     instead of handing it off. A leader about to wait, or stuck (the
