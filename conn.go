@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -82,6 +83,9 @@ type conn struct {
 	nin, nout uint64
 
 	sf sendfileState // Ctx.SendFile (sendfile_linux.go)
+
+	// wbufs is the holder lendWriteBufs reuses (TLS only).
+	wbufs *writeBufs
 }
 
 var connPool sync.Pool
@@ -296,6 +300,11 @@ func (c *conn) readRequest() bool {
 			if err = c.ec.fillHead(c, armed); c.parked {
 				return false
 			}
+		} else if c.r == c.w && c.isTLS() {
+			// Waiting for a request on TLS: see lendWriteBufs.
+			c.lendWriteBufs()
+			err = c.fill()
+			c.takeWriteBufs()
 		} else {
 			err = c.fill()
 		}
@@ -463,6 +472,56 @@ func (c *conn) fill() error {
 		err = io.ErrNoProgress
 	}
 	return err
+}
+
+// isTLS reports whether c serves a TLS connection (on the goroutine engine:
+// the event loop serves plain TCP only).
+func (c *conn) isTLS() bool {
+	_, ok := c.nc.(*tls.Conn)
+	return ok
+}
+
+// writeBufs holds the write buffer and the response body buffer of a conn
+// whose TLS connection waits for a request (lendWriteBufs).
+type writeBufs struct{ wbuf, body []byte }
+
+var writeBufsPool sync.Pool
+
+// lendWriteBufs gives c's write buffer and response body buffer (about
+// 33 KiB by default, wbuf empty: readRequest flushed it) to a pool while c
+// waits for a request on TLS, where no event loop holds the connection
+// instead: an idle TLS connection keeps its goroutine, the read buffer and
+// crypto/tls's own state, not these. takeWriteBufs gets buffers back once
+// the read returns; the holder struct circulates, so neither allocates.
+func (c *conn) lendWriteBufs() {
+	h := c.wbufs
+	if h == nil {
+		h = new(writeBufs)
+	}
+	c.wbufs = nil
+	if cap(c.wbuf) <= 4*c.cfg.writeBuf && cap(c.ctx.resp.body) <= 4*c.cfg.writeBuf {
+		h.wbuf, h.body = c.wbuf[:0], c.ctx.resp.body[:0]
+	}
+	c.wbuf, c.ctx.resp.body = nil, nil
+	writeBufsPool.Put(h)
+}
+
+// takeWriteBufs gives c write buffers again after lendWriteBufs.
+func (c *conn) takeWriteBufs() {
+	h, _ := writeBufsPool.Get().(*writeBufs)
+	if h == nil {
+		h = new(writeBufs)
+	}
+	c.wbuf, c.ctx.resp.body = h.wbuf, h.body
+	h.wbuf, h.body = nil, nil
+	c.wbufs = h
+	// Buffers of another server's sizes, or none: fresh ones.
+	if cap(c.wbuf) < c.cfg.writeBuf+1024 {
+		c.wbuf = make([]byte, 0, c.cfg.writeBuf+1024)
+	}
+	if cap(c.ctx.resp.body) < c.cfg.writeBuf {
+		c.ctx.resp.body = make([]byte, 0, c.cfg.writeBuf)
+	}
 }
 
 // errBufferFull is returned by makeRoom when a head or chunk framing does

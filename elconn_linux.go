@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -396,6 +397,63 @@ func (ec *elConn) untrack() {
 	ec.dropPartial()
 	ec.w.Store(nil)
 	ec.lp.g.connGone()
+}
+
+// closeHungUp closes ec, just claimed from its loop after a park, when its
+// peer hung up with nothing left to read, as a worker would (read EOF,
+// conn.closeConn) but without one. This is how idle keep-alive connections
+// usually end: when thousands of clients close at once, handing each
+// hang-up to a worker would start a goroutine with its buffers per
+// connection (about 20 KiB each, all at once). Anything else (data before
+// the FIN, a partial head, which is lingered for) goes to a worker.
+func (ec *elConn) closeHungUp() bool {
+	if ec.st.Load()&elHup == 0 || ec.partial != nil || !ec.acquire() {
+		return false
+	}
+	var b [1]byte
+	n, _, errno := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(ec.fd),
+		uintptr(unsafe.Pointer(&b[0])), 1, unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+	ec.release()
+	if errno == 0 && n > 0 || errno == unix.EAGAIN || errno == unix.EINTR {
+		return false // something to read, or not at the end yet
+	}
+	ec.closeParked()
+	return true
+}
+
+// closeExpired closes ec, claimed by the scanner after a park, when its read
+// deadline has passed and it holds no partial head (which a worker answers
+// with 408): the idle (or first-request) timeout, counted as the worker
+// would (conn.statReadError).
+func (ec *elConn) closeExpired() bool {
+	if ec.partial != nil || !deadlinePassed(ec.rdl.Load()) {
+		return false
+	}
+	s := ec.lp.g.srv
+	if !ec.shut.Load() && !s.draining.Load() {
+		if ec.nreq > 0 {
+			s.statTimeout(timeoutIdle)
+		} else {
+			s.statTimeout(timeoutHeader)
+		}
+	}
+	ec.closeParked()
+	return true
+}
+
+// closeParked ends ec, parked with no partial head and now claimed by the
+// caller: what conn.closeConn does for it, with no conn. The ConnState hook
+// runs on the caller's goroutine (a loop or the scanner).
+func (ec *elConn) closeParked() {
+	s := ec.lp.g.srv
+	ec.shut.Store(true)
+	if ConnState(ec.cstate.Swap(int32(StateClosed))) != StateClosed {
+		if h := s.ConnState; h != nil {
+			h(ec, StateClosed)
+		}
+	}
+	ec.untrack()
+	s.count(statClosed)
 }
 
 // detach takes the socket out of the engine for Hijack and returns it as an

@@ -45,6 +45,17 @@ import (
 //     scanInterval and hands each connection whose read deadline passed to
 //     a worker, which finds it expired and closes it (408 for a partial
 //     head), exactly as the goroutine engine would.
+//   - Ends without a worker: a parked connection with no partial head is
+//     closed by whoever claims it when a worker would only close it: by
+//     its loop when the peer hung up with nothing left to read
+//     (closeHungUp), by the scanner when its deadline passed
+//     (closeExpired). A burst of thousands of clients closing at once then
+//     costs no goroutine (it started one worker with its ~37 KiB of
+//     buffers per connection, up to some 2,000 at once). The pool stays
+//     unbounded: every other dispatch carries a request, whose handler may
+//     block, and a bounded pool could deadlock on handlers waiting for
+//     each other; a worker per in-flight request is what the goroutine
+//     engine pays too.
 //   - On-loop mode (EngineOnLoop, see there): the loop is run by a worker
 //     (the loop's leader), which serves a readable connection itself
 //     instead of handing it off. A leader about to wait, or stuck (the
@@ -296,8 +307,10 @@ func (lp *loop) handle(events []unix.EpollEvent, batch []*elConn) {
 
 // notify delivers readiness edges: an idle connection that became readable
 // goes to a worker; a busy one gets the edge recorded and its worker woken.
+// A parked connection whose peer hung up with nothing left to read is
+// closed right here instead (closeHungUp): no worker for it.
 func (g *group) notify(ec *elConn, ev uint32) {
-	if g.claim(ec, ev) {
+	if g.claim(ec, ev) && !ec.closeHungUp() {
 		g.dispatch(ec)
 	}
 }
@@ -353,6 +366,24 @@ func (g *group) dispatchIdle(ec *elConn) {
 		}
 		if ec.st.CompareAndSwap(old, old|elBusy) {
 			g.dispatch(ec)
+			return
+		}
+	}
+}
+
+// expire closes ec, found parked past its read deadline by the scanner, or
+// hands it to a worker when that needs one (a 408 for a partial head): a
+// burst of idle timeouts costs no goroutine per connection.
+func (g *group) expire(ec *elConn) {
+	for {
+		old := ec.st.Load()
+		if old&elBusy != 0 {
+			return
+		}
+		if ec.st.CompareAndSwap(old, old|elBusy) {
+			if !ec.closeExpired() {
+				g.dispatch(ec)
+			}
 			return
 		}
 	}
@@ -555,7 +586,7 @@ func (g *group) scan() {
 			}
 		}
 		for _, ec := range expired {
-			g.dispatchIdle(ec)
+			g.expire(ec)
 		}
 		if tick%40 == 0 {
 			g.pool.trim(now)
@@ -620,6 +651,8 @@ type workerPool struct {
 	mu     sync.Mutex
 	ready  []*worker
 	closed bool // the group ended: returning workers exit
+	// spawned counts the workers started (tests: export_linux_test.go).
+	spawned atomic.Int64
 }
 
 func (p *workerPool) get() *worker {
@@ -641,6 +674,7 @@ func (p *workerPool) spawn() *worker {
 		rwake: make(chan struct{}, 1), wwake: make(chan struct{}, 1)}
 	w.c = newConn(p.g.srv, nil)
 	w.c.kept = true
+	p.spawned.Add(1)
 	go w.run()
 	return w
 }
@@ -905,6 +939,9 @@ func (lp *loop) serveBatch(w *worker, b *elBatch) {
 		lp.pending[n-1] = nil
 		lp.pending = lp.pending[:n-1]
 		lp.mu.Unlock()
+		if ec.closeHungUp() {
+			continue
+		}
 		ec.drained = false
 		ec.w.Store(w)
 		w.serving.Add(1)

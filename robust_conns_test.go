@@ -35,8 +35,9 @@ type connStats struct {
 
 // holdConnections opens n keep-alive connections to addr, makes one request
 // on each, calls barrier while all n are open, then makes two more requests
-// on each (same connections) and closes them.
-func holdConnections(addr string, n int, barrier func()) connStats {
+// on each (same connections) and closes them; with closeAtOnce it closes
+// them right after the barrier instead, all together.
+func holdConnections(addr string, n int, closeAtOnce bool, barrier func()) connStats {
 	st := connStats{Conns: n}
 	var reqs, errs atomic.Int64
 	var once sync.Once
@@ -83,6 +84,15 @@ func holdConnections(addr string, n int, barrier func()) connStats {
 	}
 	wg.Wait()
 	barrier()
+	if closeAtOnce {
+		for _, c := range clients {
+			if c != nil {
+				c.Close()
+			}
+		}
+		st.Requests, st.Errors = reqs.Load(), errs.Load()
+		return st
+	}
 	for i, c := range clients {
 		if c == nil {
 			continue
@@ -112,7 +122,8 @@ func TestRobustHelperClients(t *testing.T) {
 	}
 	n, _ := strconv.Atoi(os.Getenv("RIPTIDE_HELPER_CONNS"))
 	raiseNoFile(t, uint64(n+1000))
-	st := holdConnections(addr, n, func() {
+	closeAtOnce := os.Getenv("RIPTIDE_HELPER_CLOSE") != ""
+	st := holdConnections(addr, n, closeAtOnce, func() {
 		fmt.Println("READY")
 		bufio.NewReader(os.Stdin).ReadString('\n') // "GO"
 	})
@@ -122,12 +133,20 @@ func TestRobustHelperClients(t *testing.T) {
 
 // holdInChild runs holdConnections in a child process.
 func holdInChild(t *testing.T, addr string, n int, barrier func()) connStats {
+	return holdInChildClose(t, addr, n, false, barrier)
+}
+
+// holdInChildClose is holdInChild with holdConnections' closeAtOnce.
+func holdInChildClose(t *testing.T, addr string, n int, closeAtOnce bool, barrier func()) connStats {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^TestRobustHelperClients$", "-test.v")
 	cmd.Env = append(os.Environ(), "RIPTIDE_HELPER_ADDR="+addr, "RIPTIDE_HELPER_CONNS="+strconv.Itoa(n))
+	if closeAtOnce {
+		cmd.Env = append(cmd.Env, "RIPTIDE_HELPER_CLOSE=1")
+	}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -205,7 +224,7 @@ func TestRobustManyConnections(t *testing.T) {
 	if inChild {
 		st = holdInChild(t, ls.addr, n, barrier)
 	} else {
-		st = holdConnections(ls.addr, n, barrier)
+		st = holdConnections(ls.addr, n, false, barrier)
 	}
 	if st.Errors > 0 || st.Requests != int64(3*n) {
 		t.Errorf("%d of %d requests ok, %d errors, first: %s", st.Requests, 3*n, st.Errors, st.FirstErr)

@@ -140,7 +140,10 @@ type Server struct {
 	DisableStats bool
 
 	// ConnState, if set, is called on every connection state change. It
-	// runs on the goroutine serving the connection and must be quick. On
+	// runs on the goroutine serving the connection and must be quick (on
+	// the event-loop engine, StateClosed for an idle connection that the
+	// client closed or that timed out is reported from an event loop or its
+	// scanner: a hook that blocks there stalls other connections). On
 	// the event-loop engine the net.Conn is the engine's own socket type
 	// (not a *net.TCPConn; it implements syscall.Conn), the same value in
 	// every call for one connection.

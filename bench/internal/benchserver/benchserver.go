@@ -112,11 +112,11 @@ func ParseFlags() Options {
 	return o
 }
 
-// RequireHTTP1 exits with status 2 if -h2c or -tls was given: for servers
-// without HTTP/2 or TLS support (fasthttp).
-func (o Options) RequireHTTP1(name string) {
-	if o.H2C || o.TLS {
-		fmt.Fprintf(os.Stderr, "%s: -h2c and -tls are not supported by this server\n", name)
+// RequireNoH2C exits with status 2 if -h2c was given: for servers without
+// HTTP/2 (fasthttp; with -tls it serves HTTP/1.1 over TLS).
+func (o Options) RequireNoH2C(name string) {
+	if o.H2C {
+		fmt.Fprintf(os.Stderr, "%s: -h2c is not supported by this server\n", name)
 		os.Exit(2)
 	}
 }

@@ -3,10 +3,12 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"io"
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/riptide-http/riptide/bench/internal/benchserver"
 )
 
 func TestParseWrk(t *testing.T) {
@@ -337,6 +341,55 @@ func TestH2IdleOne(t *testing.T) {
 	c.Close()
 	w.ExpectBody = []byte("other")
 	if c, err := h2IdleOne(ln.Addr().String(), "", w); err == nil {
+		c.Close()
+		t.Fatal("a wrong body was accepted")
+	}
+}
+
+// TestTLSIdle checks the idletls workload: only the Go servers that serve
+// HTTP/1.1 run it (fasthttp included), with -tls, and its client completes
+// one GET over TLS (ALPN http/1.1) against net/http and leaves the
+// connection open.
+func TestTLSIdle(t *testing.T) {
+	w, ok := LookupWorkload("idletls")
+	if !ok || w.Tool() != "idle" || !w.TLS || w.HTTP2 != H2None {
+		t.Fatalf("idletls workload: %+v", w)
+	}
+	if got := w.ServerFlags(); len(got) != 1 || got[0] != "-tls" {
+		t.Errorf("idletls server flags = %v", got)
+	}
+	for _, s := range Registry() {
+		want := s.Kind == KindGo && !s.H2Only
+		if s.Supports(w) != want {
+			t.Errorf("%s supports idletls = %v, want %v", s.Name, s.Supports(w), want)
+		}
+	}
+	cfg, err := benchserver.SelfSignedTLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil || r.ProtoMajor != 1 {
+			rw.WriteHeader(505)
+			return
+		}
+		io.WriteString(rw, "Hello, World!")
+	}))
+	srv.TLS = cfg
+	srv.StartTLS()
+	defer srv.Close()
+	addr := srv.Listener.Addr().String()
+	req := "GET / HTTP/1.1\r\nHost: " + addr + "\r\n\r\n"
+	c, err := tlsIdleOne(addr, req, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := c.(*tls.Conn).ConnectionState(); st.NegotiatedProtocol != "http/1.1" {
+		t.Errorf("ALPN %q, want http/1.1", st.NegotiatedProtocol)
+	}
+	c.Close()
+	w.ExpectBody = []byte("other")
+	if c, err := tlsIdleOne(addr, req, w); err == nil {
 		c.Close()
 		t.Fatal("a wrong body was accepted")
 	}

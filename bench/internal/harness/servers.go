@@ -138,6 +138,9 @@ func (s Server) Unsupported(w Workload) string {
 		}
 		return "no HTTP/2 support (fasthttp has none)"
 	}
+	if w.TLS && s.Kind != KindGo {
+		return "no TLS in its configuration"
+	}
 	if s.H2Only && w.HTTP2 == H2None {
 		return "HTTP/2 workloads only"
 	}

@@ -62,6 +62,10 @@ type Workload struct {
 	// keep-alive connections each make one GET and then stay open and
 	// idle while the server's RSS is measured (idle.go); no load tool.
 	Idle int
+	// TLS makes the idle workload HTTP/1.1 over TLS: the server runs with
+	// -tls (self-signed certificate) and the client offers ALPN http/1.1
+	// only. Only Go servers run it.
+	TLS bool
 	// Extra workloads are not in the default set: they run only when named
 	// in -workloads (the HTTP/2 ones, so that a default run stays under 30
 	// minutes).
@@ -126,6 +130,8 @@ func Workloads() []Workload {
 			ExpectType: "text/plain", ExpectBody: benchserver.StaticBody(benchserver.StaticFiles[1].Size)},
 		{Name: "idle", Desc: fmt.Sprintf("RSS growth per idle keep-alive connection: %d connections, one GET / each, then idle", IdleConns),
 			Path: "/", Idle: IdleConns, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "idletls", Desc: fmt.Sprintf("RSS growth per idle TLS keep-alive connection (HTTP/1.1, ALPN http/1.1, self-signed ECDSA P-256): %d connections, one GET / each, then idle", TLSIdleConns),
+			Path: "/", Idle: TLSIdleConns, TLS: true, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2idle", Desc: fmt.Sprintf("RSS growth per idle HTTP/2 (h2c prior knowledge) connection: %d connections, one GET / stream each, then idle", H2IdleConns),
 			Path: "/", Idle: H2IdleConns, HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2c", Desc: fmt.Sprintf("HTTP/2 cleartext (prior knowledge) GET /, %d streams per connection", H2Streams),
@@ -152,6 +158,9 @@ func (w Workload) ServerFlags() []string {
 	if w.Profile != "" {
 		return []string{"-profile", string(w.Profile)}
 	}
+	if w.TLS {
+		return []string{"-tls"}
+	}
 	switch w.HTTP2 {
 	case H2C:
 		return []string{"-h2c"}
@@ -166,6 +175,9 @@ func (w Workload) ServerFlags() []string {
 func (w Workload) LoadCommand(conns int) string {
 	if w.Idle > 0 && w.HTTP2 != H2None {
 		return fmt.Sprintf("%d idle HTTP/2 connections after one GET stream each", w.Idle)
+	}
+	if w.Idle > 0 && w.TLS {
+		return fmt.Sprintf("%d idle TLS keep-alive connections after one GET each", w.Idle)
 	}
 	if w.Idle > 0 {
 		return fmt.Sprintf("%d idle keep-alive connections after one GET each", w.Idle)

@@ -1,7 +1,7 @@
 // Command fasthttp serves the benchmark or probe routes with
 // valyala/fasthttp (pinned in bench/go.mod) and its default server settings.
 //
-//	fasthttp -addr 127.0.0.1:8080 -profile bench
+//	fasthttp -addr 127.0.0.1:8080 -profile bench [-tls]
 package main
 
 import (
@@ -13,7 +13,10 @@ import (
 
 func main() {
 	o := benchserver.ParseFlags()
-	o.RequireHTTP1("fasthttp") // no HTTP/2 in fasthttp
+	o.RequireNoH2C("fasthttp") // no HTTP/2 in fasthttp
 	srv := &fasthttp.Server{Handler: fastroutes.Handler(o.Profile)}
-	benchserver.Main(o, srv.Serve, func() { srv.Shutdown() })
+	if o.TLS {
+		srv.TLSConfig = o.TLSConfig // HTTP/1.1 over TLS (ServeTLS)
+	}
+	benchserver.Main(o, o.Serve(srv.Serve, srv.ServeTLS), func() { srv.Shutdown() })
 }
