@@ -128,6 +128,15 @@ type h2Conn struct {
 	inline   bool
 	inlineQ  []*h2Stream
 	readOver bool
+
+	// Streams waiting for a worker: runQ[runHead:] (hc.mu). spare: a
+	// worker has been dispatched to take them and has not started yet.
+	// dispatchDue (reading goroutine only): streams were queued since the
+	// last dispatchQueued.
+	runQ        []*h2Stream
+	runHead     int
+	spare       bool
+	dispatchDue bool
 }
 
 // h2CountingReader reads the connection's socket, counting the bytes in
@@ -311,7 +320,29 @@ func (hc *h2Conn) readFrame() bool {
 	if !ok {
 		hc.readOver = true
 	}
+	// New streams go to a worker once the frames already read are
+	// processed, and before anything that may block: reading from the
+	// socket, or running inline handlers.
+	if hc.dispatchDue && (!ok || len(hc.inlineQ) > 0 || !hc.nextFrameBuffered()) {
+		hc.mu.Lock()
+		hc.dispatchQueued()
+		hc.mu.Unlock()
+	}
 	return ok
+}
+
+// nextFrameBuffered reports whether the next frame is whole in the read
+// buffer, so that reading it does not wait for the socket.
+func (hc *h2Conn) nextFrameBuffered() bool {
+	n := hc.br.Buffered()
+	if n < 9 {
+		return false
+	}
+	b, err := hc.br.Peek(9)
+	if err != nil {
+		return false
+	}
+	return n >= 9+(int(b[0])<<16|int(b[1])<<8|int(b[2]))
 }
 
 func (hc *h2Conn) readFrame1() bool {
@@ -674,4 +705,5 @@ func (hc *h2Conn) startUpgraded(up *h2UpgradeState) {
 	st.inTable, st.running = true, true
 	hc.streams[1] = st
 	hc.startHandler(st)
+	hc.dispatchQueued()
 }
