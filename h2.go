@@ -84,8 +84,10 @@ type HTTP2Config struct {
 
 	// InlineHandlers runs native handlers (not FromHTTP ones) on the
 	// connection's own goroutine, the one that reads its frames, instead
-	// of handing each stream to a pooled worker goroutine: no goroutine
-	// switch per request, which is most of the cost of a small response.
+	// of handing the streams to a pooled worker goroutine (one hand-off
+	// per burst of new streams, plus a spare worker in case a handler
+	// blocks): it saves those goroutine switches, a small part of the
+	// cost of a small response since workers take streams in bursts.
 	//
 	// WARNING: AN INLINE HANDLER MUST NEVER BLOCK. While it runs, its
 	// connection reads nothing: every other stream of that connection

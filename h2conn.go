@@ -12,7 +12,6 @@ package riptide
 // state is guarded by h2Conn.mu.
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/tls"
 	"errors"
@@ -55,7 +54,7 @@ type h2Conn struct {
 	srv    *Server
 	c      *conn // the engine conn that accounts for it; nil when upgraded
 	nc     net.Conn
-	br     *bufio.Reader
+	br     h2ReadBuf // the socket's reads (h2read.go)
 	fr     *http2.Framer
 	h      http.Handler // serves every stream through the compat door, or
 	native Handler      // serves every stream as a Ctx
@@ -128,6 +127,15 @@ type h2Conn struct {
 	inline   bool
 	inlineQ  []*h2Stream
 	readOver bool
+
+	// Streams waiting for a worker: runQ[runHead:] (hc.mu). spare: a
+	// worker has been dispatched to take them and has not started yet.
+	// dispatchDue (reading goroutine only): streams were queued since the
+	// last dispatchQueued.
+	runQ        []*h2Stream
+	runHead     int
+	spare       bool
+	dispatchDue bool
 }
 
 // h2CountingReader reads the connection's socket, counting the bytes in
@@ -203,8 +211,8 @@ func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
 	if len(rest) > 0 {
 		r = io.MultiReader(bytes.NewReader(rest), r)
 	}
-	hc.br = bufio.NewReaderSize(r, 16<<10)
-	hc.fr = http2.NewFramer(nil, hc.br)
+	hc.br.init(r)
+	hc.fr = http2.NewFramer(nil, &hc.br)
 	hc.fr.SetReuseFrames()
 	hc.fr.SetMaxReadFrameSize(hc.maxFrame)
 	hc.initHeaders()
@@ -271,7 +279,7 @@ func (hc *h2Conn) serve(sawPreface bool, up *h2UpgradeState) {
 func (hc *h2Conn) readPreface(sawPreface bool) bool {
 	if !sawPreface {
 		var buf [len(h2Preface)]byte
-		if _, err := io.ReadFull(hc.br, buf[:]); err != nil || string(buf[:]) != h2Preface {
+		if _, err := io.ReadFull(&hc.br, buf[:]); err != nil || string(buf[:]) != h2Preface {
 			hc.connError(http2.ErrCodeProtocol)
 			return false
 		}
@@ -311,7 +319,26 @@ func (hc *h2Conn) readFrame() bool {
 	if !ok {
 		hc.readOver = true
 	}
+	// New streams go to a worker once the frames already read are
+	// processed, and before anything that may block: reading from the
+	// socket, or running inline handlers.
+	if hc.dispatchDue && (!ok || len(hc.inlineQ) > 0 || !hc.nextFrameBuffered()) {
+		hc.mu.Lock()
+		hc.dispatchQueued()
+		hc.mu.Unlock()
+	}
 	return ok
+}
+
+// nextFrameBuffered reports whether the next frame is whole in the read
+// buffer, so that reading it does not wait for the socket.
+func (hc *h2Conn) nextFrameBuffered() bool {
+	n := hc.br.Buffered()
+	if n < 9 {
+		return false
+	}
+	b := hc.br.peek(9)
+	return n >= 9+(int(b[0])<<16|int(b[1])<<8|int(b[2]))
 }
 
 func (hc *h2Conn) readFrame1() bool {
@@ -603,6 +630,7 @@ func (hc *h2Conn) teardown() {
 	hc.mu.Unlock()
 	_ = hc.nc.SetWriteDeadline(time.Now().Add(h2CloseLinger))
 	<-hc.writerDone
+	hc.br.release()
 	hc.linger()
 	hc.nc.Close()
 }
@@ -674,4 +702,5 @@ func (hc *h2Conn) startUpgraded(up *h2UpgradeState) {
 	st.inTable, st.running = true, true
 	hc.streams[1] = st
 	hc.startHandler(st)
+	hc.dispatchQueued()
 }

@@ -58,7 +58,7 @@ func (hc *h2Conn) readHeaderFrame(fh http2.FrameHeader) bool {
 		hc.hpayload = make([]byte, max(int(fh.Length), 1<<10))
 	}
 	p := hc.hpayload[:fh.Length]
-	if _, err := io.ReadFull(hc.br, p); err != nil {
+	if _, err := io.ReadFull(&hc.br, p); err != nil {
 		return false
 	}
 	hc.frameRead()

@@ -229,8 +229,9 @@ func (hc *h2Conn) forget(st *h2Stream) {
 	st.releaseIfDone()
 }
 
-// startHandler counts the stream as running and hands it to a worker, or
-// queues it to run inline once the current frame is processed.
+// startHandler counts the stream as running and queues it for a worker,
+// or to run inline once the current frame is processed. The worker is
+// woken by dispatchQueued, which the reader calls before it could block.
 func (hc *h2Conn) startHandler(st *h2Stream) {
 	hc.running++
 	if hc.idle != nil {
@@ -240,7 +241,43 @@ func (hc *h2Conn) startHandler(st *h2Stream) {
 		hc.inlineQ = append(hc.inlineQ, st)
 		return
 	}
-	h2Dispatch(st)
+	hc.runQ = append(hc.runQ, st)
+	hc.dispatchDue = true
+}
+
+// dispatchQueued makes sure a worker will take the queued streams (hc.mu
+// held): one wake for a whole burst of new streams.
+func (hc *h2Conn) dispatchQueued() {
+	hc.dispatchDue = false
+	if len(hc.runQ) > hc.runHead && !hc.spare {
+		hc.spare = true
+		h2Dispatch(hc)
+	}
+}
+
+// serveQueue runs on a worker dispatched as the connection's spare: it
+// runs the queued streams' handlers one after the other until the queue is
+// empty. Before each, if more remain, it makes sure another spare is on
+// its way, so that a handler that blocks never holds up the streams queued
+// behind it: the spare, runnable, takes them.
+func (hc *h2Conn) serveQueue() {
+	hc.mu.Lock()
+	hc.spare = false
+	for hc.runHead < len(hc.runQ) {
+		st := hc.runQ[hc.runHead]
+		hc.runQ[hc.runHead] = nil
+		hc.runHead++
+		if hc.runHead == len(hc.runQ) {
+			hc.runQ, hc.runHead = hc.runQ[:0], 0
+		} else if !hc.spare {
+			hc.spare = true
+			h2Dispatch(hc)
+		}
+		hc.mu.Unlock()
+		st.serve()
+		hc.mu.Lock()
+	}
+	hc.mu.Unlock()
 }
 
 // handlerDone runs when a stream's handler has returned and its response
@@ -432,7 +469,7 @@ func (hc *h2Conn) pumpFrame() bool {
 const h2WorkerIdle = 10 * time.Second
 
 type h2Worker struct {
-	ch    chan *h2Stream
+	ch    chan *h2Conn
 	timer *time.Timer
 }
 
@@ -441,8 +478,8 @@ var h2Workers struct {
 	idle []*h2Worker
 }
 
-// h2Dispatch runs st's handler on an idle worker, or a new one.
-func h2Dispatch(st *h2Stream) {
+// h2Dispatch runs hc's queued streams on an idle worker, or a new one.
+func h2Dispatch(hc *h2Conn) {
 	ws := &h2Workers
 	ws.mu.Lock()
 	if n := len(ws.idle); n > 0 {
@@ -450,17 +487,18 @@ func h2Dispatch(st *h2Stream) {
 		ws.idle[n-1] = nil
 		ws.idle = ws.idle[:n-1]
 		ws.mu.Unlock()
-		w.ch <- st
+		w.ch <- hc
 		return
 	}
 	ws.mu.Unlock()
-	w := &h2Worker{ch: make(chan *h2Stream, 1)}
-	go w.run(st)
+	w := &h2Worker{ch: make(chan *h2Conn, 1)}
+	go w.run(hc)
 }
 
-func (w *h2Worker) run(st *h2Stream) {
+func (w *h2Worker) run(hc *h2Conn) {
 	for {
-		st.serve()
+		hc.serveQueue()
+		hc = nil // do not keep the connection while idle
 		ws := &h2Workers
 		ws.mu.Lock()
 		ws.idle = append(ws.idle, w)
@@ -471,7 +509,7 @@ func (w *h2Worker) run(st *h2Stream) {
 			w.timer.Reset(h2WorkerIdle)
 		}
 		select {
-		case st = <-w.ch:
+		case hc = <-w.ch:
 			w.timer.Stop()
 			continue
 		case <-w.timer.C:
@@ -486,7 +524,7 @@ func (w *h2Worker) run(st *h2Stream) {
 		}
 		ws.mu.Unlock()
 		// A dispatcher took this worker just as it timed out.
-		st = <-w.ch
+		hc = <-w.ch
 	}
 }
 

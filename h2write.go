@@ -14,6 +14,7 @@ package riptide
 // producing responses, instead of piling them up in memory.
 
 import (
+	"runtime"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -133,6 +134,28 @@ func (hc *h2Conn) waitOutput() bool {
 	return !hc.dead
 }
 
+// h2GatherYields bounds how many times the writer yields to let running
+// handlers add their responses to a batch before it writes it.
+const h2GatherYields = 4
+
+// gather lets the handlers that are running add their frames to the
+// output before the writer takes it (hc.mu held; released while
+// yielding): a burst of streams handed to workers then goes out in one
+// write instead of one write per response. The writer yields while the
+// output grows; a handler that blocks, or runs long, adds nothing during
+// a yield, and the batch goes out without it.
+func (hc *h2Conn) gather() {
+	for i := 0; i < h2GatherYields && hc.running > 0 && !hc.dead; i++ {
+		n := len(hc.out)
+		hc.mu.Unlock()
+		runtime.Gosched()
+		hc.mu.Lock()
+		if len(hc.out) == n {
+			return
+		}
+	}
+}
+
 // writeLoop is the connection's writer goroutine: it writes whatever was
 // queued, one Write per batch, until the connection is dead and its output
 // is out (or a write fails).
@@ -150,6 +173,7 @@ func (hc *h2Conn) writeLoop() {
 			hc.mu.Unlock()
 			return
 		}
+		hc.gather()
 		buf, hc.out = hc.out, buf[:0]
 		dead := hc.dead // teardown set the final deadline
 		hc.mu.Unlock()

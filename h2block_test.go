@@ -1,0 +1,115 @@
+package riptide_test
+
+import (
+	"bytes"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/riptide-http/riptide"
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// TestH2BlockingHandler checks the stream workers' contract: a handler that
+// blocks does not hold up the other streams of its connection, even those
+// that arrived in the same read as its own (one burst, which a single
+// worker takes) and queued behind it. The streams after the blocked one
+// must all be answered while it still blocks; it is answered once
+// released. Native and compat doors, h2c and TLS.
+func TestH2BlockingHandler(t *testing.T) {
+	const others = 8
+	doors := map[string]func(release chan struct{}) riptide.Handler{
+		"native": func(release chan struct{}) riptide.Handler {
+			return riptide.HandlerFunc(func(c *riptide.Ctx) {
+				if string(c.Path()) == "/block" {
+					<-release
+				}
+				_, _ = c.WriteString("ok")
+			})
+		},
+		"compat": func(release chan struct{}) riptide.Handler {
+			return riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/block" {
+					<-release
+				}
+				_, _ = w.Write([]byte("ok"))
+			}))
+		},
+	}
+	for door, mk := range doors {
+		for _, useTLS := range []bool{false, true} {
+			t.Run(door+"/"+map[bool]string{false: "h2c", true: "tls"}[useTLS], func(t *testing.T) {
+				release := make(chan struct{})
+				h := mk(release)
+				target := h2Target{name: "block", serve: func(t testing.TB, ln net.Listener, tc *tls.Config, _ *h2App) func() {
+					return serveRiptideConfig(t, ln, tc, h, false)
+				}}
+				in := startH2(t, target, useTLS)
+				released := false
+				defer func() {
+					if !released {
+						close(release)
+					}
+				}()
+				c := h2Dial(t, in, 0)
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // a hang fails the test
+				// The preface, SETTINGS and every HEADERS go out in one
+				// write, so that the server reads them as one burst.
+				var out bytes.Buffer
+				out.WriteString(http2.ClientPreface)
+				fw := http2.NewFramer(&out, nil)
+				fw.WriteSettings()
+				var hb bytes.Buffer
+				enc := hpack.NewEncoder(&hb)
+				scheme := map[bool]string{false: "http", true: "https"}[useTLS]
+				for i := 0; i <= others; i++ {
+					path := "/ok"
+					if i == 0 {
+						path = "/block"
+					}
+					hb.Reset()
+					for _, f := range [][2]string{{":method", "GET"}, {":scheme", scheme}, {":authority", in.addr}, {":path", path}} {
+						enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+					}
+					fw.WriteHeaders(http2.HeadersFrameParam{StreamID: uint32(2*i + 1), BlockFragment: hb.Bytes(), EndStream: true, EndHeaders: true})
+				}
+				if _, err := c.Write(out.Bytes()); err != nil {
+					t.Fatal(err)
+				}
+				fr := http2.NewFramer(c, c)
+				ended := map[uint32]bool{}
+				for len(ended) < others+1 {
+					f, err := fr.ReadFrame()
+					if err != nil {
+						t.Fatalf("streams ended %v: %v", ended, err)
+					}
+					switch f := f.(type) {
+					case *http2.HeadersFrame:
+						if f.StreamEnded() {
+							ended[f.StreamID] = true
+						}
+					case *http2.DataFrame:
+						if f.StreamEnded() {
+							ended[f.StreamID] = true
+						}
+					case *http2.RSTStreamFrame:
+						t.Fatalf("stream %d reset: %v", f.StreamID, f.ErrCode)
+					case *http2.GoAwayFrame:
+						t.Fatalf("GOAWAY %v", f.ErrCode)
+					}
+					if len(ended) == others && !released {
+						if ended[1] {
+							t.Fatal("the blocked stream ended before it was released")
+						}
+						released = true
+						close(release)
+					}
+				}
+			})
+		}
+	}
+}
