@@ -64,13 +64,42 @@ func IsToken(b []byte) bool {
 // ValidHeaderValue reports whether v may be sent as a field value: no CR, LF,
 // NUL or other control bytes except HTAB. Writers use it to refuse header
 // injection.
+//
+// It runs for every header a handler sets, so it tests eight bytes at a
+// time as validValue does (for a string too), the last word overlapping
+// the one before it, and consults the table only for a word hasCtl flags.
 func ValidHeaderValue[T ~string | ~[]byte](v T) bool {
-	for i := 0; i < len(v); i++ {
-		if !valueTable[v[i]] {
-			return false
+	if len(v) < 8 {
+		for i := 0; i < len(v); i++ {
+			if !valueTable[v[i]] {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; ; i += 8 {
+		if i > len(v)-8 {
+			i = len(v) - 8
+		}
+		if hasCtl(le64(v[i : i+8])) {
+			for j := i; j < i+8; j++ {
+				if !valueTable[v[j]] {
+					return false
+				}
+			}
+		}
+		if i == len(v)-8 {
+			return true
 		}
 	}
-	return true
+}
+
+// le64 is binary.LittleEndian.Uint64 for a string too: the compiler
+// combines the byte loads into one.
+func le64[T ~string | ~[]byte](b T) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // ValidHeaderName reports whether n is a token and so may be sent as a field

@@ -536,6 +536,33 @@ func TestValidValue(t *testing.T) {
 	}
 }
 
+// TestValidHeaderValue checks the word-at-a-time check of values a writer
+// sends against the byte table, for every byte at every position of
+// values of every length up to three words (the last word overlaps), as a
+// string and as a []byte.
+func TestValidHeaderValue(t *testing.T) {
+	for n := 1; n <= 24; n++ {
+		for c := 0; c < 256; c++ {
+			for pos := 0; pos < n; pos++ {
+				for _, fill := range []byte{'a', 0x80, ' ', '\t'} {
+					v := bytes.Repeat([]byte{fill}, n)
+					v[pos] = byte(c)
+					want := valueTable[c]
+					if got := ValidHeaderValue(v); got != want {
+						t.Fatalf("byte %#x at %d of %d in %#x fill: ValidHeaderValue([]byte) = %v, want %v", c, pos, n, fill, got, want)
+					}
+					if got := ValidHeaderValue(string(v)); got != want {
+						t.Fatalf("byte %#x at %d of %d in %#x fill: ValidHeaderValue(string) = %v, want %v", c, pos, n, fill, got, want)
+					}
+				}
+			}
+		}
+	}
+	if !ValidHeaderValue("") {
+		t.Error("the empty value is refused")
+	}
+}
+
 // TestRequestBuild checks that a Request built with SetRequestLine and
 // AddHeader reads like a parsed one.
 func TestRequestBuild(t *testing.T) {
