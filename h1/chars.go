@@ -15,6 +15,9 @@ var (
 	// targetTable allows the visible ASCII characters a request-target may
 	// contain (RFC 3986 is stricter; percent-encoding is checked elsewhere).
 	targetTable [256]bool
+	// plainTarget is 1 for the bytes of targetTable but '%', so that the
+	// sum over eight bytes is 8 only when none needs a closer look.
+	plainTarget [256]uint8
 )
 
 func init() {
@@ -46,6 +49,11 @@ func init() {
 	// RFC 9112 §3.2: a request-target has no fragment; a client must strip
 	// it, and a '#' reaching a server is either a bug or a probe.
 	targetTable['#'] = false
+	for c := range targetTable {
+		if targetTable[c] && c != '%' {
+			plainTarget[c] = 1
+		}
+	}
 }
 
 // IsToken reports whether b is a non-empty RFC 9110 token (method, field name).

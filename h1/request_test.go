@@ -563,6 +563,42 @@ func TestValidHeaderValue(t *testing.T) {
 	}
 }
 
+// TestTargetBytes checks the word-at-a-time pass over the request-target
+// against the byte table: every byte at every position of origin-form
+// targets up to three words long, and a percent-encoding at every
+// position, across word boundaries too.
+func TestTargetBytes(t *testing.T) {
+	var r Request
+	for n := 2; n <= 25; n++ {
+		for pos := 1; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				target := bytes.Repeat([]byte{'g'}, n)
+				target[0], target[pos] = '/', byte(c)
+				// 'g' is no hex digit: a '%' here is never valid.
+				want := targetTable[c] && c != '%'
+				r.Reset()
+				if err := r.SetRequestLine([]byte("GET"), target, 1); (err == nil) != want {
+					t.Fatalf("target %q: error %v, want valid %v", target, err, want)
+				}
+			}
+			if pos+2 < n {
+				target := bytes.Repeat([]byte{'g'}, n)
+				target[0] = '/'
+				copy(target[pos:], "%2F")
+				r.Reset()
+				if err := r.SetRequestLine([]byte("GET"), target, 1); err != nil || !bytes.Equal(r.Path, target) {
+					t.Fatalf("target %q: error %v, path %q", target, err, r.Path)
+				}
+				target[pos+2] = 'x'
+				r.Reset()
+				if err := r.SetRequestLine([]byte("GET"), target, 1); err == nil {
+					t.Fatalf("target %q with a bad escape was accepted", target)
+				}
+			}
+		}
+	}
+}
+
 // TestRequestBuild checks that a Request built with SetRequestLine and
 // AddHeader reads like a parsed one.
 func TestRequestBuild(t *testing.T) {
