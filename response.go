@@ -157,8 +157,22 @@ func (x *Ctx) AddHeader(name, value string) {
 	x.resp.hdr = h1.AppendHeader(x.resp.hdr, name, value)
 }
 
-// SetContentType sets the Content-Type header.
-func (x *Ctx) SetContentType(value string) { x.SetHeader("Content-Type", value) }
+// SetContentType sets the Content-Type header, as SetHeader does.
+func (x *Ctx) SetContentType(value string) {
+	// SetHeader without the checks a constant name makes moot: the name
+	// is a valid token and not one special handles.
+	if x.resp.committed {
+		return
+	}
+	if !h1.ValidHeaderValue(value) {
+		x.resp.badHeader = true
+		return
+	}
+	if len(x.resp.hdr) > 0 {
+		x.DelHeader("Content-Type")
+	}
+	x.resp.hdr = h1.AppendHeader(x.resp.hdr, "Content-Type", value)
+}
 
 // DelHeader removes every response header field named name.
 // DelHeader("Content-Length") removes a declared length (SetContentLength).
@@ -167,10 +181,13 @@ func (x *Ctx) DelHeader(name string) {
 		x.resp.clen = -1
 	}
 	h := x.resp.hdr
+	n := len(name)
 	for i := 0; i < len(h); {
 		end := i + bytes.IndexByte(h[i:], '\n') + 1
-		colon := i + bytes.IndexByte(h[i:end], ':')
-		if h1.EqualFold(h[i:colon], name) {
+		// A line is "Name: value\r\n" and its name holds no ':', so only
+		// a line with a colon right after len(name) bytes can match (and
+		// does if name, holding no ':' either, is those bytes).
+		if end-i > n && h[i+n] == ':' && h1.EqualFold(h[i:i+n], name) && bytes.IndexByte(h[i:i+n], ':') < 0 {
 			h = append(h[:i], h[end:]...)
 			continue
 		}

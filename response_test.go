@@ -288,6 +288,51 @@ func TestHeaderSetAddDel(t *testing.T) {
 	}
 }
 
+// DelHeader and SetContentType remove the fields of that exact name only:
+// not one whose name the name is a prefix of or extends, nor one whose
+// value holds the name and a colon; a name with a colon matches nothing.
+func TestDelHeaderExact(t *testing.T) {
+	_, addr := startServer(t, nil, func(c *Ctx) {
+		c.SetHeader("X-A", "1")
+		c.SetHeader("X-AB", "2")
+		c.SetHeader("X", "A: 3")
+		c.SetHeader("X-A-B", "4")
+		c.AddHeader("x-a", "5")
+		c.SetHeader("content-type", "text/html")
+		c.AddHeader("Content-Type", "text/css")
+		c.DelHeader("X-A")
+		c.DelHeader("X: A")
+		c.DelHeader("X-AB:")
+		c.SetContentType("text/plain")
+		var b strings.Builder
+		for k, v := range c.ResponseHeaders {
+			b.WriteString(string(k) + "=" + string(v) + ";")
+		}
+		c.WriteString(b.String())
+	})
+	rc := dial(t, addr)
+	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	res, body := rc.resp("GET")
+	if want := "X-AB=2;X=A: 3;X-A-B=4;Content-Type=text/plain;"; body != want || res.Header.Get("Content-Type") != "text/plain" {
+		t.Fatalf("headers %q (Content-Type %q), want %q", body, res.Header["Content-Type"], want)
+	}
+}
+
+// SetContentType refuses a value with a control byte as SetHeader does:
+// the response becomes a 500.
+func TestSetContentTypeInvalid(t *testing.T) {
+	_, addr := startServer(t, nil, func(c *Ctx) {
+		c.SetContentType("text/plain\r\nX-Injected: 1")
+		c.WriteString("body")
+	})
+	rc := dial(t, addr)
+	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	res, _ := rc.resp("GET")
+	if res.StatusCode != 500 || res.Header.Get("X-Injected") != "" {
+		t.Fatalf("status %d, headers %v", res.StatusCode, res.Header)
+	}
+}
+
 // Query arguments and cookies are parsed without copying unless decoding
 // is needed.
 func TestQueryAndCookies(t *testing.T) {

@@ -15,6 +15,9 @@ var (
 	// targetTable allows the visible ASCII characters a request-target may
 	// contain (RFC 3986 is stricter; percent-encoding is checked elsewhere).
 	targetTable [256]bool
+	// plainTarget is 1 for the bytes of targetTable but '%', so that the
+	// sum over eight bytes is 8 only when none needs a closer look.
+	plainTarget [256]uint8
 )
 
 func init() {
@@ -46,6 +49,11 @@ func init() {
 	// RFC 9112 §3.2: a request-target has no fragment; a client must strip
 	// it, and a '#' reaching a server is either a bug or a probe.
 	targetTable['#'] = false
+	for c := range targetTable {
+		if targetTable[c] && c != '%' {
+			plainTarget[c] = 1
+		}
+	}
 }
 
 // IsToken reports whether b is a non-empty RFC 9110 token (method, field name).
@@ -64,13 +72,42 @@ func IsToken(b []byte) bool {
 // ValidHeaderValue reports whether v may be sent as a field value: no CR, LF,
 // NUL or other control bytes except HTAB. Writers use it to refuse header
 // injection.
+//
+// It runs for every header a handler sets, so it tests eight bytes at a
+// time as validValue does (for a string too), the last word overlapping
+// the one before it, and consults the table only for a word hasCtl flags.
 func ValidHeaderValue[T ~string | ~[]byte](v T) bool {
-	for i := 0; i < len(v); i++ {
-		if !valueTable[v[i]] {
-			return false
+	if len(v) < 8 {
+		for i := 0; i < len(v); i++ {
+			if !valueTable[v[i]] {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; ; i += 8 {
+		if i > len(v)-8 {
+			i = len(v) - 8
+		}
+		if hasCtl(le64(v[i : i+8])) {
+			for j := i; j < i+8; j++ {
+				if !valueTable[v[j]] {
+					return false
+				}
+			}
+		}
+		if i == len(v)-8 {
+			return true
 		}
 	}
-	return true
+}
+
+// le64 is binary.LittleEndian.Uint64 for a string too: the compiler
+// combines the byte loads into one.
+func le64[T ~string | ~[]byte](b T) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // ValidHeaderName reports whether n is a token and so may be sent as a field

@@ -315,8 +315,17 @@ func parseVersion(v []byte) (maj, min int, ok bool) {
 
 func (r *Request) parseTarget() error {
 	t := r.Target
-	// One pass for the character set and percent-encoding.
-	for i := 0; i < len(t); i++ {
+	// One pass for the character set and percent-encoding: eight bytes at
+	// a time while none is a '%' or invalid, then byte by byte.
+	i := 0
+	for ; i+8 <= len(t); i += 8 {
+		w := t[i : i+8]
+		if plainTarget[w[0]]+plainTarget[w[1]]+plainTarget[w[2]]+plainTarget[w[3]]+
+			plainTarget[w[4]]+plainTarget[w[5]]+plainTarget[w[6]]+plainTarget[w[7]] != 8 {
+			break
+		}
+	}
+	for ; i < len(t); i++ {
 		c := t[i]
 		if !targetTable[c] {
 			return ErrBadTarget

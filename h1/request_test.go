@@ -536,6 +536,69 @@ func TestValidValue(t *testing.T) {
 	}
 }
 
+// TestValidHeaderValue checks the word-at-a-time check of values a writer
+// sends against the byte table, for every byte at every position of
+// values of every length up to three words (the last word overlaps), as a
+// string and as a []byte.
+func TestValidHeaderValue(t *testing.T) {
+	for n := 1; n <= 24; n++ {
+		for c := 0; c < 256; c++ {
+			for pos := 0; pos < n; pos++ {
+				for _, fill := range []byte{'a', 0x80, ' ', '\t'} {
+					v := bytes.Repeat([]byte{fill}, n)
+					v[pos] = byte(c)
+					want := valueTable[c]
+					if got := ValidHeaderValue(v); got != want {
+						t.Fatalf("byte %#x at %d of %d in %#x fill: ValidHeaderValue([]byte) = %v, want %v", c, pos, n, fill, got, want)
+					}
+					if got := ValidHeaderValue(string(v)); got != want {
+						t.Fatalf("byte %#x at %d of %d in %#x fill: ValidHeaderValue(string) = %v, want %v", c, pos, n, fill, got, want)
+					}
+				}
+			}
+		}
+	}
+	if !ValidHeaderValue("") {
+		t.Error("the empty value is refused")
+	}
+}
+
+// TestTargetBytes checks the word-at-a-time pass over the request-target
+// against the byte table: every byte at every position of origin-form
+// targets up to three words long, and a percent-encoding at every
+// position, across word boundaries too.
+func TestTargetBytes(t *testing.T) {
+	var r Request
+	for n := 2; n <= 25; n++ {
+		for pos := 1; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				target := bytes.Repeat([]byte{'g'}, n)
+				target[0], target[pos] = '/', byte(c)
+				// 'g' is no hex digit: a '%' here is never valid.
+				want := targetTable[c] && c != '%'
+				r.Reset()
+				if err := r.SetRequestLine([]byte("GET"), target, 1); (err == nil) != want {
+					t.Fatalf("target %q: error %v, want valid %v", target, err, want)
+				}
+			}
+			if pos+2 < n {
+				target := bytes.Repeat([]byte{'g'}, n)
+				target[0] = '/'
+				copy(target[pos:], "%2F")
+				r.Reset()
+				if err := r.SetRequestLine([]byte("GET"), target, 1); err != nil || !bytes.Equal(r.Path, target) {
+					t.Fatalf("target %q: error %v, path %q", target, err, r.Path)
+				}
+				target[pos+2] = 'x'
+				r.Reset()
+				if err := r.SetRequestLine([]byte("GET"), target, 1); err == nil {
+					t.Fatalf("target %q with a bad escape was accepted", target)
+				}
+			}
+		}
+	}
+}
+
 // TestRequestBuild checks that a Request built with SetRequestLine and
 // AddHeader reads like a parsed one.
 func TestRequestBuild(t *testing.T) {

@@ -82,6 +82,28 @@ func TestRequestID(t *testing.T) {
 	}
 }
 
+// TestHex16 checks the word-at-a-time hex digits of generated IDs
+// against fmt's, for every digit value in every position and a few
+// edge values.
+func TestHex16(t *testing.T) {
+	check := func(n uint64) {
+		var got [16]byte
+		hex16(&got, n)
+		if want := fmt.Sprintf("%016x", n); string(got[:]) != want {
+			t.Fatalf("hex16(%#x) = %q, want %q", n, got, want)
+		}
+	}
+	for _, n := range []uint64{0, 1, 9, 10, 15, 16, 1<<32 - 1, 1 << 32, 1<<63 + 1, ^uint64(0)} {
+		check(n)
+	}
+	for pos := 0; pos < 64; pos += 4 {
+		for d := uint64(0); d < 16; d++ {
+			check(d << pos)
+			check(^(d << pos))
+		}
+	}
+}
+
 func TestCORS(t *testing.T) {
 	called := 0
 	h := CORS(CORSOptions{

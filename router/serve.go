@@ -32,7 +32,16 @@ func (r *Router) dispatch(c *riptide.Ctx) {
 	var caps captures
 	rt := r.lookup(c, path, &caps)
 	var buf *[]byte
-	if (rt == nil || escapedCapture(rt, &caps)) && bytes.IndexByte(path, '%') >= 0 {
+	// A path without '%' needs no second match; one IndexByte over it
+	// rules that out more cheaply than a look at each capture, but a
+	// route without captures needs neither.
+	rematch := false
+	if rt == nil {
+		rematch = bytes.IndexByte(path, '%') >= 0
+	} else if len(rt.names) > 0 {
+		rematch = bytes.IndexByte(path, '%') >= 0 && escapedCapture(rt, &caps)
+	}
+	if rematch {
 		// Match again in match form (escape.go). Pattern text holds no '%'
 		// but in "%2F", which match form keeps, so a match whose captures
 		// hold no '%' is the match-form match already: the usual request
@@ -128,8 +137,7 @@ func (r *Router) hostTable(host []byte) *table {
 }
 
 // escapedCapture reports whether a value captured for rt holds a '%'. A
-// plain loop: values are mostly single segments, shorter than a call to
-// IndexByte pays for.
+// plain loop: values are mostly single segments.
 func escapedCapture(rt *route, caps *captures) bool {
 	for _, v := range caps[:len(rt.names)] {
 		for _, b := range v {

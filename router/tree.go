@@ -1,6 +1,8 @@
 package router
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 
 	"github.com/riptide-http/riptide"
@@ -144,10 +146,7 @@ func (n *node) match(path []byte, caps *captures, k int) *route {
 			}
 		}
 		if n.param != nil {
-			end := 0
-			for end < len(path) && path[end] != '/' {
-				end++
-			}
+			end := segmentEnd(path)
 			if end > 0 {
 				// On a dead end below, the caller that backtracks
 				// rewrites caps[k] on its own way down.
@@ -193,4 +192,26 @@ func hasPrefix(path []byte, prefix string) bool {
 		}
 	}
 	return true
+}
+
+// segmentEnd returns the length of path's first segment: the index of its
+// first '/', or len(path). Eight bytes at a time while a word remains (the
+// lowest byte that the zero-byte test flags is exact), then byte by byte.
+func segmentEnd(path []byte) int {
+	const (
+		ones  = 0x0101010101010101
+		high  = 0x8080808080808080
+		slash = '/' * ones
+	)
+	end := 0
+	for ; end+8 <= len(path); end += 8 {
+		w := binary.LittleEndian.Uint64(path[end:]) ^ slash
+		if z := (w - ones) &^ w & high; z != 0 {
+			return end + bits.TrailingZeros64(z)/8
+		}
+	}
+	for end < len(path) && path[end] != '/' {
+		end++
+	}
+	return end
 }

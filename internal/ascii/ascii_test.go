@@ -1,6 +1,9 @@
 package ascii
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestEqualFold(t *testing.T) {
 	for _, tc := range []struct {
@@ -73,6 +76,23 @@ func TestValidAuthority(t *testing.T) {
 		}
 		if got := ValidAuthority([]byte(tc.a), tc.needPort); got != tc.want {
 			t.Errorf("ValidAuthority([]byte(%q), %v) = %v", tc.a, tc.needPort, got)
+		}
+	}
+}
+
+// TestRegNameBytes checks every byte in a host against RFC 3986's
+// reg-name characters (unreserved and sub-delims; '%' only as an escape).
+func TestRegNameBytes(t *testing.T) {
+	const regName = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;="
+	for c := 0; c < 256; c++ {
+		want := strings.IndexByte(regName, byte(c)) >= 0
+		for _, a := range []string{"a" + string([]byte{byte(c)}) + "b:80", string([]byte{byte(c)}) + "zz"} {
+			if got := ValidAuthority([]byte(a), false); got != want {
+				t.Fatalf("ValidAuthority(%q) = %v, want %v", a, got, want)
+			}
+			if got := ValidAuthority(a, false); got != want {
+				t.Fatalf("ValidAuthority(string %q) = %v, want %v", a, got, want)
+			}
 		}
 	}
 }
