@@ -659,7 +659,13 @@ func (p *workerPool) prestart() {
 
 // put parks w; false when the group has ended and w must exit.
 func (p *workerPool) put(w *worker) bool {
-	w.parked = time.Now().UnixNano()
+	// The server clock's second: trim's precision is a second anyway, and
+	// time.Now here was a clock read per request.
+	if sec := clockSec.Load(); sec != 0 {
+		w.parked = sec * int64(time.Second)
+	} else {
+		w.parked = time.Now().UnixNano()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -722,17 +728,18 @@ func (w *worker) serve(ec *elConn) {
 }
 
 // wait blocks until wake fires or the deadline d (unix nanoseconds, 0 none)
-// passes; the caller re-checks its condition either way. A loop's leader
-// hands the loop on first: it is the loop that delivers the wake.
-func (w *worker) wait(wake chan struct{}, tp **time.Timer, d int64) {
+// passes, and reports the latter; the caller re-checks its condition either
+// way. A loop's leader hands the loop on first: it is the loop that
+// delivers the wake.
+func (w *worker) wait(wake chan struct{}, tp **time.Timer, d int64) bool {
 	w.offLoop()
 	if d == 0 {
 		<-wake
-		return
+		return false
 	}
 	left := time.Duration(d - time.Now().UnixNano())
 	if left <= 0 {
-		return
+		return true
 	}
 	t := *tp
 	if t == nil {
@@ -744,7 +751,9 @@ func (w *worker) wait(wake chan struct{}, tp **time.Timer, d int64) {
 	select {
 	case <-wake:
 		t.Stop()
+		return false
 	case <-t.C:
+		return true
 	}
 }
 
