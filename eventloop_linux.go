@@ -32,8 +32,10 @@ import (
 //     its P at once.
 //   - An idle connection is an elConn on its loop: no goroutine, no
 //     buffer (an incomplete head is kept in a small pooled buffer). A
-//     readable edge hands it to a parked worker goroutine (a stack of
-//     workers, each with its own channel). The worker runs the ordinary
+//     readable edge puts it on its loop's queue, from which parked worker
+//     goroutines (a stack of workers, each with its own channel) take it:
+//     one worker is sent per batch, and each sends the next before it
+//     serves while more wait (see pull). The worker runs the ordinary
 //     HTTP/1.1 code with a pooled conn over the elConn: it serves every
 //     complete request already read (pipelining, one write per batch) and,
 //     when the socket is empty, parks the connection and returns itself
@@ -106,6 +108,15 @@ type loop struct {
 	// accepted holds the sockets one accept call took, registered once
 	// the listener is released (touched only by whoever runs the loop).
 	accepted []acceptedSock
+
+	// Worker mode: rq (under mu, from rqHead) holds the readable
+	// connections the loop claimed and no worker has taken yet; spare
+	// says a worker is on its way to take from it (pull, sent pullMsg).
+	rq     []*elConn
+	rqHead int
+	spare  bool
+	// pullMsg, sent on a worker's channel, tells it to pull from rq.
+	pullMsg elConn
 }
 
 // acceptedSock is a socket accept4 returned and its peer's address.
@@ -198,6 +209,7 @@ func newLoop(g *group) (*loop, error) {
 		return nil, err
 	}
 	lp := &loop{g: g, epfd: epfd, file: os.NewFile(uintptr(epfd), "riptide-epoll")}
+	lp.pullMsg.lp = lp
 	if lp.rc, err = lp.file.SyscallConn(); err != nil {
 		lp.file.Close()
 		return nil, err
@@ -276,7 +288,11 @@ func (lp *loop) run() {
 }
 
 // handle delivers one batch of events; batch is scratch space as long.
+// The connections that became readable go to the loop's queue, and one
+// worker, unless one is already on its way, is sent to pull from it: one
+// goroutine wake-up per batch, not one per connection (see pull).
 func (lp *loop) handle(events []unix.EpollEvent, batch []*elConn) {
+	g := lp.g
 	lp.mu.Lock()
 	for i := range events {
 		if fd := int(events[i].Fd); events[i].Pad != listenerTag && fd < len(lp.conns) {
@@ -284,22 +300,63 @@ func (lp *loop) handle(events []unix.EpollEvent, batch []*elConn) {
 		}
 	}
 	lp.mu.Unlock()
+	k := 0
 	for i := range events {
 		if events[i].Pad == listenerTag {
 			lp.accept()
 		} else if ec := batch[i]; ec != nil {
 			batch[i] = nil
-			lp.g.notify(ec, events[i].Events)
+			if g.claim(ec, events[i].Events) {
+				// No owner until a worker takes it: edges meanwhile
+				// are only recorded (claim wakes ec.w).
+				ec.w.Store(nil)
+				batch[k] = ec
+				k++
+			}
 		}
+	}
+	if k == 0 {
+		return
+	}
+	lp.mu.Lock()
+	lp.rq = append(lp.rq, batch[:k]...)
+	send := !lp.spare
+	lp.spare = true
+	lp.mu.Unlock()
+	clear(batch[:k])
+	if send {
+		g.pool.get().ch <- &lp.pullMsg
 	}
 }
 
-// notify delivers readiness edges: an idle connection that became readable
-// goes to a worker; a busy one gets the edge recorded and its worker woken.
-func (g *group) notify(ec *elConn, ev uint32) {
-	if g.claim(ec, ev) {
-		g.dispatch(ec)
+// pull serves the connections of lp's queue until it is empty. Before it
+// serves one while others wait, it makes sure a worker is on its way to
+// take them: a handler that blocks holds up its own connection only, while
+// with quick handlers a few workers serve a whole batch between them.
+func (w *worker) pull(lp *loop) {
+	lp.mu.Lock()
+	lp.spare = false // this worker was the one on its way
+	for lp.rqHead < len(lp.rq) {
+		ec := lp.rq[lp.rqHead]
+		lp.rq[lp.rqHead] = nil
+		lp.rqHead++
+		if lp.rqHead == len(lp.rq) {
+			lp.rq, lp.rqHead = lp.rq[:0], 0
+		}
+		send := len(lp.rq) > 0 && !lp.spare
+		if send {
+			lp.spare = true
+		}
+		lp.mu.Unlock()
+		if send {
+			lp.g.pool.get().ch <- &lp.pullMsg
+		}
+		ec.drained = false
+		ec.w.Store(w)
+		w.serve(ec)
+		lp.mu.Lock()
 	}
+	lp.mu.Unlock()
 }
 
 // claim records the edges ev on ec. It reports true when ec was idle and
@@ -698,7 +755,11 @@ func (w *worker) run() {
 				continue
 			}
 		} else if ec != nil {
-			w.serve(ec)
+			if ec == &ec.lp.pullMsg {
+				w.pull(ec.lp)
+			} else {
+				w.serve(ec)
+			}
 			if w.g.pool.put(w) {
 				continue
 			}
