@@ -462,9 +462,9 @@ var _ net.Conn = (*elConn)(nil)
 
 // The socket calls of a busy connection are raw system calls: the socket is
 // non-blocking, so none of them waits, and skipping entersyscall/exitsyscall
-// spares their cost and keeps the worker's P (sysmon retakes the P of a
-// goroutine in a syscall for more than ~20 µs, as a 64 KiB writev on
-// loopback under load can be, and wakes another thread to run it).
+// spares their cost and keeps the worker's P (sysmon may retake the P of a
+// goroutine that stays in a syscall over ~20 µs with work queued behind it,
+// as a 64 KiB writev on loopback can, and wake another thread to run it).
 
 // rawSysRead is read(2); under the race detector, it also records that the
 // socket's writer happens before this read, as syscall.Read does.
