@@ -78,8 +78,23 @@ func (ec *elConn) acquire() bool {
 func (ec *elConn) release() { ec.refs.Add(-1) }
 
 // deadlinePassed reports whether the deadline d (unix nanoseconds) is set
-// and in the past.
-func deadlinePassed(d int64) bool { return d != 0 && time.Now().UnixNano() >= d }
+// and in the past. A deadline two seconds or more past the server clock's
+// second has not passed (the clock lags by at most a tick): that spares the
+// clock read (~150 ns on a VM, several per request) for the usual idle and
+// header timeouts. A wait that timed out re-checks with deadlineReached, so
+// a clock that fell behind cannot turn an expired wait into a busy loop.
+func deadlinePassed(d int64) bool {
+	if d == 0 {
+		return false
+	}
+	if sec := clockSec.Load(); sec != 0 && d >= (sec+2)*int64(time.Second) {
+		return false
+	}
+	return time.Now().UnixNano() >= d
+}
+
+// deadlineReached is deadlinePassed read from the real clock.
+func deadlineReached(d int64) bool { return d != 0 && time.Now().UnixNano() >= d }
 
 // Read reads without blocking a thread: on EAGAIN it waits for the loop's
 // readable edge, the deadline or Close.
@@ -102,7 +117,9 @@ func (ec *elConn) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		if w := ec.w.Load(); w != nil && ec.st.Load()&elReadReady == 0 {
-			w.wait(w.rwake, &w.rtimer, ec.rdl.Load())
+			if w.wait(w.rwake, &w.rtimer, ec.rdl.Load()) && deadlineReached(ec.rdl.Load()) {
+				return 0, os.ErrDeadlineExceeded
+			}
 		}
 	}
 }
@@ -115,7 +132,7 @@ func (ec *elConn) rawRead(p []byte) (int, error) {
 			return 0, net.ErrClosed
 		}
 		ec.st.And(^uint32(elReadReady))
-		n, err := syscall.Read(ec.fd, p) // syscall's, for its race annotations
+		n, err := rawSysRead(ec.fd, p)
 		ec.release()
 		switch {
 		case n > 0:
@@ -137,7 +154,10 @@ func (ec *elConn) rawRead(p []byte) (int, error) {
 func (ec *elConn) Write(p []byte) (int, error) {
 	done := 0
 	for done < len(p) {
-		n, err := ec.tryWrite(func(fd int) (int, error) { return syscall.Write(fd, p[done:]) })
+		n, err := ec.tryWrite(func(fd int) (int, error) {
+			raceRelease(fd)
+			return rawSysWrite(fd, p[done:])
+		})
 		done += n
 		if err != nil {
 			return done, err
@@ -152,7 +172,7 @@ func (ec *elConn) Writev(bufs [][]byte) (int64, error) {
 	for len(bufs) > 0 {
 		n, err := ec.tryWrite(func(fd int) (int, error) {
 			raceRelease(fd)
-			return unix.Writev(fd, bufs)
+			return rawSysWritev(fd, bufs)
 		})
 		total += int64(n)
 		for n > 0 && len(bufs) > 0 {
@@ -195,7 +215,9 @@ func (ec *elConn) tryWrite(write func(fd int) (int, error)) (int, error) {
 		return 0, nil
 	case err == unix.EAGAIN:
 		if w := ec.w.Load(); w != nil && ec.st.Load()&elWriteReady == 0 {
-			w.wait(w.wwake, &w.wtimer, ec.wdl.Load())
+			if w.wait(w.wwake, &w.wtimer, ec.wdl.Load()) && deadlineReached(ec.wdl.Load()) {
+				return 0, os.ErrDeadlineExceeded
+			}
 		}
 		return 0, nil
 	case err == nil:
@@ -495,6 +517,57 @@ func sockaddrAddrPort(sa unix.Sockaddr) netip.AddrPort {
 
 var _ net.Conn = (*elConn)(nil)
 
+// The socket calls of a busy connection are raw system calls: the socket is
+// non-blocking, so none of them waits, and skipping entersyscall/exitsyscall
+// spares their cost and keeps the worker's P (sysmon may retake the P of a
+// goroutine that stays in a syscall over ~20 µs with work queued behind it,
+// as a 64 KiB writev on loopback can, and wake another thread to run it).
+
+// rawSysRead is read(2); under the race detector, it also records that the
+// socket's writer happens before this read, as syscall.Read does.
+func rawSysRead(fd int, p []byte) (int, error) {
+	n, _, errno := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if errno != 0 {
+		return -1, errno
+	}
+	raceAcquire(fd)
+	return int(n), nil
+}
+
+// rawSysWrite is write(2).
+func rawSysWrite(fd int, p []byte) (int, error) {
+	n, _, errno := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(n), nil
+}
+
+// rawSysWritev is writev(2) of up to the first 8 buffers (the caller loops
+// on short writes).
+func rawSysWritev(fd int, bufs [][]byte) (int, error) {
+	var iov [8]unix.Iovec
+	k := 0
+	for _, b := range bufs {
+		if k == len(iov) {
+			break
+		}
+		if len(b) > 0 {
+			iov[k].Base = unsafe.SliceData(b)
+			iov[k].SetLen(len(b))
+			k++
+		}
+	}
+	if k == 0 {
+		return 0, nil
+	}
+	n, _, errno := unix.RawSyscall(unix.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(k))
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(n), nil
+}
+
 // SyscallConn gives access to the socket, as *net.TCPConn does.
 func (ec *elConn) SyscallConn() (syscall.RawConn, error) { return elRawConn{ec}, nil }
 
@@ -543,10 +616,12 @@ func (ec *elConn) rawWait(f func(fd uintptr) bool, read bool) error {
 			return nil
 		}
 		if w := ec.w.Load(); w != nil && ec.st.Load()&ready == 0 {
+			wake, tp := w.wwake, &w.wtimer
 			if read {
-				w.wait(w.rwake, &w.rtimer, dl.Load())
-			} else {
-				w.wait(w.wwake, &w.wtimer, dl.Load())
+				wake, tp = w.rwake, &w.rtimer
+			}
+			if w.wait(wake, tp, dl.Load()) && deadlineReached(dl.Load()) {
+				return os.ErrDeadlineExceeded
 			}
 		}
 	}

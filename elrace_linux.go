@@ -9,3 +9,7 @@ import "syscall"
 // does itself (raw writev has no such annotation). An empty write(2) is
 // how to reach syscall's annotation.
 func raceRelease(fd int) { syscall.Write(fd, nil) }
+
+// raceAcquire is raceRelease's counterpart for a raw read: an empty read(2)
+// through syscall.Read reaches its acquire annotation.
+func raceAcquire(fd int) { syscall.Read(fd, nil) }

@@ -32,8 +32,10 @@ import (
 //     its P at once.
 //   - An idle connection is an elConn on its loop: no goroutine, no
 //     buffer (an incomplete head is kept in a small pooled buffer). A
-//     readable edge hands it to a parked worker goroutine (a stack of
-//     workers, each with its own channel). The worker runs the ordinary
+//     readable edge puts it on its loop's queue, from which parked worker
+//     goroutines (a stack of workers, each with its own channel) take it:
+//     one worker is sent per batch, and each sends the next before it
+//     serves while more wait (see pull). The worker runs the ordinary
 //     HTTP/1.1 code with a pooled conn over the elConn: it serves every
 //     complete request already read (pipelining, one write per batch) and,
 //     when the socket is empty, parks the connection and returns itself
@@ -117,6 +119,15 @@ type loop struct {
 	// accepted holds the sockets one accept call took, registered once
 	// the listener is released (touched only by whoever runs the loop).
 	accepted []acceptedSock
+
+	// Worker mode: rq (under mu, from rqHead) holds the readable
+	// connections the loop claimed and no worker has taken yet; spare
+	// says a worker is on its way to take from it (pull, sent pullMsg).
+	rq     []*elConn
+	rqHead int
+	spare  bool
+	// pullMsg, sent on a worker's channel, tells it to pull from rq.
+	pullMsg elConn
 }
 
 // acceptedSock is a socket accept4 returned and its peer's address.
@@ -209,6 +220,7 @@ func newLoop(g *group) (*loop, error) {
 		return nil, err
 	}
 	lp := &loop{g: g, epfd: epfd, file: os.NewFile(uintptr(epfd), "riptide-epoll")}
+	lp.pullMsg.lp = lp
 	if lp.rc, err = lp.file.SyscallConn(); err != nil {
 		lp.file.Close()
 		return nil, err
@@ -287,7 +299,11 @@ func (lp *loop) run() {
 }
 
 // handle delivers one batch of events; batch is scratch space as long.
+// The connections that became readable go to the loop's queue, and one
+// worker, unless one is already on its way, is sent to pull from it: one
+// goroutine wake-up per batch, not one per connection (see pull).
 func (lp *loop) handle(events []unix.EpollEvent, batch []*elConn) {
+	g := lp.g
 	lp.mu.Lock()
 	for i := range events {
 		if fd := int(events[i].Fd); events[i].Pad != listenerTag && fd < len(lp.conns) {
@@ -295,24 +311,66 @@ func (lp *loop) handle(events []unix.EpollEvent, batch []*elConn) {
 		}
 	}
 	lp.mu.Unlock()
+	k := 0
 	for i := range events {
 		if events[i].Pad == listenerTag {
 			lp.accept()
 		} else if ec := batch[i]; ec != nil {
 			batch[i] = nil
-			lp.g.notify(ec, events[i].Events)
+			// A parked connection whose peer hung up with nothing
+			// left to read is closed right here (closeHungUp): no
+			// worker for it.
+			if g.claim(ec, events[i].Events) && !ec.closeHungUp() {
+				// No owner until a worker takes it: edges meanwhile
+				// are only recorded (claim wakes ec.w).
+				ec.w.Store(nil)
+				batch[k] = ec
+				k++
+			}
 		}
+	}
+	if k == 0 {
+		return
+	}
+	lp.mu.Lock()
+	lp.rq = append(lp.rq, batch[:k]...)
+	send := !lp.spare
+	lp.spare = true
+	lp.mu.Unlock()
+	clear(batch[:k])
+	if send {
+		g.pool.get().ch <- &lp.pullMsg
 	}
 }
 
-// notify delivers readiness edges: an idle connection that became readable
-// goes to a worker; a busy one gets the edge recorded and its worker woken.
-// A parked connection whose peer hung up with nothing left to read is
-// closed right here instead (closeHungUp): no worker for it.
-func (g *group) notify(ec *elConn, ev uint32) {
-	if g.claim(ec, ev) && !ec.closeHungUp() {
-		g.dispatch(ec)
+// pull serves the connections of lp's queue until it is empty. Before it
+// serves one while others wait, it makes sure a worker is on its way to
+// take them: a handler that blocks holds up its own connection only, while
+// with quick handlers a few workers serve a whole batch between them.
+func (w *worker) pull(lp *loop) {
+	lp.mu.Lock()
+	lp.spare = false // this worker was the one on its way
+	for lp.rqHead < len(lp.rq) {
+		ec := lp.rq[lp.rqHead]
+		lp.rq[lp.rqHead] = nil
+		lp.rqHead++
+		if lp.rqHead == len(lp.rq) {
+			lp.rq, lp.rqHead = lp.rq[:0], 0
+		}
+		send := len(lp.rq) > 0 && !lp.spare
+		if send {
+			lp.spare = true
+		}
+		lp.mu.Unlock()
+		if send {
+			lp.g.pool.get().ch <- &lp.pullMsg
+		}
+		ec.drained = false
+		ec.w.Store(w)
+		w.serve(ec)
+		lp.mu.Lock()
 	}
+	lp.mu.Unlock()
 }
 
 // claim records the edges ev on ec. It reports true when ec was idle and
@@ -693,7 +751,13 @@ func (p *workerPool) prestart() {
 
 // put parks w; false when the group has ended and w must exit.
 func (p *workerPool) put(w *worker) bool {
-	w.parked = time.Now().UnixNano()
+	// The server clock's second: trim's precision is a second anyway, and
+	// time.Now here was a clock read per request.
+	if sec := clockSec.Load(); sec != 0 {
+		w.parked = sec * int64(time.Second)
+	} else {
+		w.parked = time.Now().UnixNano()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -726,7 +790,11 @@ func (w *worker) run() {
 				continue
 			}
 		} else if ec != nil {
-			w.serve(ec)
+			if ec == &ec.lp.pullMsg {
+				w.pull(ec.lp)
+			} else {
+				w.serve(ec)
+			}
 			if w.g.pool.put(w) {
 				continue
 			}
@@ -756,17 +824,18 @@ func (w *worker) serve(ec *elConn) {
 }
 
 // wait blocks until wake fires or the deadline d (unix nanoseconds, 0 none)
-// passes; the caller re-checks its condition either way. A loop's leader
-// hands the loop on first: it is the loop that delivers the wake.
-func (w *worker) wait(wake chan struct{}, tp **time.Timer, d int64) {
+// passes, and reports the latter; the caller re-checks its condition either
+// way. A loop's leader hands the loop on first: it is the loop that
+// delivers the wake.
+func (w *worker) wait(wake chan struct{}, tp **time.Timer, d int64) bool {
 	w.offLoop()
 	if d == 0 {
 		<-wake
-		return
+		return false
 	}
 	left := time.Duration(d - time.Now().UnixNano())
 	if left <= 0 {
-		return
+		return true
 	}
 	t := *tp
 	if t == nil {
@@ -778,7 +847,9 @@ func (w *worker) wait(wake chan struct{}, tp **time.Timer, d int64) {
 	select {
 	case <-wake:
 		t.Stop()
+		return false
 	case <-t.C:
+		return true
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -185,6 +186,40 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// In worker mode the readable connections of a loop's batch are taken from
+// its queue by as few workers as keep up, but a handler that blocks never
+// holds another connection back: n handlers that each wait until all n
+// are running (a barrier, which one connection queued behind a blocked
+// handler would never let complete) all finish.
+func TestEventLoopBlockedHandlersDoNotHoldQueuedConns(t *testing.T) {
+	const n = 24
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
+	_, addr := startServer(t, &Server{Engine: EngineEventLoop}, func(x *Ctx) {
+		if string(x.Path()) == "/barrier" {
+			arrived.Done()
+			select {
+			case <-all:
+			case <-time.After(10 * time.Second):
+				x.SetStatus(503) // the barrier never filled: reported below
+				return
+			}
+		}
+		hello(x)
+	})
+	conns := warmConns(t, addr, n)
+	for _, rc := range conns { // sent back to back: they arrive in few batches
+		rc.send("GET /barrier HTTP/1.1\r\nHost: x\r\n\r\n")
+	}
+	for i, rc := range conns {
+		if res, _ := rc.resp("GET"); res.StatusCode != 200 {
+			t.Fatalf("connection %d: status %d: a blocked handler held it back", i, res.StatusCode)
 		}
 	}
 }

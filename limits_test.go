@@ -375,3 +375,25 @@ func TestDoneWatchStopsCleanly(t *testing.T) {
 		}
 	}
 }
+
+// A read deadline more than two seconds ahead (which the event loop checks
+// against its one-second clock, without a clock read) still fails a stalled
+// body read, and not before it is due.
+func TestReadDeadlineFarAhead(t *testing.T) {
+	type result struct {
+		err   error
+		early bool
+	}
+	res := make(chan result, 1)
+	_, addr := startServer(t, &Server{}, func(c *Ctx) {
+		dl := time.Now().Add(2200 * time.Millisecond)
+		c.SetReadDeadline(dl)
+		_, err := io.ReadAll(c.Body())
+		res <- result{err, time.Now().Before(dl)}
+	})
+	rc := dial(t, addr)
+	rc.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+	if r := <-res; !errors.Is(r.err, os.ErrDeadlineExceeded) || r.early {
+		t.Fatalf("got %v (early: %v), want a deadline error once the deadline passed", r.err, r.early)
+	}
+}
