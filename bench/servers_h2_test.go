@@ -35,11 +35,18 @@ func checkH2(t *testing.T, ctx context.Context, s harness.Server, binDir string)
 				if s.Supports(w) {
 					t.Fatalf("%s has no HTTP/2 but Supports(%s) is true", s.Name, w.Name)
 				}
-				if s.Kind == harness.KindGo {
+				if s.Kind == harness.KindGo && w.HTTP2 == harness.H2TLS && s.Supports(tlsIdle(t)) {
+					// -tls is also HTTP/1.1 over TLS (the idletls workload),
+					// which such a server may serve: it must not offer h2.
+					checkNoH2ALPN(t, ctx, s, binDir)
+				} else if s.Kind == harness.KindGo {
 					// Bypass the harness's own check: the binary itself must
 					// refuse the flag rather than serve HTTP/1.1 silently.
-					out, err := exec.CommandContext(ctx, s.BinPath(binDir), append([]string{"-addr", "127.0.0.1:0"}, w.ServerFlags()...)...).CombinedOutput()
-					if err == nil {
+					// Bounded: a binary that accepts it would serve forever.
+					rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+					defer cancel()
+					out, err := exec.CommandContext(rctx, s.BinPath(binDir), append([]string{"-addr", "127.0.0.1:0"}, w.ServerFlags()...)...).CombinedOutput()
+					if err == nil || rctx.Err() != nil {
 						t.Fatalf("%s accepted %v: %s", s.Name, w.ServerFlags(), out)
 					}
 				}
@@ -137,5 +144,39 @@ func checkH2load(t *testing.T, ctx context.Context, h2load, url string, w harnes
 	if !bytes.Contains(out, []byte(fmt.Sprintf("%d succeeded, 0 failed, 0 errored, 0 timeout", n))) ||
 		!bytes.Contains(out, []byte(fmt.Sprintf("status codes: %d 2xx,", n))) {
 		t.Errorf("h2load: not all %d requests succeeded with 2xx:\n%s", n, out)
+	}
+}
+
+// tlsIdle is the idletls workload (HTTP/1.1 over TLS).
+func tlsIdle(t *testing.T) harness.Workload {
+	for _, w := range harness.Workloads() {
+		if w.Name == "idletls" {
+			return w
+		}
+	}
+	t.Fatal("no idletls workload")
+	return harness.Workload{}
+}
+
+// checkNoH2ALPN starts s with -tls (as idletls does) and checks that a TLS
+// client offering h2 and http/1.1 gets http/1.1: a server without HTTP/2
+// must not select h2 by ALPN.
+func checkNoH2ALPN(t *testing.T, ctx context.Context, s harness.Server, binDir string) {
+	w := tlsIdle(t)
+	p, err := harness.Start(ctx, s, harness.StartOptions{BinDir: binDir, Workload: &w, Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2", "http/1.1"}}}
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := d.DialContext(dctx, "tcp", p.Addr)
+	if err != nil {
+		t.Fatalf("TLS handshake with %s: %v", s.Name, err)
+	}
+	defer c.Close()
+	if proto := c.(*tls.Conn).ConnectionState().NegotiatedProtocol; proto == "h2" {
+		t.Fatalf("%s has no HTTP/2 but selected h2 by ALPN", s.Name)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -140,7 +141,20 @@ func checkWorkload(t *testing.T, addr string, w harness.Workload) {
 // exchange runs one connection's worth of w's traffic and checks every
 // response.
 func exchange(addr string, w harness.Workload) error {
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	var c net.Conn
+	var err error
+	if w.TLS { // HTTP/1.1 over TLS, chosen by ALPN (idletls)
+		d := &net.Dialer{Timeout: 5 * time.Second}
+		var tc *tls.Conn
+		tc, err = tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
+		if err == nil && tc.ConnectionState().NegotiatedProtocol == "h2" {
+			tc.Close()
+			return fmt.Errorf("ALPN chose h2 when only http/1.1 was offered")
+		}
+		c = tc
+	} else {
+		c, err = net.DialTimeout("tcp", addr, 5*time.Second)
+	}
 	if err != nil {
 		return err
 	}
