@@ -417,15 +417,8 @@ func (g *group) claim(ec *elConn, ev uint32) bool {
 // dispatchIdle hands ec to a worker if it is idle (for deadlines and Close
 // on parked connections); a busy connection's owner sees them itself.
 func (g *group) dispatchIdle(ec *elConn) {
-	for {
-		old := ec.st.Load()
-		if old&elBusy != 0 {
-			return
-		}
-		if ec.st.CompareAndSwap(old, old|elBusy) {
-			g.dispatch(ec)
-			return
-		}
+	if ec.claimIdle() {
+		g.dispatch(ec)
 	}
 }
 
@@ -433,16 +426,22 @@ func (g *group) dispatchIdle(ec *elConn) {
 // hands it to a worker when that needs one (a 408 for a partial head): a
 // burst of idle timeouts costs no goroutine per connection.
 func (g *group) expire(ec *elConn) {
+	if ec.claimIdle() && !ec.closeExpired() {
+		g.dispatch(ec)
+	}
+}
+
+// claimIdle marks ec busy if it is idle (parked) and reports whether it
+// did: the caller then owns it. A busy connection's owner sees deadlines
+// and Close itself.
+func (ec *elConn) claimIdle() bool {
 	for {
 		old := ec.st.Load()
 		if old&elBusy != 0 {
-			return
+			return false
 		}
 		if ec.st.CompareAndSwap(old, old|elBusy) {
-			if !ec.closeExpired() {
-				g.dispatch(ec)
-			}
-			return
+			return true
 		}
 	}
 }

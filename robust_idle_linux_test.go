@@ -25,15 +25,7 @@ const idleConns = 10_000
 // returns freed memory to the OS, so the figure is what the connections
 // keep, not garbage not yet collected.
 func TestIdleMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	if riptide.RaceEnabled {
-		t.Skip("RSS under -race is the race detector's")
-	}
-	if lim := raiseNoFile(t, idleConns+1000); lim < idleConns+200 {
-		t.Skipf("RLIMIT_NOFILE %d is too low for %d connections", lim, idleConns)
-	}
+	skipUnlessIdleMemory(t)
 	start := measure(false)
 	for _, api := range robustAPIs {
 		t.Run(api.name, func(t *testing.T) {
@@ -63,6 +55,21 @@ func TestIdleMemory(t *testing.T) {
 	}
 }
 
+// skipUnlessIdleMemory skips a test of the RSS of idleConns connections
+// where it cannot be measured: -short, -race, or too few descriptors.
+func skipUnlessIdleMemory(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("short")
+	}
+	if riptide.RaceEnabled {
+		t.Skip("RSS under -race is the race detector's")
+	}
+	if lim := raiseNoFile(t, idleConns+1000); lim < idleConns+200 {
+		t.Skipf("RLIMIT_NOFILE %d is too low for %d connections", lim, idleConns)
+	}
+}
+
 // settledRSS returns the process RSS in KiB after a GC that returns freed
 // memory to the OS.
 func settledRSS() int64 {
@@ -78,15 +85,7 @@ func settledRSS() int64 {
 // out, and the peak RSS (VmHWM, reset before the burst) stays near what the
 // idle connections held.
 func TestIdleCloseBurstMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	if riptide.RaceEnabled {
-		t.Skip("RSS under -race is the race detector's")
-	}
-	if lim := raiseNoFile(t, idleConns+1000); lim < idleConns+200 {
-		t.Skipf("RLIMIT_NOFILE %d is too low for %d connections", lim, idleConns)
-	}
+	skipUnlessIdleMemory(t)
 	start := measure(false)
 	for _, api := range robustAPIs {
 		t.Run(api.name, func(t *testing.T) {
