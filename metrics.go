@@ -21,6 +21,11 @@ func AppendMetrics(b []byte, st *Stats) []byte {
 	m.family("connections_rejected_total", "Connections closed at once, by reason.", "counter")
 	m.sample("connections_rejected_total", "reason", "max_conns", st.Refused)
 	m.sample("connections_rejected_total", "reason", "proxy_protocol", st.ProxyRejected)
+	ae := &st.AcceptErrors
+	m.family("accept_errors_total", "Failed accepts (each followed by a back-off), by cause.", "counter")
+	m.sample("accept_errors_total", "cause", "fd_limit", ae.FDLimit)
+	m.sample("accept_errors_total", "cause", "memory", ae.Memory)
+	m.sample("accept_errors_total", "cause", "other", ae.Other)
 	m.counter("connections_closed_total", "Connections closed by the server engine.", st.Closed)
 	m.counter("connections_hijacked_total", "Connections taken over by a handler or an h2c upgrade.", st.Hijacked)
 	m.family("connections", "Open connections by state.", "gauge")

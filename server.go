@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
@@ -176,6 +177,8 @@ type Server struct {
 
 	// stats are the counters behind Stats (stats.go).
 	stats serverStats
+	// acceptLog rate-limits the accept-error lines (acceptError).
+	acceptLog acceptLog
 
 	// h2state is the HTTP/2 machinery (h2.go), built on first use.
 	h2state h2State
@@ -311,12 +314,11 @@ func (s *Server) serve(ln net.Listener) error {
 			if s.shuttingDown() {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
+			if acceptRetryable(err) {
 				// Out of file descriptors and the like: back off and retry
 				// rather than spin or give up.
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				s.logger().Error("riptide: accept error; retrying", "err", err, "delay", backoff)
+				backoff = acceptBackoff(backoff)
+				s.acceptError(err, backoff)
 				select {
 				case <-time.After(backoff):
 				case <-s.closed:
@@ -345,6 +347,65 @@ func (s *Server) serve(ln net.Listener) error {
 func isTemporary(err error) bool {
 	t, ok := err.(interface{ Temporary() bool })
 	return ok && t.Temporary()
+}
+
+// acceptRetryable reports whether Accept's err leaves the listener usable:
+// a timeout, a temporary error (EMFILE, ENFILE, ...), or one of the errors
+// accept(2) returns for want of memory or for a firewall rule against one
+// connection, which net/http's Serve would give up on.
+func acceptRetryable(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() || isTemporary(err) ||
+		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM) || errors.Is(err, syscall.EPERM)
+}
+
+// acceptBackoff is the wait after a failed accept when the last wait was
+// prev (zero after an accept that succeeded): 5 ms, doubling up to 1 s,
+// as net/http's.
+func acceptBackoff(prev time.Duration) time.Duration {
+	return min(max(2*prev, 5*time.Millisecond), time.Second)
+}
+
+// acceptLogEvery is the least time between two accept-error log lines of a
+// server: a listener out of descriptors fails again after every back-off,
+// on every event loop.
+const acceptLogEvery = time.Second
+
+// acceptLog rate-limits a server's accept-error lines.
+type acceptLog struct {
+	last       atomic.Int64  // monoNow of the last line; 0 before the first
+	suppressed atomic.Uint64 // errors not logged since that line
+}
+
+// allow reports whether an error at now (monoNow) may be logged, and how
+// many were not logged since the last line; a refused one is counted.
+func (l *acceptLog) allow(now int64) (suppressed uint64, ok bool) {
+	last := l.last.Load()
+	if last != 0 && now-last < int64(acceptLogEvery) || !l.last.CompareAndSwap(last, now) {
+		l.suppressed.Add(1)
+		return 0, false
+	}
+	return l.suppressed.Swap(0), true
+}
+
+// acceptError counts err, a failed accept after which the listener waits
+// delay (both engines), in Stats.AcceptErrors and logs it, rate-limited:
+//
+//	level=ERROR msg="riptide: accept error; retrying" err="accept4: too many open files" delay=5ms suppressed=0
+//
+// where suppressed counts the errors not logged since the last line.
+func (s *Server) acceptError(err error, delay time.Duration) {
+	cause := 2 // AcceptErrors.Other
+	switch {
+	case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):
+		cause = 0
+	case errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM):
+		cause = 1
+	}
+	s.stats.acceptErrs[cause].Add(1)
+	if n, ok := s.acceptLog.allow(monoNow()); ok {
+		s.logger().Error("riptide: accept error; retrying", "err", err, "delay", delay, "suppressed", n)
+	}
 }
 
 // refusal is the canned answer to a connection beyond MaxConns.

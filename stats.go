@@ -38,6 +38,9 @@ type Stats struct {
 	ProxyRejected uint64 // untrusted peer, or missing or invalid PROXY header
 	Closed        uint64 // closed by the server's engine (not hijacked ones)
 	Hijacked      uint64 // taken over by Ctx.Hijack or an h2c upgrade
+	// AcceptErrors counts failed accepts of the listeners, after each of
+	// which the server backs off before accepting again.
+	AcceptErrors AcceptErrors
 	// Open connections by state (HTTP/2 connections count as active).
 	ConnsNew, ConnsActive, ConnsIdle int64
 
@@ -79,6 +82,19 @@ type ParseErrors struct {
 	NotImplemented      uint64 // 501: unsupported transfer coding
 	VersionNotSupported uint64 // 505
 	Other               uint64
+}
+
+// AcceptErrors counts failed accepts by cause. A listener that fails to
+// accept is retried after a back-off (5 ms, doubling up to 1 s, reset by
+// the next accept that succeeds) and the error is logged, at most one line
+// a second per server. Meanwhile new connections wait in the listen
+// backlog. FDLimit is the one a deployment meets first: raise the file
+// descriptor limit (ulimit -n, LimitNOFILE= in a systemd unit) or lower
+// MaxConns.
+type AcceptErrors struct {
+	FDLimit uint64 // EMFILE, ENFILE: the process's or the system's file descriptor limit
+	Memory  uint64 // ENOBUFS, ENOMEM: no kernel memory for the socket
+	Other   uint64 // anything else (EPERM from a firewall rule, ...)
 }
 
 // Timeouts counts timeouts by kind.
@@ -125,6 +141,7 @@ type serverStats struct {
 	conns                               [5]atomic.Uint64
 	parse                               [6]atomic.Uint64 // ParseErrors, in field order
 	timeout                             [4]atomic.Uint64 // Timeouts, in field order
+	acceptErrs                          [3]atomic.Uint64 // AcceptErrors, in field order
 	panics, hijacks                     atomic.Uint64
 	h2Streams, h2Resets, h2ClientResets atomic.Uint64
 }
@@ -166,7 +183,8 @@ func (s *Server) Stats(st *Stats) {
 		H2Streams: ss.h2Streams.Load(), H2Resets: ss.h2Resets.Load(), H2ClientResets: ss.h2ClientResets.Load(),
 		ParseErrors: ParseErrors{ss.parse[0].Load(), ss.parse[1].Load(), ss.parse[2].Load(),
 			ss.parse[3].Load(), ss.parse[4].Load(), ss.parse[5].Load()},
-		Timeouts: Timeouts{ss.timeout[0].Load(), ss.timeout[1].Load(), ss.timeout[2].Load(), ss.timeout[3].Load()},
+		Timeouts:     Timeouts{ss.timeout[0].Load(), ss.timeout[1].Load(), ss.timeout[2].Load(), ss.timeout[3].Load()},
+		AcceptErrors: AcceptErrors{ss.acceptErrs[0].Load(), ss.acceptErrs[1].Load(), ss.acceptErrs[2].Load()},
 	}
 	var hist [len(DurationBuckets) + 1]uint64
 	for i := range ss.shards {
