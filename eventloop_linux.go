@@ -24,6 +24,12 @@ import (
 //     once) is in every loop's epoll with EPOLLEXCLUSIVE; a woken loop
 //     accepts until EAGAIN inside RawConn.Control, which keeps the
 //     descriptor alive during the call and reports the listener's close.
+//     After an accept error (EMFILE, ENFILE, ENOBUFS, EPERM, ...) the loop
+//     takes the listener out of its epoll and the scanner puts it back
+//     after a back-off (5 ms doubling to 1 s, as the goroutine engine's);
+//     see lnArmed for the hand-over between the two, which cannot lose
+//     the listener. ECONNABORTED and EINTR are retried at once, EAGAIN
+//     ends the accepts.
 //   - Sockets are registered once, edge-triggered for read and write (as
 //     Go's netpoller does): no epoll_ctl per request.
 //   - A loop never blocks a thread: it polls with EpollWait(0) and, when
@@ -67,6 +73,17 @@ import (
 type elServer struct {
 	mu     sync.Mutex
 	groups map[*group]struct{}
+	// hooks, set by tests before Serve, step into the listener's pause
+	// and resume (accept_linux_test.go); nil otherwise.
+	hooks *elHooks
+}
+
+// elHooks are the test hooks of the listener's pause and resume.
+type elHooks struct {
+	accept   func(*loop) error // before each accept4: an error fails the call
+	failed   func(*loop)       // after the loop handled a failed accept
+	resuming func(*loop)       // in scan, before the listener goes back in the epoll
+	resumed  func(*loop)       // in scan, once it is back
 }
 
 // platformEngine is EngineAuto's choice here.
@@ -98,11 +115,18 @@ type group struct {
 
 // loop is one epoll instance and the connections registered in it.
 type loop struct {
-	g      *group
-	epfd   int
-	file   *os.File // epfd on Go's netpoller, to park on
-	rc     syscall.RawConn
-	paused bool // listener out of the epoll after an accept error
+	g    *group
+	epfd int
+	file *os.File // epfd on Go's netpoller, to park on
+	rc   syscall.RawConn
+
+	// The listener's place in this epoll after accept errors (see
+	// pauseListener): lnState is one of lnArmed...lnRefail; lnResume is
+	// when a paused listener goes back (UnixNano), lnDelay the back-off
+	// that set it.
+	lnState  atomic.Int32
+	lnResume atomic.Int64
+	lnDelay  atomic.Int64
 
 	mu    sync.Mutex
 	conns []*elConn // by descriptor
@@ -463,6 +487,11 @@ func (lp *loop) accept() {
 	lp.accepted = lp.accepted[:0]
 	err := controlErr(g.lrc, func(lfd int) error {
 		for {
+			if h := g.srv.el.hooks; h != nil {
+				if err := h.accept(lp); err != nil {
+					return os.NewSyscallError("accept4", err)
+				}
+			}
 			fd, sa, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 			switch err {
 			case nil:
@@ -476,6 +505,9 @@ func (lp *loop) accept() {
 			return os.NewSyscallError("accept4", err)
 		}
 	})
+	if len(lp.accepted) > 0 && lp.lnDelay.Load() != 0 {
+		lp.lnDelay.Store(0) // accepting again: the next pause starts short
+	}
 	for i, a := range lp.accepted {
 		g.add(lp, a.fd, a.sa)
 		lp.accepted[i] = acceptedSock{}
@@ -487,15 +519,137 @@ func (lp *loop) accept() {
 		g.listenerGone(err)
 		return
 	}
-	// Out of descriptors and the like: stop accepting on this loop for a
-	// while (level-triggered, the listener would spin the loop); the scanner
-	// puts it back.
-	g.srv.logger().Error("riptide: accept error; retrying", "err", err, "delay", time.Second)
-	if lp.watchListener(false) == nil {
-		lp.mu.Lock()
-		lp.paused = true
-		lp.mu.Unlock()
+	lp.pauseListener(err)
+	if h := g.srv.el.hooks; h != nil {
+		h.failed(lp)
 	}
+}
+
+// The listener's place in a loop's epoll (loop.lnState). After an accept
+// error (out of descriptors, ENOBUFS, EPERM, ...) the loop takes the
+// listener out of its epoll, or the level-triggered listener, still
+// readable, would spin it; the scanner puts it back after a back-off.
+//
+//	lnArmed     in the epoll
+//	lnPausing   the loop is taking it out
+//	lnPaused    out; the scanner puts it back at lnResume
+//	lnResuming  the scanner is putting it back
+//	lnRefail    lnResuming, and an accept failed since: the scanner
+//	            takes it out again
+//
+// Why the listener is never lost (out of the epoll with nobody to put it
+// back; issue 23: the loop failed again between the scanner's re-add and
+// its clearing a flag, so the flag said "in" while the listener was out):
+//   - Only two parties move the state, each by a CAS from a state it may
+//     leave: the loop from lnArmed (→ lnPausing) and from lnResuming (→
+//     lnRefail), the scanner from lnPaused (→ lnResuming). A party that
+//     wins a CAS into lnPausing or lnResuming owns the listener's
+//     membership: nobody else touches the epoll for it until the owner
+//     stores the next state, and nobody else can leave that state, except
+//     the loop's lnResuming → lnRefail, which touches no epoll and hands
+//     the removal to the owner (the scanner), whose CAS lnResuming →
+//     lnArmed then fails. So at most one epoll_ctl for the listener is in
+//     flight per loop, and the state it is followed by says where the
+//     listener is: the owner stores lnPaused only after a DEL that
+//     succeeded or found it absent, lnArmed only after an ADD that
+//     succeeded or found it present, and otherwise the state it found.
+//   - lnPaused is therefore the only state in which the listener is out
+//     of the epoll for good, and from it the scanner always moves it back
+//     (it retries an ADD that failed on a later tick). In lnArmed it is
+//     in: the loop sees its next error and pauses it again.
+//   - The loop's failed accepts, in each state: lnArmed, it pauses;
+//     lnResuming (the interleaving of the issue: woken by the scanner's
+//     ADD before the scanner stored lnArmed), it marks lnRefail and the
+//     scanner takes the listener out again with a longer back-off;
+//     lnPausing, lnPaused, lnRefail: the listener is already on its way
+//     out (lnRefail: an on-loop leader polls again at once and may find
+//     it before the scanner's DEL; otherwise an event from before the
+//     DEL), nothing to do: an echo, not counted. No case waits for the
+//     other party, and none leaves the listener out without lnPaused.
+const (
+	lnArmed = iota
+	lnPausing
+	lnPaused
+	lnResuming
+	lnRefail
+)
+
+// pauseListener takes the listener out of lp's epoll after the accept
+// error err (see lnArmed and the other states), and counts and logs err
+// unless the listener was on its way out already.
+func (lp *loop) pauseListener(err error) {
+	if d, ok := lp.pause(); ok {
+		lp.g.srv.acceptError(err, d)
+		return
+	}
+	// The scanner is taking the listener out, and the loop, on-loop, may
+	// poll again at once and find it still readable: let the scanner run.
+	runtime.Gosched()
+}
+
+// pause is pauseListener's state change. It returns the back-off before
+// the listener is back, and false if it was on its way out already: the
+// error is an echo of one already counted.
+func (lp *loop) pause() (time.Duration, bool) {
+	for {
+		switch lp.lnState.Load() {
+		case lnArmed:
+			if lp.lnState.CompareAndSwap(lnArmed, lnPausing) {
+				st, d := lp.unwatch()
+				lp.lnState.Store(st)
+				return d, true
+			}
+		case lnResuming:
+			if lp.lnState.CompareAndSwap(lnResuming, lnRefail) {
+				runtime.Gosched() // see pauseListener
+				// The back-off the scanner's unwatch will set.
+				return acceptBackoff(time.Duration(lp.lnDelay.Load())), true
+			}
+		default: // lnPausing, lnPaused, lnRefail: on its way out already
+			return 0, false
+		}
+	}
+}
+
+// unwatch takes the listener out of lp's epoll, for the owner of
+// lnPausing or lnRefail, and returns the state to store and the back-off:
+// lnPaused with the next back-off (lnResume set), or lnArmed if the
+// listener could not be taken out (the next failure tries again).
+func (lp *loop) unwatch() (int32, time.Duration) {
+	if err := lp.watchListener(false); err != nil && err != unix.ENOENT {
+		return lnArmed, 0
+	}
+	d := acceptBackoff(time.Duration(lp.lnDelay.Load()))
+	lp.lnDelay.Store(int64(d))
+	lp.lnResume.Store(time.Now().Add(d).UnixNano())
+	return lnPaused, d
+}
+
+// resumeListener puts lp's paused listener back in its epoll (the
+// scanner, once lnResume has passed; see lnArmed and the other states).
+func (lp *loop) resumeListener() {
+	if !lp.lnState.CompareAndSwap(lnPaused, lnResuming) {
+		return
+	}
+	if h := lp.g.srv.el.hooks; h != nil {
+		h.resuming(lp)
+	}
+	if err := lp.watchListener(true); err != nil && err != unix.EEXIST {
+		// The listener closed (the group ends) or the epoll is out of
+		// memory: still out, try again later.
+		lp.lnState.Store(lnPaused)
+		return
+	}
+	if h := lp.g.srv.el.hooks; h != nil {
+		h.resumed(lp)
+	}
+	if lp.lnState.CompareAndSwap(lnResuming, lnArmed) {
+		return
+	}
+	// lnRefail: an accept failed since the ADD (the loop counted it),
+	// and only the loop leaves lnResuming that way.
+	st, _ := lp.unwatch()
+	lp.lnState.Store(st)
 }
 
 // add registers an accepted socket and hands it to a worker, which runs
@@ -625,7 +779,6 @@ func (g *group) scan() {
 					}
 				}
 			}
-			paused := lp.paused
 			lp.mu.Unlock()
 			if w := lp.leader.Load(); w != nil {
 				// A leader still in the serve it was in one tick ago
@@ -636,10 +789,8 @@ func (g *group) scan() {
 				}
 				lp.seenW, lp.seen = w, n
 			}
-			if paused && tick%40 == 0 && lp.watchListener(true) == nil {
-				lp.mu.Lock()
-				lp.paused = false
-				lp.mu.Unlock()
+			if lp.lnState.Load() == lnPaused && now >= lp.lnResume.Load() {
+				lp.resumeListener()
 			}
 		}
 		for _, ec := range expired {
