@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -348,39 +347,23 @@ func Test1xxFloodBounded(t *testing.T) {
 	}
 }
 
-// interimProxy is a proxy that answers CONNECT with the interim heads of
-// head, repeated n times (n < 0: until the client goes away), then final.
+// interimProxy is a proxy that answers CONNECT with the interim head
+// repeated n times (n < 0: until the client goes away), then final.
 func interimProxy(t *testing.T, head string, n int, final string) *url.URL {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+	s := newRawServer(t, func(c net.Conn, req *h1.Request, _ []byte) bool {
+		burst := []byte(strings.Repeat(head, 64))
+		for i := 0; n < 0 || i < n; i += 64 {
+			if n >= 0 && n-i < 64 {
+				burst = burst[:len(head)*(n-i)]
 			}
-			go func() {
-				defer c.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
-				}
-				burst := []byte(strings.Repeat(head, 64))
-				for i := 0; n < 0 || i < n; i += 64 {
-					if n >= 0 && n-i < 64 {
-						burst = burst[:len(head)*(n-i)]
-					}
-					if _, err := c.Write(burst); err != nil {
-						return
-					}
-				}
-				c.Write([]byte(final))
-			}()
+			if _, err := c.Write(burst); err != nil {
+				return false
+			}
 		}
-	}()
-	return &url.URL{Scheme: "http", Host: ln.Addr().String()}
+		c.Write([]byte(final))
+		return false
+	})
+	return &url.URL{Scheme: "http", Host: s.addr}
 }
 
 // TestConnect1xxFloodBounded: a proxy's interim responses to CONNECT count
