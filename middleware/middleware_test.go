@@ -149,6 +149,52 @@ func TestCORS(t *testing.T) {
 	}
 }
 
+// TestCORSWildcardCredentials: "*" with AllowCredentials is refused at
+// construction (issue 23 item 6: it used to echo every Origin, "null"
+// included, with Allow-Credentials), and "null" is echoed only when listed.
+func TestCORSWildcardCredentials(t *testing.T) {
+	var h riptide.Handler
+	func() {
+		defer func() {
+			if v := recover(); v != errCORSWildcardCredentials {
+				t.Errorf("CORS(\"*\", AllowCredentials) panicked with %v, want %q", v, errCORSWildcardCredentials)
+			}
+		}()
+		h = CORS(CORSOptions{AllowedOrigins: []string{"https://a.example", "*"}, AllowCredentials: true})(hello)
+	}()
+	if h != nil {
+		for _, origin := range []string{"null", "https://evil.example"} {
+			resp, _ := send(t, h, "GET / HTTP/1.1\r\nHost: x\r\nOrigin: "+origin+"\r\n\r\n")
+			t.Errorf("Origin %s: Allow-Origin %q Allow-Credentials %q", origin,
+				resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Allow-Credentials"))
+		}
+	}
+	for _, tc := range []struct {
+		rule    string
+		o       CORSOptions
+		want    string // Access-Control-Allow-Origin for Origin: null
+		wantCre string
+	}{
+		{"listed origins with credentials do not match null",
+			CORSOptions{AllowedOrigins: []string{"https://a.example"}, AllowCredentials: true}, "", ""},
+		{"null listed explicitly is echoed",
+			CORSOptions{AllowedOrigins: []string{"null"}, AllowCredentials: true}, "null", "true"},
+		{"* without credentials answers *, never echoes",
+			CORSOptions{AllowedOrigins: []string{"*"}}, "*", ""},
+	} {
+		for _, pre := range []bool{false, true} {
+			req := "GET / HTTP/1.1\r\nHost: x\r\nOrigin: null\r\n\r\n"
+			if pre {
+				req = "OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: null\r\nAccess-Control-Request-Method: GET\r\n\r\n"
+			}
+			resp, _ := send(t, CORS(tc.o)(hello), req)
+			if got, cre := resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Allow-Credentials"); got != tc.want || cre != tc.wantCre {
+				t.Errorf("%s (preflight %v): Allow-Origin %q Allow-Credentials %q, want %q %q", tc.rule, pre, got, cre, tc.want, tc.wantCre)
+			}
+		}
+	}
+}
+
 func TestTimeout(t *testing.T) {
 	h := Timeout(30 * time.Millisecond)(riptide.HandlerFunc(func(c *riptide.Ctx) {
 		if string(c.Path()) == "/slow" {
