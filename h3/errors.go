@@ -158,4 +158,8 @@ var (
 	ErrPseudoInTrailers   = msgErr("pseudo-header field in trailers")
 	ErrBadContentLength   = msgErr("invalid or conflicting content-length")
 	ErrBodyLength         = msgErr("body length differs from content-length")
+	// ErrExtendedConnect is RequestHead.Build's refusal of an extended
+	// CONNECT, which an h1.Request cannot express: not a protocol error, so
+	// its Code is H3_REQUEST_REJECTED and Status 501.
+	ErrExtendedConnect = &Error{Code: CodeRequestRejected, Status: 501, Reason: "extended CONNECT has no HTTP/1.1 form"}
 )

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // Field-section validation (RFC 9114 §4.2–4.3, RFC 9220) and the hand-over
@@ -139,6 +140,11 @@ func (r *RequestHead) checkPseudo(host []byte, extendedConnect bool) error {
 	if (r.Authority != nil || host != nil || web) && len(r.Host) == 0 {
 		return ErrBadAuthority
 	}
+	// host[:port] without userinfo (§4.3.1); a plain CONNECT's with a port
+	// (RFC 9110 §9.3.6).
+	if len(r.Host) > 0 && !ascii.ValidAuthority(r.Host, connect && r.Protocol == nil) {
+		return ErrBadAuthority
+	}
 	return nil
 }
 
@@ -197,15 +203,23 @@ func CheckBodyLength(declared, got int64, ended bool) error {
 	return nil
 }
 
-// Build fills req, after req.Reset, the way riptide's HTTP/2 door does:
-// the method and target (the :path, or the :authority for a plain CONNECT)
-// as an HTTP/1.1 request line, Host, the regular fields in order and
+// Build resets req and fills it the way riptide's HTTP/2 door does: the
+// method and target (the :path, or the :authority for CONNECT) as an
+// HTTP/1.1 request line, Host, the regular fields in order and
 // ContentLength (the declared length, or -1: unknown; the caller sets 0
 // when the stream ended with the HEADERS). req's slices point at r's, so
 // at the decoder's buffer. An invalid target is h1.ErrBadTarget.
+//
+// An h1.Request has no place for an extended CONNECT's :protocol: Build
+// refuses one with ErrExtendedConnect, and a caller that serves them works
+// from r.
 func (r *RequestHead) Build(req *h1.Request) error {
+	if r.Protocol != nil {
+		return ErrExtendedConnect
+	}
+	req.Reset()
 	target := r.Path
-	if string(r.Method) == "CONNECT" && r.Protocol == nil {
+	if string(r.Method) == "CONNECT" {
 		target = r.Authority
 	}
 	if err := req.SetRequestLine(r.Method, target, 1); err != nil {
