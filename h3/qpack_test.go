@@ -55,7 +55,7 @@ func TestDecodeFieldSection(t *testing.T) {
 		{"RFC 9204 §4.1.2: invalid Huffman (8 bits of padding)", "00005181ff", 0, "", ErrHuffman},
 		{"RFC 9114 §4.2.2: section over the size limit", "0000d1d1", 2*(7+3+32) - 1, "", ErrFieldSectionTooLarge},
 		{"RFC 9114 §4.2.2: section at the size limit", "0000d1d1", 2 * (7 + 3 + 32), ":method=GET;:method=GET;", nil},
-		{"RFC 9114 §4.2.2: literal over the limit before copying", "00005f5032"+strings.Repeat("61", 50), 40, "", ErrFieldSectionTooLarge},
+		{"RFC 9114 §4.2.2: literal over the limit before copying", "00005f5032" + strings.Repeat("61", 50), 40, "", ErrFieldSectionTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
