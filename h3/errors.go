@@ -116,6 +116,7 @@ var (
 	ErrPushIDDecreased   = connErr(CodeIDError, "MAX_PUSH_ID reduced")
 	ErrGoawayIDIncreased = connErr(CodeIDError, "GOAWAY identifier increased")
 	ErrPriorityTooLarge  = connErr(CodeExcessiveLoad, "PRIORITY_UPDATE too large")
+	ErrPriorityID        = connErr(CodeIDError, "PRIORITY_UPDATE for an invalid stream or push ID")
 	ErrTooManySettings   = connErr(CodeExcessiveLoad, "too many settings")
 	ErrSecondUniStream   = connErr(CodeStreamCreationError, "second control or QPACK stream")
 	// ErrClosedCriticalStream is for a caller whose peer closed its control

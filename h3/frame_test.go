@@ -180,6 +180,7 @@ func idFrame(t FrameType, id uint64) ctlFrame {
 
 func TestControlStream(t *testing.T) {
 	prio := append(AppendVarint(nil, 0), "u=2"...)
+	prio1 := append(AppendVarint(nil, 1), "u=2"...)
 	tests := []struct {
 		rule   string
 		frames []ctlFrame
@@ -210,7 +211,10 @@ func TestControlStream(t *testing.T) {
 		{"RFC 9114 §7.2.7: MAX_PUSH_ID reduced", []ctlFrame{settingsFrame(), idFrame(FrameMaxPushID, 5), idFrame(FrameMaxPushID, 1)}, nil, ErrPushIDDecreased},
 		{"RFC 9114 §7.2.3: CANCEL_PUSH accepted, nothing was pushed", []ctlFrame{settingsFrame(), idFrame(FrameCancelPush, 3)}, nil, nil},
 		{"RFC 9114 §7.2.3: CANCEL_PUSH with two varints", []ctlFrame{settingsFrame(), {hdr(FrameCancelPush, 2), []byte{1, 1}}}, nil, ErrMalformedFrame},
-		{"RFC 9218 §7.1: PRIORITY_UPDATE", []ctlFrame{settingsFrame(), {hdr(FramePriorityUpdateRequest, uint64(len(prio))), prio}, {hdr(FramePriorityUpdatePush, uint64(len(prio))), prio}}, nil, nil},
+		{"RFC 9218 §7.1: PRIORITY_UPDATE", []ctlFrame{settingsFrame(), idFrame(FrameMaxPushID, 0), {hdr(FramePriorityUpdateRequest, uint64(len(prio))), prio}, {hdr(FramePriorityUpdatePush, uint64(len(prio))), prio}}, nil, nil},
+		{"RFC 9218 §7.1: PRIORITY_UPDATE for a server-initiated stream ID", []ctlFrame{settingsFrame(), {hdr(FramePriorityUpdateRequest, uint64(len(prio1))), prio1}}, nil, ErrPriorityID},
+		{"RFC 9218 §7.1: PRIORITY_UPDATE for a push ID without MAX_PUSH_ID", []ctlFrame{settingsFrame(), {hdr(FramePriorityUpdatePush, uint64(len(prio))), prio}}, nil, ErrPriorityID},
+		{"RFC 9218 §7.1: PRIORITY_UPDATE for a push ID above MAX_PUSH_ID", []ctlFrame{settingsFrame(), idFrame(FrameMaxPushID, 0), {hdr(FramePriorityUpdatePush, uint64(len(prio1))), prio1}}, nil, ErrPriorityID},
 		{"RFC 9218 §7.1: PRIORITY_UPDATE over its bound", []ctlFrame{settingsFrame(), {hdr(FramePriorityUpdateRequest, 1025), nil}}, nil, ErrPriorityTooLarge},
 		{"RFC 9218 §7.1: PRIORITY_UPDATE without an ID", []ctlFrame{settingsFrame(), {hdr(FramePriorityUpdateRequest, 0), []byte{}}}, nil, ErrMalformedFrame},
 	}

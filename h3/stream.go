@@ -131,8 +131,15 @@ func (c *ControlStream) Apply(h FrameHeader, p []byte) error {
 			return err
 		}
 	case FramePriorityUpdateRequest, FramePriorityUpdatePush:
-		if _, _, err := ParsePriorityUpdate(p); err != nil {
+		id, _, err := ParsePriorityUpdate(p)
+		if err != nil {
 			return err
+		}
+		// RFC 9218 §7.1: a request stream's ID is client-initiated
+		// bidirectional; a push ID is within MAX_PUSH_ID.
+		if h.Type == FramePriorityUpdateRequest && id%4 != 0 ||
+			h.Type == FramePriorityUpdatePush && (!c.HasMaxPushID || id > c.MaxPushID) {
+			return ErrPriorityID
 		}
 	default:
 		return ErrFrameUnexpected
