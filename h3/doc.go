@@ -20,7 +20,8 @@
 //
 // The dynamic table capacity is always advertised as 0: any reference to the
 // dynamic table is a connection error of type QPACK_DECOMPRESSION_FAILED, and
-// the QPACK encoder and decoder streams carry nothing that needs reading.
+// the peer's QPACK encoder and decoder streams carry almost nothing
+// (DrainEncoderStream and DrainDecoderStream check them).
 //
 // Every error is a named *[Error] carrying the HTTP/3 error code to close the
 // connection or reset the stream with, and whether it is a connection error.

@@ -78,6 +78,7 @@ type Error struct {
 	Reason string
 }
 
+// Error returns the reason and the code's name.
 func (e *Error) Error() string { return "h3: " + e.Reason + " (" + e.Code.String() + ")" }
 
 // CodeOf returns the error code to send for err: the Code of an *Error, or
