@@ -177,7 +177,8 @@ func readString(buf, p []byte, n uint, room uint64) ([]byte, []byte, int, error)
 }
 
 // readInt reads a prefix integer (RFC 7541 §5.1) with an n-bit prefix in
-// p[0]. Values beyond 2^62 are refused.
+// p[0]. More than eight continuation bytes (a value of 2^56 or more, far
+// beyond any length or index) is ErrQPACKInteger.
 func readInt(p []byte, n uint) (uint64, int, error) {
 	if len(p) == 0 {
 		return 0, 0, ErrQPACKTruncated
