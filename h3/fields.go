@@ -76,7 +76,7 @@ func (r *RequestHead) Parse(fields []Field, extendedConnect bool) error {
 			}
 			host = f.Value
 		case "content-length":
-			n, ok := parseDigits(f.Value)
+			n, ok := ascii.ParseDigits(f.Value)
 			if !ok || r.ContentLength >= 0 && r.ContentLength != n {
 				return ErrBadContentLength
 			}
@@ -231,23 +231,4 @@ func (r *RequestHead) Build(req *h1.Request) error {
 	}
 	req.ContentLength = r.ContentLength
 	return nil
-}
-
-// parseDigits parses a non-empty run of ASCII digits up to 2^62 (as h1
-// does for Content-Length).
-func parseDigits(b []byte) (int64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-		if n > 1<<62 {
-			return 0, false
-		}
-	}
-	return n, true
 }

@@ -68,6 +68,7 @@ func TestRequestHeadParse(t *testing.T) {
 		{"RFC 9114 §4.1.2: content-length conflicting", with("content-length: 12", "content-length: 13"), false, ErrBadContentLength},
 		{"RFC 9114 §4.1.2: content-length not digits", with("content-length: 1x"), false, ErrBadContentLength},
 		{"RFC 9114 §4.1.2: content-length list", with("content-length: 1, 1"), false, ErrBadContentLength},
+		{"RFC 9114 §4.1.2: content-length past 2^64", with("content-length: 18446744073709551617"), false, ErrBadContentLength},
 		{"RFC 9114 §4.4: CONNECT", fl(":method: CONNECT", ":authority: example.com:443"), false, nil},
 		{"RFC 9114 §4.4: CONNECT without :authority", fl(":method: CONNECT"), false, ErrMissingPseudo},
 		{"RFC 9114 §4.4: CONNECT without a port", fl(":method: CONNECT", ":authority: example.com"), false, ErrBadAuthority},
