@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"log/slog"
 	"net"
 	"net/http"
 )
@@ -77,4 +78,30 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 		ch.h.ServeHTTP(w, &rq.req)
 	}
 	w.finish()
+}
+
+// httpServer returns the *http.Server that a compat request's Context
+// holds under http.ServerContextKey, as net/http's does: one per Server,
+// built on first use. It describes s for code that reads it
+// (ReadHeaderTimeout, WriteTimeout, IdleTimeout, MaxHeaderBytes and
+// TLSConfig as s applies them, ErrorLog writing to s.Logger; ReadTimeout
+// and Handler are unset); it serves nothing, and its methods (Shutdown,
+// Close, ListenAndServe...) do not act on s.
+func (s *Server) httpServer() *http.Server {
+	if hs := s.httpShim.Load(); hs != nil {
+		return hs
+	}
+	c := &s.cfg
+	hs := &http.Server{
+		ReadHeaderTimeout: c.readHeader,
+		WriteTimeout:      c.write,
+		IdleTimeout:       c.idle,
+		MaxHeaderBytes:    c.limits.MaxHeadBytes,
+		TLSConfig:         s.TLSConfig,
+		ErrorLog:          slog.NewLogLogger(s.logger().Handler(), slog.LevelError),
+	}
+	if !s.httpShim.CompareAndSwap(nil, hs) {
+		return s.httpShim.Load()
+	}
+	return hs
 }
