@@ -267,9 +267,10 @@ func (st *h2Stream) send100Continue() {
 		return
 	}
 	defer hc.mu.Unlock()
-	if st.w.sentHeader {
+	if st.w.sentHeader || st.w.sent100 {
 		return
 	}
+	st.w.sent100 = true
 	hc.encodeField(":status", "100")
 	hc.queueHeaders(st.id, false)
 }
@@ -331,6 +332,7 @@ type h2Writer struct {
 	wroteHeader bool // the final status is set
 	sentHeader  bool // the HEADERS frame is queued
 	done        bool // finish ran
+	sent100     bool // a 100 Continue went out (hc.mu)
 	head        bool // HEAD request: no body is sent
 	clen        int64
 	written     int64
@@ -351,7 +353,7 @@ func (w *h2Writer) start(st *h2Stream) {
 	w.st = st
 	w.header, w.snap = nil, nil
 	w.status = 0
-	w.wroteHeader, w.sentHeader, w.done = false, false, false
+	w.wroteHeader, w.sentHeader, w.done, w.sent100 = false, false, false, false
 	w.head = st.method == "HEAD"
 	w.clen, w.written = -1, 0
 	w.buf = w.buf[:0]
@@ -554,7 +556,7 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
 		}
 	}
 	clen := w.clen
-	if final && clen < 0 && h1.BodyAllowed(status) && (!w.head || w.written > 0) && !w.hasTrailers() {
+	if final && clen < 0 && h1.BodyAllowed(status) && (!w.head || w.written > 0) {
 		clen = w.written
 	}
 	if clen >= 0 {
@@ -615,6 +617,9 @@ func (w *h2Writer) sendInformational(code int) {
 		return
 	}
 	defer hc.mu.Unlock()
+	if code == http.StatusContinue {
+		w.sent100 = true // not again on the first body read
+	}
 	w.encodeHead(code, false, nil)
 	hc.queueHeaders(st.id, false)
 }
