@@ -494,9 +494,11 @@ func (w *compatWriter) collectTrailers() {
 
 // ReadFrom copies src into the body. When src is a file (or a socket) and
 // the response has a declared Content-Length, the body goes out with the
-// connection's ReadFrom (sendfile or splice) after the head; anything else
-// goes through Write, so a small body still gets a Content-Length. No lock
-// is held while src is read: src may be the request body.
+// connection's ReadFrom (sendfile or splice) after the head, once the
+// first bytes went through Write (nothing is committed for an empty
+// source); anything else goes through Write, so a small body still gets a
+// Content-Length. No lock is held while src is read: src may be the
+// request body.
 func (w *compatWriter) ReadFrom(src io.Reader) (int64, error) {
 	if !sendfileSource(src) {
 		return w.copyFrom(src)
