@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -161,6 +162,31 @@ func TestCanned400ToHEADHasNoBody(t *testing.T) {
 		nc.Close()
 		if !bytes.HasPrefix(got, []byte("HTTP/1.1 400 ")) || !bytes.HasSuffix(got, []byte("\r\n\r\n")) {
 			t.Errorf("HEAD %q: %q, want a 400 head and no body", target, got)
+		}
+	}
+}
+
+// Issue 28 item 16: over HTTP/2 a Content-Length the handler set is sent
+// only when net/http's HTTP/2 server would accept it (strconv.ParseUint),
+// and never beside the one riptide computes: one field, the body's length.
+func TestH2CompatInvalidContentLengthDropped(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", r.URL.Query().Get("cl"))
+		io.WriteString(w, "hello")
+	})
+	for _, p := range parityH2Protos(t) {
+		addr := p.serve(t, h, false)
+		c := p.client(t)
+		for _, cl := range []string{"+5", " 5 ", "0x5", "-5"} {
+			res, err := c.Get(p.scheme + "://" + addr + "/?cl=" + url.QueryEscape(cl))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if got := res.Header["Content-Length"]; len(got) != 1 || got[0] != "5" || string(b) != "hello" {
+				t.Errorf("%s, handler's Content-Length %q: fields %q, body %q; want one \"5\"", p.name, cl, got, b)
+			}
 		}
 	}
 }

@@ -769,6 +769,29 @@ var parityCases = []parityCase{
 		want: []string{"HTTP/1.1 404 Not Found", "X-After: 1"},
 	},
 	{
+		// Issue 28 item 14: after a ReadFrom that sent nothing, Hijack
+		// finds no head on the wire before its own bytes.
+		name: "hijack after ReadFrom of an empty file",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "4")
+			f, err := os.Open(os.DevNull)
+			if err != nil {
+				panic(err)
+			}
+			defer f.Close()
+			io.CopyN(w, f, 10)
+			conn, brw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			defer conn.Close()
+			io.WriteString(brw, "HTTP/1.1 202 Accepted\r\nContent-Length: 6\r\nConnection: close\r\n\r\nmine\r\n")
+			brw.Flush()
+		},
+		reqs: []parityRequest{get("/")},
+		want: []string{"HTTP/1.1 202 Accepted"},
+	},
+	{
 		// Issue 28 item 15: net/http leaves the query to the application.
 		name:    "query with stray percent",
 		handler: describeRequest,
@@ -1115,6 +1138,7 @@ var parityH2Skip = map[string]string{
 	"client Connection: close":                  "Connection is not an HTTP/2 field",
 	"pipelined requests":                        "no pipelining in HTTP/2",
 	"hijack with buffered bytes":                "no Hijack on HTTP/2",
+	"hijack after ReadFrom of an empty file":    "no Hijack on HTTP/2",
 	"fragment in target":                        "the client strips a fragment",
 	"target net/url rejects":                    "the client cannot send an invalid authority",
 	"Transfer-Encoding identity set by handler": "Transfer-Encoding is not an HTTP/2 field",
