@@ -356,11 +356,12 @@ var parityCases = []parityCase{
 	{
 		name: "trailers declared with the Trailer header",
 		handler: func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Trailer", "X-Sum, X-Count")
+			w.Header().Set("Trailer", "X-Sum, X-Count, X-Bad")
 			io.WriteString(w, "body")
 			w.Header().Set("X-Sum", "abc")
 			w.Header().Set("X-Count", "1")
 			w.Header().Set("X-Undeclared", "dropped")
+			w.Header().Set("X-Bad", "a\r\nInjected: yes") // not a valid field value
 		},
 		reqs: []parityRequest{get("/"), get("/")},
 		want: []string{"Trailer X-Sum: abc", "Trailer X-Count: 1"},
@@ -755,12 +756,7 @@ var parityCases = []parityCase{
 			if r.URL.Query().Has("cl") {
 				w.Header().Set("Content-Length", "4")
 			}
-			f, err := os.Open(os.DevNull)
-			if err != nil {
-				panic(err)
-			}
-			defer f.Close()
-			io.CopyN(w, f, 10)
+			copyEmptyFile(w)
 			w.Header().Set("X-After", "1")
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, "gone")
@@ -774,12 +770,7 @@ var parityCases = []parityCase{
 		name: "hijack after ReadFrom of an empty file",
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "4")
-			f, err := os.Open(os.DevNull)
-			if err != nil {
-				panic(err)
-			}
-			defer f.Close()
-			io.CopyN(w, f, 10)
+			copyEmptyFile(w)
 			conn, brw, err := w.(http.Hijacker).Hijack()
 			if err != nil {
 				panic(err)
@@ -798,6 +789,17 @@ var parityCases = []parityCase{
 		reqs:    []parityRequest{get("/q?%zz"), get("/q?q=100%")},
 		want:    []string{`RawQuery=\"q=100%\"`},
 	},
+}
+
+// copyEmptyFile is io.CopyN from an empty *os.File into w: a ReadFrom with
+// a sendfile source that has nothing to send.
+func copyEmptyFile(w http.ResponseWriter) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	io.CopyN(w, f, 10)
 }
 
 func TestCompatParity(t *testing.T) {
