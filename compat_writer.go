@@ -504,12 +504,17 @@ func (w *compatWriter) ReadFrom(src io.Reader) (int64, error) {
 		return w.copyFrom(src)
 	}
 	var n int64
-	if w.uncommitted() {
+	if open, empty := w.headOpen(); open {
 		// As net/http: the first bytes go through Write, so that nothing
 		// is committed before the source has a byte to send (an empty
 		// file leaves the status and header open) and Content-Type can
-		// be sniffed from them.
-		buf := w.copyBuffer()[:sniffLen] // not sniffBuf: commit sniffs into it
+		// be sniffed from them. They are read into sniffBuf only when
+		// nothing is buffered: a commit in Write then copies them onto
+		// themselves; otherwise it would sniff into the bytes it sends.
+		buf := w.sniffBuf[:]
+		if !empty {
+			buf = w.copyBuffer()[:sniffLen]
+		}
 		k, err := io.ReadFull(src, buf)
 		n = int64(k)
 		if k > 0 {
@@ -604,12 +609,12 @@ func (w *compatWriter) sendfileTarget() (io.ReaderFrom, bool) {
 	return rf, ok
 }
 
-// uncommitted reports whether the response head is still open (nothing
-// committed, not hijacked).
-func (w *compatWriter) uncommitted() bool {
+// headOpen reports whether the response head is still open (nothing
+// committed, not hijacked), and whether no body is buffered.
+func (w *compatWriter) headOpen() (open, empty bool) {
 	w.cx.lock()
 	defer w.cx.unlock()
-	return !w.hijacked && !w.x.resp.committed
+	return !w.hijacked && !w.x.resp.committed, len(w.x.resp.body) == 0
 }
 
 // copyFrom is ReadFrom through Write, with a buffer kept per connection.

@@ -66,6 +66,9 @@ func (st *h2Stream) serve() {
 	} else if rq.req.Method == "OPTIONS" && rq.req.RequestURI == "*" {
 		// As net/http's server does for "OPTIONS *" (RFC 9110 §9.3.7), on
 		// HTTP/2 as on HTTP/1.1 (compat.go).
+		if hc.srv.addsServerHeader(false) {
+			w.Header().Set("Server", hc.srv.Name)
+		}
 		w.Header().Set("Content-Length", "0")
 		w.WriteHeader(http.StatusOK)
 		w.finish()
