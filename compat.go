@@ -21,7 +21,10 @@ import (
 // io.ReaderFrom, and what http.ResponseController reaches (Flush, Hijack,
 // SetReadDeadline, SetWriteDeadline, EnableFullDuplex).
 //
-// The request's Context is cancelled when the client goes away (detected
+// The request's Context holds the connection's local address under
+// http.LocalAddrContextKey and, under http.ServerContextKey, a *http.Server
+// that describes the riptide Server (one per Server; see docs/compat.md).
+// It is cancelled when the client goes away (detected
 // once the body has been read to its end, as net/http does) and when
 // ServeHTTP returns. Watching for the disconnect costs nothing until
 // something waits on Context().Done().
