@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -182,6 +183,10 @@ type Server struct {
 
 	// h2state is the HTTP/2 machinery (h2.go), built on first use.
 	h2state h2State
+
+	// httpShim is what compat requests find under http.ServerContextKey
+	// (compat.go), built on first use.
+	httpShim atomic.Pointer[http.Server]
 
 	once       sync.Once
 	cfg        config
