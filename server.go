@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,8 +48,10 @@ const (
 )
 
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown or
-// Close.
-var ErrServerClosed = errors.New("riptide: server closed")
+// Close. It is http.ErrServerClosed itself, so that code ported from
+// net/http (err != http.ErrServerClosed, errors.Is) treats a clean
+// shutdown as one.
+var ErrServerClosed = http.ErrServerClosed
 
 // Server serves HTTP/1.1 on net.Listeners. The zero value is a usable server
 // with safe limits on request heads, header counts, slow clients, idle
