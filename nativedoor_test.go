@@ -1,0 +1,139 @@
+package riptide_test
+
+// Regression tests for the native door's footguns of issue 28 (items 1-9),
+// run through a real server on the engine RIPTIDE_ENGINE selects.
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/middleware"
+)
+
+// ndServe starts srv on loopback and returns its base URL; it is closed
+// when the test ends.
+func ndServe(t *testing.T, srv *riptide.Server) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { srv.Serve(ln); close(done) }()
+	t.Cleanup(func() { srv.Close(); <-done })
+	return "http://" + ln.Addr().String()
+}
+
+// ndGet sends one request with a fresh connection and returns the response
+// with its body read.
+func ndGet(t *testing.T, method, url string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	res, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(body)
+}
+
+// TestRecoverAnswers500 (issue 28, item 1): a panic under Recover is
+// counted in Stats.Panics, logged by AccessLog with status 500, and
+// answered 500 with the X-Request-Id that RequestID set.
+func TestRecoverAnswers500(t *testing.T) {
+	var logs riptide.SyncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	app := riptide.HandlerFunc(func(c *riptide.Ctx) {
+		c.SetHeader("Content-Type", "application/json")
+		c.WriteString(`{"half":`)
+		panic("boom")
+	})
+	srv := &riptide.Server{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Handler: middleware.Chain(app,
+			middleware.Recover(logger),
+			middleware.AccessLog(logger, slog.LevelInfo, nil),
+			middleware.RequestID())}
+	url := ndServe(t, srv)
+	res, body := ndGet(t, "GET", url+"/p", "X-Request-Id", "req-42")
+	if res.StatusCode != 500 || res.Header.Get("X-Request-Id") != "req-42" ||
+		strings.Contains(body, "half") || res.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Errorf("got %d %q, X-Request-Id %q, Content-Type %q; want a plain 500 with X-Request-Id req-42",
+			res.StatusCode, body, res.Header.Get("X-Request-Id"), res.Header.Get("Content-Type"))
+	}
+	var st riptide.Stats
+	srv.Stats(&st)
+	if st.Panics != 1 {
+		t.Errorf("Stats.Panics = %d, want 1", st.Panics)
+	}
+	for _, want := range []string{"panic serving request", "msg=request", "status=500", "request_id=req-42"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
+		}
+	}
+}
+
+// TestAccessLogLogsPanic (issue 28, item 1): without Recover the server
+// answers the panic, and AccessLog still logs the request, as 500.
+func TestAccessLogLogsPanic(t *testing.T) {
+	var logs riptide.SyncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	srv := &riptide.Server{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Handler: middleware.AccessLog(logger, slog.LevelInfo, nil)(riptide.HandlerFunc(func(c *riptide.Ctx) {
+			panic("boom")
+		}))}
+	url := ndServe(t, srv)
+	if res, _ := ndGet(t, "GET", url+"/q"); res.StatusCode != 500 {
+		t.Errorf("status %d, want 500", res.StatusCode)
+	}
+	for _, want := range []string{"msg=request", "target=/q", "status=500", "panicked=true"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
+		}
+	}
+	var st riptide.Stats
+	srv.Stats(&st)
+	if st.Panics != 1 {
+		t.Errorf("Stats.Panics = %d, want 1", st.Panics)
+	}
+}
+
+// TestHeadFixedByFirstWrite (issue 28, item 5): status and header fields
+// set after the first Write are ignored whatever the body's size (before,
+// a small buffered body still took them and a large one did not).
+func TestHeadFixedByFirstWrite(t *testing.T) {
+	for _, size := range []int{10, 20 << 10} {
+		srv := &riptide.Server{Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {
+			c.SetHeader("X-Before", "1")
+			c.Write(bytes.Repeat([]byte("x"), size))
+			c.SetStatus(201)
+			c.SetHeader("X-After", "1")
+			c.DelHeader("X-Before")
+			c.SetContentType("application/json")
+		})}
+		url := ndServe(t, srv)
+		res, body := ndGet(t, "GET", url+"/")
+		if res.StatusCode != 200 || res.Header.Get("X-After") != "" || res.Header.Get("X-Before") != "1" ||
+			res.Header.Get("Content-Type") == "application/json" || len(body) != size {
+			t.Errorf("%d-byte body: status %d, X-After %q, X-Before %q, Content-Type %q, %d bytes; want 200 with only X-Before",
+				size, res.StatusCode, res.Header.Get("X-After"), res.Header.Get("X-Before"), res.Header.Get("Content-Type"), len(body))
+		}
+	}
+}
