@@ -37,6 +37,9 @@ type Ctx struct {
 	scratch []byte
 	// pv holds the path values set by a router (pathvalue.go).
 	pv pathValues
+	// locals holds SetLocal's values, pattern SetPattern's (locals.go).
+	locals  locals
+	pattern string
 
 	// Disconnect watch state, see watch.go. watchMu guards done,
 	// doneClosed, watching and watchOnEOF: Done and Err may be called from

@@ -93,6 +93,8 @@ func (x *Ctx) resetResponse() {
 	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
 	x.scratch = x.scratch[:0]
 	x.pv.n = 0
+	x.locals.reset()
+	x.pattern = ""
 	x.filter = nil
 }
 

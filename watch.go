@@ -78,9 +78,6 @@ func (x *Ctx) Deadline() (time.Time, bool) {
 	return x.dl.deadline, x.dl.armed
 }
 
-// Value returns nil: a Ctx carries no context values.
-func (x *Ctx) Value(key any) any { return nil }
-
 var _ context.Context = (*Ctx)(nil)
 
 // closeDone closes the done channel once. x.watchMu must be held.

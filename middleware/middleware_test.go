@@ -254,3 +254,17 @@ func TestRealIP(t *testing.T) {
 		}
 	}
 }
+
+// TestBasicAuthUser (issue 28, item 4): the handler behind BasicAuth learns
+// who logged in; without BasicAuth an Authorization header names nobody.
+func TestBasicAuthUser(t *testing.T) {
+	who := riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString("[" + BasicAuthUser(c) + "]") })
+	hdr := "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("ann:pw")) + "\r\n"
+	req := "GET / HTTP/1.1\r\nHost: x\r\n" + hdr + "\r\n"
+	if _, body := send(t, BasicAuth("r", Users(map[string]string{"ann": "pw"}))(who), req); body != "[ann]" {
+		t.Errorf("behind BasicAuth: %q, want [ann]", body)
+	}
+	if _, body := send(t, who, req); body != "[]" {
+		t.Errorf("without BasicAuth: %q, want []", body)
+	}
+}
