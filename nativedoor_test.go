@@ -14,6 +14,7 @@ import (
 
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/middleware"
+	"github.com/riptide-http/riptide/router"
 )
 
 // ndServe starts srv on loopback and returns its base URL; it is closed
@@ -135,5 +136,39 @@ func TestHeadFixedByFirstWrite(t *testing.T) {
 			t.Errorf("%d-byte body: status %d, X-After %q, X-Before %q, Content-Type %q, %d bytes; want 200 with only X-Before",
 				size, res.StatusCode, res.Header.Get("X-After"), res.Header.Get("X-Before"), res.Header.Get("Content-Type"), len(body))
 		}
+	}
+}
+
+// TestGroupMiddlewareOwnsPrefix (issue 28, items 2, 3 and 8) with the real
+// middleware: BasicAuth on a group answers 401 for paths the group does not
+// route, CORS on a group answers preflights, and the router's NotFound
+// shapes the 404 as JSON.
+func TestGroupMiddlewareOwnsPrefix(t *testing.T) {
+	r := router.New()
+	r.NotFound = riptide.HandlerFunc(func(c *riptide.Ctx) {
+		c.SetStatus(404)
+		c.SetContentType("application/json")
+		c.WriteString(`{"error":"not found"}`)
+	})
+	admin := r.Group("/admin", middleware.BasicAuth("admin", middleware.Users(map[string]string{"ann": "pw"})))
+	admin.HandleFunc("GET /users", func(c *riptide.Ctx) { c.WriteString("users of " + middleware.BasicAuthUser(c)) })
+	api := r.Group("/api", middleware.CORS(middleware.CORSOptions{AllowedOrigins: []string{"https://app.example"}}))
+	api.HandleFunc("POST /items", func(c *riptide.Ctx) { c.WriteString("made") })
+	url := ndServe(t, &riptide.Server{Handler: r})
+
+	if res, _ := ndGet(t, "GET", url+"/admin/other"); res.StatusCode != 401 {
+		t.Errorf("GET /admin/other without credentials: %d, want 401", res.StatusCode)
+	}
+	res, body := ndGet(t, "GET", url+"/admin/other", "Authorization", "Basic YW5uOnB3")
+	if res.StatusCode != 404 || body != `{"error":"not found"}` {
+		t.Errorf("GET /admin/other as ann: %d %q, want the JSON 404", res.StatusCode, body)
+	}
+	if _, body := ndGet(t, "GET", url+"/admin/users", "Authorization", "Basic YW5uOnB3"); body != "users of ann" {
+		t.Errorf("GET /admin/users as ann: %q", body)
+	}
+	res, _ = ndGet(t, "OPTIONS", url+"/api/items", "Origin", "https://app.example", "Access-Control-Request-Method", "POST")
+	if res.StatusCode >= 300 || res.Header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
+		!strings.Contains(res.Header.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Errorf("preflight: %d %v, want a CORS answer", res.StatusCode, res.Header)
 	}
 }
