@@ -4,13 +4,16 @@ package riptide_test
 // run through a real server on the engine RIPTIDE_ENGINE selects.
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/middleware"
@@ -170,5 +173,46 @@ func TestGroupMiddlewareOwnsPrefix(t *testing.T) {
 	if res.StatusCode >= 300 || res.Header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
 		!strings.Contains(res.Header.Get("Access-Control-Allow-Methods"), "POST") {
 		t.Errorf("preflight: %d %v, want a CORS answer", res.StatusCode, res.Header)
+	}
+}
+
+// TestShutdownEndsStreams (issue 28, item 7): a server-sent-events handler
+// that selects on ShuttingDown ends when Shutdown begins, and a
+// RegisterOnShutdown function runs, so Shutdown returns without waiting
+// for its deadline.
+func TestShutdownEndsStreams(t *testing.T) {
+	hookRan := make(chan struct{})
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {
+		c.SetContentType("text/event-stream")
+		c.WriteString("data: hello\n\n")
+		c.Flush()
+		select {
+		case <-c.ShuttingDown():
+			c.WriteString("data: bye\n\n")
+		case <-c.Done():
+		case <-time.After(time.Minute):
+			c.WriteString("data: timed out\n\n")
+		}
+	})}
+	srv.RegisterOnShutdown(func() { close(hookRan) })
+	url := ndServe(t, srv)
+	res, err := http.Get(url + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	br := bufio.NewReader(res.Body)
+	if line, err := br.ReadString('\n'); err != nil || line != "data: hello\n" {
+		t.Fatalf("first event: %q %v", line, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v, want nil (the stream should have ended)", err)
+	}
+	<-hookRan
+	rest, _ := io.ReadAll(br)
+	if !strings.Contains(string(rest), "data: bye") {
+		t.Errorf("stream ended with %q, want the bye event", rest)
 	}
 }
