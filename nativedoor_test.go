@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -214,5 +215,43 @@ func TestShutdownEndsStreams(t *testing.T) {
 	rest, _ := io.ReadAll(br)
 	if !strings.Contains(string(rest), "data: bye") {
 		t.Errorf("stream ended with %q, want the bye event", rest)
+	}
+}
+
+// TestErrorHandlerShapesErrors (issue 28, item 8): Server.ErrorHandler
+// gives BodyLimit's 413, BasicAuth's 401 and the router's 404 and 405 one
+// JSON shape, header fields they set (WWW-Authenticate, Allow) kept.
+func TestErrorHandlerShapesErrors(t *testing.T) {
+	r := router.New()
+	r.Use(middleware.BodyLimit(10))
+	r.HandleFunc("POST /upload", func(c *riptide.Ctx) { c.WriteString("stored") })
+	r.Group("/admin", middleware.BasicAuth("admin", middleware.Users(nil))).HandleFunc("GET /x", func(*riptide.Ctx) {})
+	srv := &riptide.Server{Handler: r, ErrorHandler: func(c *riptide.Ctx, code int, msg string) {
+		c.SetStatus(code)
+		c.SetContentType("application/json")
+		fmt.Fprintf(c, `{"code":%d,"error":%q}`, code, msg)
+	}}
+	url := ndServe(t, srv)
+	for _, tc := range []struct {
+		method, path, body, header, value string
+		code                              int
+		want                              string
+	}{
+		{"POST", "/upload", strings.Repeat("x", 11), "", "", 413, `{"code":413,"error":"Request Entity Too Large"}`},
+		{"GET", "/admin/x", "", "Www-Authenticate", `Basic realm="admin", charset="UTF-8"`, 401, `{"code":401,"error":"Unauthorized"}`},
+		{"GET", "/nowhere", "", "", "", 404, `{"code":404,"error":"404 page not found"}`},
+		{"GET", "/upload", "", "Allow", "OPTIONS, POST", 405, `{"code":405,"error":"Method Not Allowed"}`},
+	} {
+		req, _ := http.NewRequest(tc.method, url+tc.path, strings.NewReader(tc.body))
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != tc.code || string(body) != tc.want || res.Header.Get("Content-Type") != "application/json" ||
+			tc.header != "" && res.Header.Get(tc.header) != tc.value {
+			t.Errorf("%s %s: %d %q %v, want %d %q", tc.method, tc.path, res.StatusCode, body, res.Header, tc.code, tc.want)
+		}
 	}
 }

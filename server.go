@@ -156,6 +156,14 @@ type Server struct {
 	// slog.Default().
 	Logger *slog.Logger
 
+	// ErrorHandler, when set, writes the error responses that Ctx.Error
+	// answers with: those of the native middleware (401, 413, 500, 503),
+	// of the router (404, 405), of Ctx.BindJSON (400, 413, 415) and of a
+	// native handler with no Handler set. Set it to give a JSON API one
+	// error format without replacing each of them; msg is the plain-text
+	// message (e.g. "Unauthorized"). Nil answers as http.Error does.
+	ErrorHandler func(c *Ctx, code int, msg string)
+
 	// TLSConfig is the TLS configuration used by ServeTLS and
 	// ListenAndServeTLS (tls.go); nil means a default one. ALPN protocols
 	// h2 and http/1.1 are added to it unless HTTP2.Disable is set.

@@ -29,7 +29,7 @@ func BasicAuth(realm string, valid func(user, password []byte) bool) func(riptid
 				return
 			}
 			c.SetHeader("WWW-Authenticate", challenge)
-			plain(c, 401, "Unauthorized\n")
+			c.Error(401, "Unauthorized")
 		})
 	}
 }

@@ -55,5 +55,5 @@ func recovered(logger *slog.Logger, c *riptide.Ctx, v any) {
 		panic(riptide.ErrAbortHandler)
 	}
 	c.SetClose()
-	plain(c, 500, "Internal Server Error\n")
+	c.Error(500, "Internal Server Error")
 }

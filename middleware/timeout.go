@@ -21,7 +21,7 @@ func Timeout(d time.Duration) func(riptide.Handler) riptide.Handler {
 			c.CancelAfter(d)
 			next.ServeCtx(c)
 			if c.Err() == context.DeadlineExceeded && c.ResetResponse() {
-				plain(c, 503, "Service Unavailable\n")
+				c.Error(503, "Service Unavailable")
 			}
 		})
 	}
@@ -37,7 +37,7 @@ func BodyLimit(n int64) func(riptide.Handler) riptide.Handler {
 		return riptide.HandlerFunc(func(c *riptide.Ctx) {
 			if c.ContentLength() > n {
 				c.SetClose()
-				plain(c, 413, "Request Entity Too Large\n")
+				c.Error(413, "Request Entity Too Large")
 				return
 			}
 			c.SetBodyLimit(n)

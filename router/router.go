@@ -43,13 +43,14 @@ type Middleware = func(riptide.Handler) riptide.Handler
 // Register every route before the router serves its first request:
 // registration is not safe concurrently with ServeCtx.
 type Router struct {
-	// NotFound answers requests no pattern matches (default: 404 with a
-	// plain-text body, as http.NotFound). Set it to shape every 404 of the
+	// NotFound answers requests no pattern matches (default: 404 with
+	// Ctx.Error, a plain-text body as http.NotFound's unless
+	// Server.ErrorHandler shapes it). Set it to shape every 404 of the
 	// router, those under a group included, e.g. as JSON.
 	NotFound riptide.Handler
 	// MethodNotAllowed answers requests whose path matches a pattern for
 	// other methods only; the Allow header is already set when it runs
-	// (default: 405 with a plain-text body). As NotFound, it serves the
+	// (default: 405 with Ctx.Error). As NotFound, it serves the
 	// groups too.
 	MethodNotAllowed riptide.Handler
 
