@@ -12,7 +12,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -253,5 +255,31 @@ func TestErrorHandlerShapesErrors(t *testing.T) {
 			tc.header != "" && res.Header.Get(tc.header) != tc.value {
 			t.Errorf("%s %s: %d %q %v, want %d %q", tc.method, tc.path, res.StatusCode, body, res.Header, tc.code, tc.want)
 		}
+	}
+}
+
+// TestMetricsWithAppMetrics (issue 28, item 9): the application's metrics
+// are served next to riptide's on one endpoint, and a net/http metrics
+// handler (promhttp's kind) mounts on the native router.
+func TestMetricsWithAppMetrics(t *testing.T) {
+	var orders atomic.Uint64
+	orders.Add(3)
+	srv := &riptide.Server{}
+	r := router.New()
+	r.Handle("GET /metrics", srv.MetricsHandlerWith(func(b []byte) []byte {
+		b = append(b, "# HELP shop_orders_total Orders placed.\n# TYPE shop_orders_total counter\nshop_orders_total "...)
+		return append(strconv.AppendUint(b, orders.Load(), 10), '\n')
+	}))
+	r.Handle("GET /metrics/app", riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "app_up 1\n")
+	})))
+	srv.Handler = r
+	url := ndServe(t, srv)
+	_, body := ndGet(t, "GET", url+"/metrics")
+	if !strings.Contains(body, "\nshop_orders_total 3\n") || !strings.Contains(body, "riptide_requests_total") {
+		t.Errorf("metrics lack the app's or riptide's own:\n%s", body)
+	}
+	if _, body := ndGet(t, "GET", url+"/metrics/app"); body != "app_up 1\n" {
+		t.Errorf("mounted handler: %q", body)
 	}
 }
