@@ -134,11 +134,14 @@ func TestHeadFixedByFirstWrite(t *testing.T) {
 			c.SetHeader("X-After", "1")
 			c.DelHeader("X-Before")
 			c.SetContentType("application/json")
+			if err := c.WriteInformational(103); err != riptide.ErrCommitted {
+				c.SetTrailer("X-Err", fmt.Sprint(err))
+			}
 		})}
 		url := ndServe(t, srv)
 		res, body := ndGet(t, "GET", url+"/")
 		if res.StatusCode != 200 || res.Header.Get("X-After") != "" || res.Header.Get("X-Before") != "1" ||
-			res.Header.Get("Content-Type") == "application/json" || len(body) != size {
+			res.Header.Get("Content-Type") == "application/json" || len(body) != size || res.Trailer.Get("X-Err") != "" {
 			t.Errorf("%d-byte body: status %d, X-After %q, X-Before %q, Content-Type %q, %d bytes; want 200 with only X-Before",
 				size, res.StatusCode, res.Header.Get("X-After"), res.Header.Get("X-Before"), res.Header.Get("Content-Type"), len(body))
 		}

@@ -504,14 +504,15 @@ func (x *Ctx) flush() error {
 // WriteInformational sends a 1xx interim response (102 Processing, 103
 // Early Hints, ...) at once, with the header fields set so far; they stay
 // set for the final response. 100 Continue is sent by the server itself
-// and 101 needs Hijack, so codes below 102 are refused.
+// and 101 needs Hijack, so codes below 102 are refused. After the first
+// Write it returns ErrCommitted.
 func (x *Ctx) WriteInformational(code int) error {
 	c := x.conn
 	switch {
 	case c.hijacked:
 		return ErrHijacked
-	case x.resp.committed:
-		return ErrCommitted
+	case x.resp.committed || x.resp.wrote:
+		return ErrCommitted // after the first Write, as SetStatus
 	case code < 102 || code > 199:
 		return ErrBadStatus
 	case x.req.Minor == 0:
