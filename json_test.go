@@ -131,3 +131,19 @@ func readAllString(t *testing.T, res *http.Response) string {
 	}
 	return string(b)
 }
+
+// TestErrorHandlerDoesNotRecurse: an ErrorHandler whose own JSON fails
+// gets a plain-text answer instead of calling itself forever.
+func TestErrorHandlerDoesNotRecurse(t *testing.T) {
+	srv := &Server{ErrorHandler: func(c *Ctx, code int, msg string) {
+		c.JSON(code, func() {}) // a func cannot be encoded: JSON calls Error
+	}}
+	_, addr := startServer(t, srv, func(c *Ctx) { c.Error(418, "teapot") })
+	res, err := http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := readAllString(t, res); res.StatusCode != 500 || !strings.HasPrefix(body, "Internal Server Error: encoding the response: json: unsupported type") {
+		t.Errorf("%d %q, want the plain 500 of the failed encoding", res.StatusCode, body)
+	}
+}

@@ -71,6 +71,7 @@ type response struct {
 	// filtering: a BodyFilter's Write or Flush is running; it may still
 	// set header fields (see BodyFilter) while the head is not committed.
 	filtering    bool
+	inError      bool // Server.ErrorHandler is running (errors.go)
 	sent         bool // bytes of this response reached the socket
 	finished     bool
 	chunked      bool // committed with Transfer-Encoding: chunked
@@ -89,7 +90,7 @@ func (x *Ctx) resetResponse() {
 	r.status, r.hdr, r.body, r.trl = 0, r.hdr[:0], r.body[:0], r.trl[:0]
 	r.clen, r.written, r.wmark = -1, 0, 0
 	r.committed, r.sent, r.finished, r.chunked, r.noBody, r.head, r.close = false, false, false, false, false, false, false
-	r.wrote, r.filtering = false, false
+	r.wrote, r.filtering, r.inError = false, false, false
 	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
 	x.scratch = x.scratch[:0]
 	x.pv.n = 0
