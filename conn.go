@@ -397,11 +397,7 @@ func (c *conn) callHandler() {
 	}
 }
 
-func notFound(x *Ctx) {
-	x.SetStatus(404)
-	x.SetHeader("Content-Type", "text/plain; charset=utf-8")
-	x.WriteString("404 page not found\n")
-}
+func notFound(x *Ctx) { x.Error(404, "404 page not found") }
 
 // writeCanned appends a complete error response with Connection: close
 // after whatever complete responses are pending, and marks the connection
