@@ -1,6 +1,7 @@
 package riptide_test
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -31,7 +32,7 @@ const pipeFloodHeapLimit = 8 << 20
 // client's writes end up blocked too: the write deadline passes) or close
 // the connection; its live heap must stay under pipeFloodHeapLimit while
 // the flood is held, and once the client goes every goroutine it caused
-// must be gone. Every engine, both doors.
+// must be gone. Every engine, and TLS; both doors.
 func TestPipeliningFloodBounded(t *testing.T) {
 	req := "GET /p HTTP/1.1\r\nHost: a\r\nX-Pad: " + strings.Repeat("p", 64) + "\r\n\r\n"
 	chunk := []byte(strings.Repeat(req, (64<<10)/len(req)))
@@ -45,19 +46,45 @@ func TestPipeliningFloodBounded(t *testing.T) {
 			io.WriteString(w, body)
 		}))},
 	}
-	for _, e := range []riptide.Engine{riptide.EngineEventLoop, riptide.EngineGoroutine, riptide.EngineOnLoop} {
+	// tls: a TLS listener, which always runs on the goroutine engine.
+	modes := []struct {
+		name   string
+		engine riptide.Engine
+		tls    bool
+	}{
+		{"eventloop", riptide.EngineEventLoop, false},
+		{"goroutine", riptide.EngineGoroutine, false},
+		{"onloop", riptide.EngineOnLoop, false},
+		{"tls", riptide.EngineAuto, true},
+	}
+	for _, m := range modes {
 		for _, d := range doors {
-			t.Run(e.String()+"/"+d.name, func(t *testing.T) {
-				ls := startLive(t, &riptide.Server{Engine: e, Handler: d.h})
+			t.Run(m.name+"/"+d.name, func(t *testing.T) {
+				var wrap func(net.Listener) net.Listener
+				if m.tls {
+					conf := h2TestServerTLS(t)
+					conf.NextProtos = []string{"http/1.1"}
+					wrap = func(ln net.Listener) net.Listener { return tls.NewListener(ln, conf) }
+				}
+				ls := startLiveWrapped(t, &riptide.Server{Engine: m.engine, Handler: d.h}, wrap)
 				serving(t, ls)
 				base := backToBaseline(t, measure(false), "start")
 				heap0 := liveHeap()
-				nc, err := net.Dial("tcp", ls.addr)
+				raw, err := net.Dial("tcp", ls.addr)
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer nc.Close()
-				_ = nc.(*net.TCPConn).SetReadBuffer(4096)
+				defer raw.Close()
+				_ = raw.(*net.TCPConn).SetReadBuffer(4096)
+				nc := raw
+				if m.tls {
+					tc := tls.Client(raw, h2TestClientTLS(t, "http/1.1"))
+					_ = tc.SetDeadline(time.Now().Add(h2AttackBound))
+					if err := tc.Handshake(); err != nil {
+						t.Fatal(err)
+					}
+					nc = tc
+				}
 				sent := 0
 				for sent < pipeFloodBytes {
 					// A write blocked this long means the server no
@@ -90,7 +117,7 @@ func TestPipeliningFloodBounded(t *testing.T) {
 					t.Errorf("the server's live heap grew by %d KiB holding the flood (limit %d KiB): responses are piling up",
 						grown>>10, pipeFloodHeapLimit>>10)
 				}
-				resetConn(nc)
+				resetConn(raw)
 				backToBaseline(t, base, "after the pipelining client left")
 			})
 		}
