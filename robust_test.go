@@ -101,6 +101,13 @@ type liveServer struct {
 // error is a robustness bug here, since the tests' handlers never panic.
 func startLive(t testing.TB, srv *riptide.Server) *liveServer {
 	t.Helper()
+	return startLiveWrapped(t, srv, nil)
+}
+
+// startLiveWrapped is startLive serving wrap(listener) when wrap is not nil
+// (tls.NewListener, for instance).
+func startLiveWrapped(t testing.TB, srv *riptide.Server, wrap func(net.Listener) net.Listener) *liveServer {
+	t.Helper()
 	ls := &liveServer{Server: srv, log: &panicLog{}, done: make(chan error, 1)}
 	srv.Logger = slog.New(ls.log)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -108,6 +115,9 @@ func startLive(t testing.TB, srv *riptide.Server) *liveServer {
 		t.Fatal(err)
 	}
 	ls.addr = ln.Addr().String()
+	if wrap != nil {
+		ln = wrap(ln)
+	}
 	go func() { ls.done <- srv.Serve(ln) }()
 	t.Cleanup(func() {
 		ls.close(t)
