@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riptide-http/riptide/h1"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -139,7 +140,8 @@ func (hc *h2Conn) onTrailers(st *h2Stream, f *h2Block) error {
 }
 
 // setRequest takes the request head from f, checking it as RFC 9113 §8.2
-// and §8.3.1 require; a malformed request is a stream error.
+// and §8.3.1 require (h1.PseudoHead.Check); a malformed request is a
+// stream error.
 func (st *h2Stream) setRequest(f *h2Block) error {
 	malformed := http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
 	var seen [4]bool
@@ -162,18 +164,13 @@ func (st *h2Stream) setRequest(f *h2Block) error {
 		}
 		seen[i] = true
 	}
-	connect := st.method == "CONNECT"
-	switch {
-	case st.method == "":
-		return malformed
-	case connect && (st.scheme != "" || st.path != "" || st.authority == ""):
-		return malformed
-	case !connect && (st.scheme == "" || st.path == ""):
-		return malformed
-	}
+	head := h1.PseudoHead{Method: st.method, Scheme: st.scheme, Authority: st.authority, Path: st.path, HasAuthority: seen[2]}
 	st.fields = append(st.fields[:0], f.regular()...)
 	for _, hf := range st.fields {
 		switch hf.Name {
+		case "host":
+			head.Host = hf.Value
+			head.Hosts++
 		case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
 			return malformed
 		case "te":
@@ -187,6 +184,11 @@ func (st *h2Stream) setRequest(f *h2Block) error {
 			}
 			st.declLen = n
 		}
+	}
+	// The one check of the request line and Host for both doors: native
+	// (fillRequest) and compat (newRequest) build from what passes.
+	if head.Check() != nil {
+		return malformed
 	}
 	st.tooLarge = f.truncated
 	if f.endStream && st.declLen > 0 {

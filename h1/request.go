@@ -397,10 +397,7 @@ func validScheme(s []byte) bool {
 }
 
 // validPercent checks that every '%' starts a two-hex-digit escape.
-func validPercent(t []byte) bool {
-	if bytes.IndexByte(t, '%') < 0 {
-		return true
-	}
+func validPercent[T ~string | ~[]byte](t T) bool {
 	for i := 0; i < len(t); i++ {
 		if t[i] == '%' {
 			if i+2 >= len(t) || !ascii.IsHex(t[i+1]) || !ascii.IsHex(t[i+2]) {
