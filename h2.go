@@ -54,7 +54,14 @@ type HTTP2Config struct {
 	// them, and Close does not close them; MaxConns still counts them. The
 	// body of the upgrade request is read into memory: a request with a
 	// body over 1 MiB or of unknown length (chunked) is not upgraded but
-	// served over HTTP/1.1.
+	// served over HTTP/1.1, and so is a request not in the full form of
+	// RFC 7540 §3.2 (Upgrade listing h2c, Connection listing Upgrade and
+	// HTTP2-Settings, exactly one valid HTTP2-Settings field).
+	//
+	// Leave H2CUpgrade off behind a reverse proxy: a proxy that passes
+	// Upgrade through (for WebSocket) and relays the connection after a 101
+	// would carry HTTP/2 requests it never inspects, past its own path and
+	// access rules.
 	H2CUpgrade bool
 
 	// MaxConcurrentStreams is SETTINGS_MAX_CONCURRENT_STREAMS: how many
