@@ -29,6 +29,7 @@ type h2Stream struct {
 	recvEnd    bool // END_STREAM received: the request is complete
 	sendEnd    bool // END_STREAM sent: the response is complete
 	bodyClosed bool // the handler is done with the request body
+	lingering  bool // response complete, request not: counted in hc.lingering
 	inline     bool // the handler runs on the connection's reading goroutine
 
 	// The request.
@@ -226,9 +227,18 @@ func (st *h2Stream) releaseIfDone() {
 // forget removes a stream that is closed in both directions.
 func (hc *h2Conn) forget(st *h2Stream) {
 	hc.refundUnread(st)
+	hc.untable(st)
+	st.releaseIfDone()
+}
+
+// untable removes st from the stream table.
+func (hc *h2Conn) untable(st *h2Stream) {
 	delete(hc.streams, st.id)
 	st.inTable = false
-	st.releaseIfDone()
+	if st.lingering {
+		st.lingering = false
+		hc.lingering--
+	}
 }
 
 // startHandler counts the stream as running and queues it for a worker,
@@ -283,9 +293,15 @@ func (hc *h2Conn) serveQueue() {
 }
 
 // handlerDone runs when a stream's handler has returned and its response
-// is complete (or abandoned): the stream closes, with RST_STREAM(NO_ERROR)
-// if the client is still sending (RFC 9113 §8.1), so an unread request
-// body never holds the stream open.
+// is complete (or abandoned). A stream whose client is still sending stays
+// half-closed (local), its body discarded, until the client ends or resets
+// it or uses up the stream window (onData then resets it with NO_ERROR, as
+// RFC 9113 §8.1 allows), so an unread request body costs at most one
+// stream window of discarded bytes. Frames the client sent on the stream before it saw the
+// response are then judged the same whether the handler was quicker or
+// not: h2spec 6.9.1/3 (WINDOW_UPDATE overflow) got RST_STREAM(NO_ERROR)
+// instead of FLOW_CONTROL_ERROR when the handler answered first. At most
+// MaxConcurrentStreams streams linger; beyond that one is reset at once.
 func (hc *h2Conn) handlerDone(st *h2Stream) {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
@@ -297,6 +313,13 @@ func (hc *h2Conn) handlerDone(st *h2Stream) {
 		st.releaseIfDone()
 	case !st.sendEnd:
 		hc.closeStream(st, http2.ErrCodeInternal, true)
+	case !st.recvEnd && hc.lingering < int(hc.maxStreams):
+		st.lingering = true
+		hc.lingering++
+		hc.refundUnread(st)
+		if cap(st.rbuf) > 64<<10 {
+			st.rbuf = nil // only discarded data comes now
+		}
 	case !st.recvEnd:
 		hc.closeStream(st, http2.ErrCodeNo, true)
 	default:
