@@ -87,8 +87,8 @@ func (h *PseudoHead) Check() error {
 	return nil
 }
 
-// validAuthority checks a non-empty Host value as validHost does.
-func validAuthority(a string) bool {
+// validAuthority checks a non-empty Host value: uri-host [ ":" port ].
+func validAuthority[T ~string | ~[]byte](a T) bool {
 	return ascii.ValidAuthority(a, false) && validPercent(a)
 }
 

@@ -413,7 +413,7 @@ func validPercent[T ~string | ~[]byte](t T) bool {
 // An empty value is syntactically valid (a client sends it when the target
 // URI has no authority); applyFraming decides whether the target allows it.
 func validHost(h []byte) bool {
-	return len(h) == 0 || (ascii.ValidAuthority(h, false) && validPercent(h))
+	return len(h) == 0 || validAuthority(h)
 }
 
 // parseHeaders parses header field lines up to and including the final empty
