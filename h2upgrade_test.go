@@ -6,10 +6,13 @@ package riptide_test
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,6 +205,36 @@ func TestH2CUpgradeRequiresFullForm(t *testing.T) {
 			if res.StatusCode != 200 || string(got) != "h2=false /admin" {
 				t.Errorf("%s, %s: got %d %q, want 200 \"h2=false /admin\" over HTTP/1.1 (no upgrade)", door, tc.name, res.StatusCode, got)
 			}
+		}
+	}
+}
+
+// curl's "--http2" on a cleartext URL asks for the upgrade in the full
+// form, and is still upgraded (the check TestH2CUpgradeRequiresFullForm
+// makes does not turn away a real client). Both doors.
+func TestH2CUpgradeCurl(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		needTool(t, "curl not installed (apt-get install curl)")
+	}
+	if v, _ := exec.Command(curl, "--version").Output(); !bytes.Contains(v, []byte("HTTP2")) {
+		needTool(t, "this curl has no HTTP/2 support:\n%s", v)
+	}
+	handlers := h2BothDoors(func(c *riptide.Ctx) {
+		fmt.Fprintf(c, "h2=%v", c.IsHTTP2())
+	}, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "h2=%v", r.ProtoMajor == 2)
+	})
+	for door, h := range handlers {
+		in, _ := startRiptideH2(t, h, func(s *riptide.Server) { s.HTTP2.H2CUpgrade = true })
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		out, err := exec.CommandContext(ctx, curl, "-sS", "--http2", "-w", " %{http_version} %{http_code}", in.url("/")).CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: curl: %v\n%s", door, err, out)
+		}
+		if got := string(out); got != "h2=true 2 200" {
+			t.Errorf("%s: curl --http2 (Upgrade: h2c): got %q, want \"h2=true 2 200\"", door, got)
 		}
 	}
 }
