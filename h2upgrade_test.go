@@ -6,7 +6,6 @@ package riptide_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -213,13 +212,7 @@ func TestH2CUpgradeRequiresFullForm(t *testing.T) {
 // form, and is still upgraded (the check TestH2CUpgradeRequiresFullForm
 // makes does not turn away a real client). Both doors.
 func TestH2CUpgradeCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		needTool(t, "curl not installed (apt-get install curl)")
-	}
-	if v, _ := exec.Command(curl, "--version").Output(); !bytes.Contains(v, []byte("HTTP2")) {
-		needTool(t, "this curl has no HTTP/2 support:\n%s", v)
-	}
+	curl := curlHTTP2(t)
 	handlers := h2BothDoors(func(c *riptide.Ctx) {
 		fmt.Fprintf(c, "h2=%v", c.IsHTTP2())
 	}, func(w http.ResponseWriter, r *http.Request) {
