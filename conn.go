@@ -166,7 +166,11 @@ func (c *conn) serve() {
 	}
 	// Go enables TCP_NODELAY on every TCP connection it creates, so a
 	// response goes out as soon as it is written; nothing to do here.
+	// ReadHeaderTimeout runs from the accept for the first request: the
+	// PROXY header, TLS handshake, h2c sniff and first head all fit in it
+	// (headArmed: readRequest must not restart it at the first byte).
 	c.armRead(dlHeader, c.cfg.readHeader, false)
+	c.headArmed = true
 	if !c.readProxyHeader() { // PROXY protocol (proxy.go), before TLS and HTTP/2
 		c.closeConn()
 		return

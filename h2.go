@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
 	"golang.org/x/net/http2"
 )
@@ -53,7 +54,14 @@ type HTTP2Config struct {
 	// them, and Close does not close them; MaxConns still counts them. The
 	// body of the upgrade request is read into memory: a request with a
 	// body over 1 MiB or of unknown length (chunked) is not upgraded but
-	// served over HTTP/1.1.
+	// served over HTTP/1.1, and so is a request not in the full form of
+	// RFC 7540 §3.2 (Upgrade listing h2c, Connection listing Upgrade and
+	// HTTP2-Settings, exactly one valid HTTP2-Settings field).
+	//
+	// Leave H2CUpgrade off behind a reverse proxy: a proxy that passes
+	// Upgrade through (for WebSocket) and relays the connection after a 101
+	// would carry HTTP/2 requests it never inspects, past its own path and
+	// access rules.
 	H2CUpgrade bool
 
 	// MaxConcurrentStreams is SETTINGS_MAX_CONCURRENT_STREAMS: how many
@@ -318,10 +326,46 @@ func (x *Ctx) IsHTTP2() bool {
 	return ok
 }
 
-// h2IsUpgrade reports an HTTP/1.1 request asking to upgrade to h2c
-// (Connection: Upgrade, HTTP2-Settings; Upgrade: h2c; RFC 7540 §3.2).
-func h2IsUpgrade(x *Ctx) bool {
-	return x.req.Minor == 1 && ascii.EqualFold(x.req.Get("Upgrade"), "h2c") && x.req.Get("HTTP2-Settings") != nil
+// h2UpgradeSettings returns the HTTP2-Settings payload of an HTTP/1.1
+// request that asks to upgrade to h2c in the full form of RFC 7540 §3.2,
+// and ok false for any other request, which is then served as HTTP/1.1:
+//
+//   - Upgrade lists "h2c";
+//   - Connection lists both "Upgrade" and "HTTP2-Settings" (§3.2.1: the
+//     settings are hop-by-hop, so a proxy that forwards Upgrade without
+//     them, as nginx's WebSocket pass-through does with its fixed
+//     "Connection: upgrade", does not upgrade the connection behind it);
+//   - exactly one HTTP2-Settings field, whose value is base64url (padding
+//     allowed) of a SETTINGS payload: whole 6-byte settings (§3.2.1).
+//
+// Field names and list items compare case-insensitively.
+func h2UpgradeSettings(x *Ctx) (settings []byte, ok bool) {
+	if x.req.Minor != 1 {
+		return nil, false
+	}
+	var upgrade, connUpgrade, connSettings bool
+	var value []byte
+	n := 0
+	for _, f := range x.req.Headers {
+		switch {
+		case f.Key == h1.HeaderUpgrade:
+			upgrade = upgrade || ascii.HasToken(f.Value, "h2c")
+		case f.Key == h1.HeaderConnection:
+			connUpgrade = connUpgrade || ascii.HasToken(f.Value, "upgrade")
+			connSettings = connSettings || ascii.HasToken(f.Value, "http2-settings")
+		case f.Key == h1.Unknown && ascii.EqualFold(f.Name, "http2-settings"):
+			value = f.Value
+			n++
+		}
+	}
+	if !upgrade || !connUpgrade || !connSettings || n != 1 {
+		return nil, false
+	}
+	settings, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(string(value), "="))
+	if err != nil || len(settings)%6 != 0 {
+		return nil, false
+	}
+	return settings, true
 }
 
 // h2Upgrade handles an "Upgrade: h2c" request when HTTP2Config.H2CUpgrade
@@ -329,7 +373,7 @@ func h2IsUpgrade(x *Ctx) bool {
 // that asked being stream 1. It reports whether it took the request; the
 // engine calls it for requests with Connection: upgrade, before the handler.
 func (s *Server) h2Upgrade(x *Ctx) bool {
-	if s.HTTP2 == nil || !s.HTTP2.H2CUpgrade || s.HTTP2.Disable || !h2IsUpgrade(x) {
+	if s.HTTP2 == nil || !s.HTTP2.H2CUpgrade || s.HTTP2.Disable {
 		return false
 	}
 	if _, ok := x.conn.nc.(*tls.Conn); ok {
@@ -341,7 +385,11 @@ func (s *Server) h2Upgrade(x *Ctx) bool {
 		// as RFC 9113 §3.2 lets a server ignore Upgrade.
 		return false
 	}
-	s.h2UpgradeConn(x)
+	settings, ok := h2UpgradeSettings(x)
+	if !ok {
+		return false
+	}
+	s.h2UpgradeConn(x, settings)
 	return true
 }
 
@@ -349,13 +397,7 @@ func (s *Server) h2Upgrade(x *Ctx) bool {
 // upgrade.
 const h2UpgradeMaxBody = 1 << 20
 
-func (s *Server) h2UpgradeConn(x *Ctx) {
-	settings, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(string(x.req.Get("HTTP2-Settings")), "="))
-	if err != nil {
-		x.SetStatus(400)
-		x.WriteString("bad HTTP2-Settings\n")
-		return
-	}
+func (s *Server) h2UpgradeConn(x *Ctx, settings []byte) {
 	req, err := h2UpgradeRequest(x)
 	if err != nil {
 		// The body read failed (the client stopped early, a timeout) or

@@ -88,7 +88,9 @@ func TestH2HTTP1StillServed(t *testing.T) {
 	})
 }
 
-func TestH2Curl(t *testing.T) {
+// curlHTTP2 returns the path of a curl with HTTP/2 support, or skips t.
+func curlHTTP2(t *testing.T) string {
+	t.Helper()
 	curl, err := exec.LookPath("curl")
 	if err != nil {
 		needTool(t, "curl not installed (apt-get install curl)")
@@ -96,6 +98,11 @@ func TestH2Curl(t *testing.T) {
 	if v, _ := exec.Command(curl, "--version").Output(); !bytes.Contains(v, []byte("HTTP2")) {
 		needTool(t, "this curl has no HTTP/2 support:\n%s", v)
 	}
+	return curl
+}
+
+func TestH2Curl(t *testing.T) {
+	curl := curlHTTP2(t)
 	forEachH2(t, func(t *testing.T, in *h2Instance) {
 		proto := "--http2-prior-knowledge"
 		if in.tls {

@@ -82,6 +82,10 @@ type h2Conn struct {
 	recvWindow     int64 // connection bytes the client may still send
 	recvUnacked    int64 // connection bytes consumed, not yet granted back
 
+	// lingering counts the streams whose response is complete while the
+	// client still sends (half-closed local; see handlerDone).
+	lingering int
+
 	// The header block being read (h2headers.go); reader goroutine only.
 	hdec     *hpack.Decoder
 	hpayload []byte
@@ -542,8 +546,7 @@ func (hc *h2Conn) closeStream(st *h2Stream, code http2.ErrCode, sendRST bool) {
 	}
 	st.reset = true
 	hc.refundUnread(st)
-	delete(hc.streams, st.id)
-	st.inTable = false
+	hc.untable(st)
 	hc.cond.Broadcast()
 	if st.rctx != nil {
 		st.rctx.cancel()

@@ -55,6 +55,11 @@ func (hc *h2Conn) onData(f *http2.DataFrame) error {
 	} else {
 		// The handler is done with the body: discard.
 		hc.grantConn(int64(len(data)))
+		if st.lingering && st.window <= 0 && !f.StreamEnded() {
+			// The response is complete and the client has used up the
+			// stream window on a body nobody reads: stop it (§8.1).
+			return http2.StreamError{StreamID: id, Code: http2.ErrCodeNo}
+		}
 	}
 	if f.StreamEnded() {
 		return hc.endOfRequest(st)

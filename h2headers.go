@@ -144,7 +144,9 @@ func (hc *h2Conn) startBlock(fh http2.FrameHeader, p []byte) ([]byte, bool) {
 func (hc *h2Conn) emitField(f hpack.HeaderField) {
 	b := &hc.block
 	switch {
-	case !h2ValidValue(f.Value):
+	case !h1.ValidHeaderValue(f.Value):
+		// No NUL, CR, LF (RFC 9113 §8.2.1) nor other controls but
+		// HTAB, as for HTTP/1.1 (RFC 9110 §5.5) and net/http.
 		b.invalid = true
 	case strings.HasPrefix(f.Name, ":"):
 		b.invalid = b.invalid || b.sawRegular
@@ -167,14 +169,4 @@ func (hc *h2Conn) emitField(f hpack.HeaderField) {
 	if !b.sawRegular {
 		b.nPseudo++
 	}
-}
-
-// h2ValidValue reports a field value without NUL, CR or LF (RFC 9113 §8.2.1).
-func h2ValidValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c == 0 || c == '\r' || c == '\n' {
-			return false
-		}
-	}
-	return true
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riptide-http/riptide/h1"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -28,6 +29,7 @@ type h2Stream struct {
 	recvEnd    bool // END_STREAM received: the request is complete
 	sendEnd    bool // END_STREAM sent: the response is complete
 	bodyClosed bool // the handler is done with the request body
+	lingering  bool // response complete, request not: counted in hc.lingering
 	inline     bool // the handler runs on the connection's reading goroutine
 
 	// The request.
@@ -139,7 +141,8 @@ func (hc *h2Conn) onTrailers(st *h2Stream, f *h2Block) error {
 }
 
 // setRequest takes the request head from f, checking it as RFC 9113 §8.2
-// and §8.3.1 require; a malformed request is a stream error.
+// and §8.3.1 require (h1.PseudoHead.Check); a malformed request is a
+// stream error.
 func (st *h2Stream) setRequest(f *h2Block) error {
 	malformed := http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
 	var seen [4]bool
@@ -162,18 +165,13 @@ func (st *h2Stream) setRequest(f *h2Block) error {
 		}
 		seen[i] = true
 	}
-	connect := st.method == "CONNECT"
-	switch {
-	case st.method == "":
-		return malformed
-	case connect && (st.scheme != "" || st.path != "" || st.authority == ""):
-		return malformed
-	case !connect && (st.scheme == "" || st.path == ""):
-		return malformed
-	}
+	head := h1.PseudoHead{Method: st.method, Scheme: st.scheme, Authority: st.authority, Path: st.path, HasAuthority: seen[2]}
 	st.fields = append(st.fields[:0], f.regular()...)
 	for _, hf := range st.fields {
 		switch hf.Name {
+		case "host":
+			head.Host = hf.Value
+			head.Hosts++
 		case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
 			return malformed
 		case "te":
@@ -187,6 +185,11 @@ func (st *h2Stream) setRequest(f *h2Block) error {
 			}
 			st.declLen = n
 		}
+	}
+	// The one check of the request line and Host for both doors: native
+	// (fillRequest) and compat (newRequest) build from what passes.
+	if head.Check() != nil {
+		return malformed
 	}
 	st.tooLarge = f.truncated
 	if f.endStream && st.declLen > 0 {
@@ -224,9 +227,18 @@ func (st *h2Stream) releaseIfDone() {
 // forget removes a stream that is closed in both directions.
 func (hc *h2Conn) forget(st *h2Stream) {
 	hc.refundUnread(st)
+	hc.untable(st)
+	st.releaseIfDone()
+}
+
+// untable removes st from the stream table.
+func (hc *h2Conn) untable(st *h2Stream) {
 	delete(hc.streams, st.id)
 	st.inTable = false
-	st.releaseIfDone()
+	if st.lingering {
+		st.lingering = false
+		hc.lingering--
+	}
 }
 
 // startHandler counts the stream as running and queues it for a worker,
@@ -281,9 +293,15 @@ func (hc *h2Conn) serveQueue() {
 }
 
 // handlerDone runs when a stream's handler has returned and its response
-// is complete (or abandoned): the stream closes, with RST_STREAM(NO_ERROR)
-// if the client is still sending (RFC 9113 §8.1), so an unread request
-// body never holds the stream open.
+// is complete (or abandoned). A stream whose client is still sending stays
+// half-closed (local), its body discarded, until the client ends or resets
+// it or uses up the stream window (onData then resets it with NO_ERROR, as
+// RFC 9113 §8.1 allows), so an unread request body costs at most one
+// stream window of discarded bytes. Frames the client sent on the stream before it saw the
+// response are then judged the same whether the handler was quicker or
+// not: h2spec 6.9.1/3 (WINDOW_UPDATE overflow) got RST_STREAM(NO_ERROR)
+// instead of FLOW_CONTROL_ERROR when the handler answered first. At most
+// MaxConcurrentStreams streams linger; beyond that one is reset at once.
 func (hc *h2Conn) handlerDone(st *h2Stream) {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
@@ -295,6 +313,13 @@ func (hc *h2Conn) handlerDone(st *h2Stream) {
 		st.releaseIfDone()
 	case !st.sendEnd:
 		hc.closeStream(st, http2.ErrCodeInternal, true)
+	case !st.recvEnd && hc.lingering < int(hc.maxStreams):
+		st.lingering = true
+		hc.lingering++
+		hc.refundUnread(st)
+		if cap(st.rbuf) > 64<<10 {
+			st.rbuf = nil // only discarded data comes now
+		}
 	case !st.recvEnd:
 		hc.closeStream(st, http2.ErrCodeNo, true)
 	default:

@@ -6,10 +6,12 @@ package riptide_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,6 +141,93 @@ func TestH2CUpgradeLargeBodyServedOverHTTP1(t *testing.T) {
 				t.Errorf("%s, upgrade with %q and a %d-byte body: got %s %d %q, want HTTP/1.1 200 %q",
 					name, strings.TrimSpace(tc.framing), size, res.Proto, res.StatusCode, got, want)
 			}
+		}
+	}
+}
+
+// Only the full RFC 7540 §3.2 form upgrades to h2c: Upgrade lists h2c,
+// Connection lists both Upgrade and HTTP2-Settings, and exactly one
+// HTTP2-Settings field holds base64url of whole SETTINGS entries. Anything
+// else is served over HTTP/1.1 by the handler (issue 23.4): in particular
+// what nginx's WebSocket pass-through forwards ("Connection: upgrade" set by
+// the proxy, Upgrade and HTTP2-Settings passed through), which upgraded the
+// connection behind nginx and let later requests on it past nginx's path
+// rules. Both doors; run under both engines.
+func TestH2CUpgradeRequiresFullForm(t *testing.T) {
+	handlers := h2BothDoors(func(c *riptide.Ctx) {
+		fmt.Fprintf(c, "h2=%v %s", c.IsHTTP2(), c.Path())
+	}, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "h2=%v %s", r.ProtoMajor == 2, r.URL.Path)
+	})
+	// AAMAAABkAAQAAP__: SETTINGS_MAX_CONCURRENT_STREAMS 100,
+	// SETTINGS_INITIAL_WINDOW_SIZE 65535, as curl sends.
+	const settings = "HTTP2-Settings: AAMAAABkAAQAAP__\r\n"
+	for _, tc := range []struct {
+		name, fields string
+		upgrade      bool
+	}{
+		// What nginx sends upstream with proxy_set_header Upgrade
+		// $http_upgrade and Connection "upgrade" (its WebSocket recipe).
+		{"nginx pass-through", "Upgrade: h2c\r\n" + settings + "Connection: upgrade\r\n", false},
+		{"Connection without HTTP2-Settings", "Connection: Upgrade\r\nUpgrade: h2c\r\n" + settings, false},
+		{"no HTTP2-Settings field", "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n", false},
+		{"two HTTP2-Settings fields", "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n" + settings + settings, false},
+		{"HTTP2-Settings not base64url", "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMA+AB/\r\n", false},
+		{"HTTP2-Settings not whole settings", "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAA\r\n", false},
+		{"Upgrade not h2c", "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: websocket\r\n" + settings, false},
+		// The full form upgrades, however the lists are spelled.
+		{"full form", "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n" + settings, true},
+		{"full form, split Connection", "Connection: http2-settings\r\nUpgrade: H2C\r\nConnection: upgrade\r\n" + settings, true},
+		{"full form, empty settings", "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: \r\n", true},
+	} {
+		for door, h := range handlers {
+			in, _ := startRiptideH2(t, h, func(s *riptide.Server) { s.HTTP2.H2CUpgrade = true })
+			c, err := net.Dial("tcp", in.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+			_, _ = io.WriteString(c, "GET /admin HTTP/1.1\r\nHost: x\r\n"+tc.fields+"\r\n")
+			res, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				c.Close()
+				t.Fatalf("%s, %s: %v", door, tc.name, err)
+			}
+			got, _ := io.ReadAll(res.Body)
+			c.Close()
+			if tc.upgrade {
+				if res.StatusCode != http.StatusSwitchingProtocols {
+					t.Errorf("%s, %s: got %d, want 101", door, tc.name, res.StatusCode)
+				}
+				continue
+			}
+			if res.StatusCode != 200 || string(got) != "h2=false /admin" {
+				t.Errorf("%s, %s: got %d %q, want 200 \"h2=false /admin\" over HTTP/1.1 (no upgrade)", door, tc.name, res.StatusCode, got)
+			}
+		}
+	}
+}
+
+// curl's "--http2" on a cleartext URL asks for the upgrade in the full
+// form, and is still upgraded (the check TestH2CUpgradeRequiresFullForm
+// makes does not turn away a real client). Both doors.
+func TestH2CUpgradeCurl(t *testing.T) {
+	curl := curlHTTP2(t)
+	handlers := h2BothDoors(func(c *riptide.Ctx) {
+		fmt.Fprintf(c, "h2=%v", c.IsHTTP2())
+	}, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "h2=%v", r.ProtoMajor == 2)
+	})
+	for door, h := range handlers {
+		in, _ := startRiptideH2(t, h, func(s *riptide.Server) { s.HTTP2.H2CUpgrade = true })
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		out, err := exec.CommandContext(ctx, curl, "-sS", "--http2", "-w", " %{http_version} %{http_code}", in.url("/")).CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: curl: %v\n%s", door, err, out)
+		}
+		if got := string(out); got != "h2=true 2 200" {
+			t.Errorf("%s: curl --http2 (Upgrade: h2c): got %q, want \"h2=true 2 200\"", door, got)
 		}
 	}
 }

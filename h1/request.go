@@ -404,10 +404,7 @@ func validScheme(s []byte) bool {
 }
 
 // validPercent checks that every '%' starts a two-hex-digit escape.
-func validPercent(t []byte) bool {
-	if bytes.IndexByte(t, '%') < 0 {
-		return true
-	}
+func validPercent[T ~string | ~[]byte](t T) bool {
 	for i := 0; i < len(t); i++ {
 		if t[i] == '%' {
 			if i+2 >= len(t) || !ascii.IsHex(t[i+1]) || !ascii.IsHex(t[i+2]) {
@@ -423,7 +420,7 @@ func validPercent(t []byte) bool {
 // An empty value is syntactically valid (a client sends it when the target
 // URI has no authority); applyFraming decides whether the target allows it.
 func validHost(h []byte) bool {
-	return len(h) == 0 || (ascii.ValidAuthority(h, false) && validPercent(h))
+	return len(h) == 0 || validAuthority(h)
 }
 
 // parseHeaders parses header field lines up to and including the final empty
