@@ -35,6 +35,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -112,7 +113,7 @@ func parseEngine(s string) (riptide.Engine, error) {
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	door := flag.String("door", "native", "native (riptide's Ctx API), compat (net/http handlers on riptide) or nethttp (the same on net/http)")
-	engine := flag.String("engine", "auto", "riptide engine: auto (the event loop on Linux), eventloop, goroutine or onloop")
+	engine := flag.String("engine", cmp.Or(os.Getenv("RIPTIDE_ENGINE"), "auto"), "riptide engine: auto (the event loop on Linux), eventloop, goroutine or onloop (default $RIPTIDE_ENGINE)")
 	dir := flag.String("static", "public", "directory served at /")
 	admin := flag.String("admin", "admin:secret", "user:password allowed on /admin")
 	origins := flag.String("origins", "http://localhost:3000", "comma-separated origins allowed to call /api from a browser (CORS)")

@@ -479,3 +479,30 @@ func readEvent(t *testing.T, r *bufio.Reader) string {
 		ev.WriteString(line)
 	}
 }
+
+// TestNativeMethodNotAllowed: on the native door a method a route does not
+// take is a JSON 405 with Allow (the compat door's ServeMux catch-all
+// answers 404 instead, see compat.go), also under /admin once
+// authenticated.
+func TestNativeMethodNotAllowed(t *testing.T) {
+	r := start(t, setup{"native", riptide.EngineAuto})
+	c := newClient()
+	checkCall(t, c, r.url, call{name: "PUT a note", method: "PUT", path: "/api/notes/1", status: 405,
+		want: map[string]string{"Allow": "GET, HEAD, OPTIONS", "Content-Type": jsonCT}, json: `{"status":405}`})
+	checkCall(t, c, r.url, call{name: "GET an admin note, no credentials", method: "GET", path: "/admin/notes/1", status: 401})
+	checkCall(t, c, r.url, call{name: "GET an admin note", method: "GET", path: "/admin/notes/1",
+		header: map[string]string{"Authorization": auth}, status: 405,
+		want: map[string]string{"Allow": "DELETE, OPTIONS", "Content-Type": jsonCT}, json: `{"status":405}`})
+}
+
+// TestParseEngine: -engine takes the names Engine.String gives.
+func TestParseEngine(t *testing.T) {
+	for _, e := range []riptide.Engine{riptide.EngineAuto, riptide.EngineGoroutine, riptide.EngineEventLoop, riptide.EngineOnLoop} {
+		if got, err := parseEngine(e.String()); got != e || err != nil {
+			t.Errorf("parseEngine(%q) = %v, %v", e.String(), got, err)
+		}
+	}
+	if _, err := parseEngine("epoll"); err == nil {
+		t.Error(`parseEngine("epoll") did not fail`)
+	}
+}
