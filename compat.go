@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"log/slog"
 	"net"
 	"net/http"
 )
@@ -20,7 +21,10 @@ import (
 // io.ReaderFrom, and what http.ResponseController reaches (Flush, Hijack,
 // SetReadDeadline, SetWriteDeadline, EnableFullDuplex).
 //
-// The request's Context is cancelled when the client goes away (detected
+// The request's Context holds the connection's local address under
+// http.LocalAddrContextKey and, under http.ServerContextKey, a *http.Server
+// that describes the riptide Server (one per Server; see docs/compat.md).
+// It is cancelled when the client goes away (detected
 // once the body has been read to its end, as net/http does) and when
 // ServeHTTP returns. Watching for the disconnect costs nothing until
 // something waits on Context().Done().
@@ -77,4 +81,30 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 		ch.h.ServeHTTP(w, &rq.req)
 	}
 	w.finish()
+}
+
+// httpServer returns the *http.Server that a compat request's Context
+// holds under http.ServerContextKey, as net/http's does: one per Server,
+// built on first use. It describes s for code that reads it
+// (ReadHeaderTimeout, WriteTimeout, IdleTimeout, MaxHeaderBytes and
+// TLSConfig as s applies them, ErrorLog writing to s.Logger; ReadTimeout
+// and Handler are unset); it serves nothing, and its methods (Shutdown,
+// Close, ListenAndServe...) do not act on s.
+func (s *Server) httpServer() *http.Server {
+	if hs := s.httpShim.Load(); hs != nil {
+		return hs
+	}
+	c := &s.cfg
+	hs := &http.Server{
+		ReadHeaderTimeout: c.readHeader,
+		WriteTimeout:      c.write,
+		IdleTimeout:       c.idle,
+		MaxHeaderBytes:    c.limits.MaxHeadBytes,
+		TLSConfig:         s.TLSConfig,
+		ErrorLog:          slog.NewLogLogger(s.logger().Handler(), slog.LevelError),
+	}
+	if !s.httpShim.CompareAndSwap(nil, hs) {
+		return s.httpShim.Load()
+	}
+	return hs
 }

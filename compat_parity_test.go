@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"net/textproto"
+	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -140,6 +146,11 @@ var parityDifferences = []parityDiff{
 		"RFC 9112 §3.2: a request-target has no fragment (a client strips it before sending), " +
 			"so the codec rejects '#' with 400 (Http11Probe RFC9112-3.2-FRAGMENT-IN-TARGET); " +
 			"net/http passes it through into RawQuery or Path."},
+	{"invalid Content-Length dropped", []string{
+		"+Content-Length: 12", "-Transfer-Encoding: chunked", "+Content-Length: 12", "-Transfer-Encoding: chunked"},
+		"a Content-Length the handler set that does not parse is dropped, on both protocols, and the engine " +
+			"frames the body as if none was set (here: a Content-Length for a body that fits the buffer); " +
+			"net/http drops it too but then sends the body chunked."},
 	{"io.Copy uses ReadFrom", []string{
 		"+Content-Length: 5000", "-Transfer-Encoding: chunked",
 		"+Content-Length: 5000", "-Transfer-Encoding: chunked"}, whyBuffer},
@@ -345,11 +356,12 @@ var parityCases = []parityCase{
 	{
 		name: "trailers declared with the Trailer header",
 		handler: func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Trailer", "X-Sum, X-Count")
+			w.Header().Set("Trailer", "X-Sum, X-Count, X-Bad")
 			io.WriteString(w, "body")
 			w.Header().Set("X-Sum", "abc")
 			w.Header().Set("X-Count", "1")
 			w.Header().Set("X-Undeclared", "dropped")
+			w.Header().Set("X-Bad", "a\r\nInjected: yes") // not a valid field value
 		},
 		reqs: []parityRequest{get("/"), get("/")},
 		want: []string{"Trailer X-Sum: abc", "Trailer X-Count: 1"},
@@ -704,6 +716,90 @@ var parityCases = []parityCase{
 		reqs: []parityRequest{get("/")},
 		want: []string{"X-Content-Type-Options: nosniff"},
 	},
+	{
+		// Issue 28 item 16: the sniff sees the first 512 bytes even when
+		// the write that overflows the buffer brings most of them.
+		name: "sniff across an overflowing write",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "<!DOC")
+			io.WriteString(w, "TYPE html>"+strings.Repeat("x", 40000))
+		},
+		reqs: []parityRequest{get("/")},
+		want: []string{"Content-Type: text/html; charset=utf-8"},
+	},
+	{
+		// Issue 28 item 16: Expect and Trailer are taken out of Header
+		// (HTTP/2), Trailer announced without a body.
+		name:    "Expect and Trailer fields",
+		handler: describeRequest,
+		reqs: []parityRequest{
+			{raw: "PUT /x HTTP/1.1\r\nHost: p\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n", continueBody: "abc"},
+			raw("GET /t HTTP/1.1\r\nHost: p\r\nTrailer: X-T\r\n\r\n"),
+		},
+		want: []string{`Body=\"abc\"`},
+	},
+	{
+		// Issue 28 item 16: an invalid Content-Length is not sent.
+		name: "invalid Content-Length dropped",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", r.URL.Query().Get("cl"))
+			io.WriteString(w, "hello world!")
+		},
+		reqs: []parityRequest{get("/?cl=%2012%20"), get("/?cl=x")},
+		want: []string{"hello world!"},
+	},
+	{
+		// Issue 28 item 14: ReadFrom of an empty file commits nothing, so
+		// the status and header set after it still count.
+		name: "ReadFrom of an empty file",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Has("cl") {
+				w.Header().Set("Content-Length", "4")
+			}
+			copyEmptyFile(w)
+			w.Header().Set("X-After", "1")
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, "gone")
+		},
+		reqs: []parityRequest{get("/"), get("/?cl")},
+		want: []string{"HTTP/1.1 404 Not Found", "X-After: 1"},
+	},
+	{
+		// Issue 28 item 14: after a ReadFrom that sent nothing, Hijack
+		// finds no head on the wire before its own bytes.
+		name: "hijack after ReadFrom of an empty file",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "4")
+			copyEmptyFile(w)
+			conn, brw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			defer conn.Close()
+			io.WriteString(brw, "HTTP/1.1 202 Accepted\r\nContent-Length: 6\r\nConnection: close\r\n\r\nmine\r\n")
+			brw.Flush()
+		},
+		reqs: []parityRequest{get("/")},
+		want: []string{"HTTP/1.1 202 Accepted"},
+	},
+	{
+		// Issue 28 item 15: net/http leaves the query to the application.
+		name:    "query with stray percent",
+		handler: describeRequest,
+		reqs:    []parityRequest{get("/q?%zz"), get("/q?q=100%")},
+		want:    []string{`RawQuery=\"q=100%\"`},
+	},
+}
+
+// copyEmptyFile is io.CopyN from an empty *os.File into w: a ReadFrom with
+// a sendfile source that has nothing to send.
+func copyEmptyFile(w http.ResponseWriter) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	io.CopyN(w, f, 10)
 }
 
 func TestCompatParity(t *testing.T) {
@@ -1020,9 +1116,287 @@ func TestCompatDocListsDifferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range parityDifferences {
+	for _, d := range slices.Concat(parityDifferences, parityDifferencesH2) {
 		if !strings.Contains(string(doc), d.cas) {
 			t.Errorf("docs/compat.md does not describe the difference %q", d.cas)
 		}
 	}
 }
+
+// The same cases over HTTP/2: each raw HTTP/1.1 request is parsed and sent
+// with Go's HTTP/2 client (h2c with prior knowledge, or TLS with ALPN h2)
+// to net/http and to riptide over the same protocol, and what the client
+// sees is compared: interim responses, status, header fields (but Date),
+// body, trailers, and the error that ended the stream, if any. Cases about
+// HTTP/1.1 connection management (pipelining, HTTP/1.0, Connection,
+// hijacking, framing) are skipped where HTTP/2 has no such thing.
+
+// parityH2Skip names the cases that cannot be expressed over HTTP/2, and why.
+var parityH2Skip = map[string]string{
+	"trailers on HTTP/1.0 dropped":              "HTTP/1.0 only",
+	"HTTP/1.0 without keep-alive":               "HTTP/1.0 only",
+	"HTTP/1.0 keep-alive":                       "HTTP/1.0 only",
+	"HTTP/1.0 keep-alive with unknown length":   "HTTP/1.0 only",
+	"client Connection: close":                  "Connection is not an HTTP/2 field",
+	"pipelined requests":                        "no pipelining in HTTP/2",
+	"hijack with buffered bytes":                "no Hijack on HTTP/2",
+	"hijack after ReadFrom of an empty file":    "no Hijack on HTTP/2",
+	"fragment in target":                        "the client strips a fragment",
+	"target net/url rejects":                    "the client cannot send an invalid authority",
+	"Transfer-Encoding identity set by handler": "Transfer-Encoding is not an HTTP/2 field",
+}
+
+// parityDifferencesH2 are the deliberate differences over HTTP/2 (the same
+// for h2c and TLS), as parityDifferences for HTTP/1.1.
+var parityDifferencesH2 = []parityDiff{
+	{"short body with Content-Length closes", []string{
+		"+body error: stream error: stream ID N; INTERNAL_ERROR; received from peer", "-body error: unexpected EOF"},
+		"the stream is reset with INTERNAL_ERROR (net/http ends it early); the client sees a failed body either way."},
+	{"write past Content-Length", []string{
+		"+body 0 bytes:", "+body error: stream error: stream ID N; INTERNAL_ERROR; received from peer",
+		"-Content-Type: text/plain; charset=utf-8", "-body 3 bytes:", "-| \"too\"",
+		"-body error: net/http: server replied with more than declared Content-Length; truncated",
+		"+body 0 bytes:", "+body error: stream error: stream ID N; INTERNAL_ERROR; received from peer",
+		"-Content-Type: text/plain; charset=utf-8", "-body 3 bytes:", "-| \"too\"",
+		"-body error: net/http: server replied with more than declared Content-Length; truncated"},
+		"the write that passes the declared length fails with http.ErrContentLength, as on HTTP/1.1, and the " +
+			"stream is reset; net/http's HTTP/2 sends all of it, more than it declared, and leaves the client to cut it."},
+	{"HEAD with large body written", []string{"+Content-Length: 102400"},
+		"a HEAD response is never sent before the handler returns, so it carries the Content-Length a GET would " +
+			"(RFC 9110 §9.3.2); net/http's HTTP/2 sends the head when its buffer fills and omits it."},
+	{"body closed by handler", []string{
+		"+Content-Length: 33", "-Content-Length: 22", "+body 33 bytes:", `+| "http: invalid Read on closed Body"`,
+		"-body 22 bytes:", `-| "body closed by handler"`},
+		"a read after Close fails with http.ErrBodyReadAfterClose on both protocols; net/http's HTTP/2 returns " +
+			"its own \"body closed by handler\"."},
+	{"io.Copy uses ReadFrom", []string{"+Content-Length: 5000", "+Content-Length: 5000"}, whyBuffer},
+}
+
+// parityProto is one HTTP/2 flavour of the parity test.
+type parityProto struct {
+	name   string
+	scheme string
+	// serve starts net/http (std) or riptide on h and returns the address.
+	serve  func(t *testing.T, h http.Handler, std bool) string
+	client func(t *testing.T) *http.Client
+}
+
+// parityH2Protos returns h2c and TLS h2. The TLS servers share httptest's
+// certificate, which the TLS client trusts.
+func parityH2Protos(t *testing.T) []parityProto {
+	certSrv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	certSrv.EnableHTTP2 = true
+	certSrv.StartTLS()
+	t.Cleanup(certSrv.Close)
+	certs := certSrv.TLS.Certificates
+	pool := certSrv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	client := func(t *testing.T, tlsOn bool) *http.Client {
+		tr := &http.Transport{ExpectContinueTimeout: 10 * time.Second}
+		var p http.Protocols
+		if tlsOn {
+			p.SetHTTP2(true)
+			tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+		} else {
+			p.SetUnencryptedHTTP2(true)
+		}
+		tr.Protocols = &p
+		t.Cleanup(tr.CloseIdleConnections)
+		return &http.Client{Transport: tr, Timeout: 20 * time.Second,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	serve := func(t *testing.T, h http.Handler, std, tlsOn bool) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := &tls.Config{Certificates: certs}
+		if std {
+			var p http.Protocols
+			p.SetHTTP1(true)
+			srv := &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0), Protocols: &p}
+			if tlsOn {
+				p.SetHTTP2(true)
+				srv.TLSConfig = tc
+				go srv.ServeTLS(ln, "", "")
+			} else {
+				p.SetUnencryptedHTTP2(true)
+				go srv.Serve(ln)
+			}
+			t.Cleanup(func() { srv.Close() })
+			return ln.Addr().String()
+		}
+		srv := &Server{Handler: FromHTTP(h), Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}}
+		if tlsOn {
+			srv.TLSConfig = tc
+			go srv.ServeTLS(ln, "", "")
+		} else {
+			go srv.Serve(ln)
+		}
+		t.Cleanup(func() { srv.Close() })
+		return ln.Addr().String()
+	}
+	return []parityProto{
+		{"h2c", "http", func(t *testing.T, h http.Handler, std bool) string { return serve(t, h, std, false) },
+			func(t *testing.T) *http.Client { return client(t, false) }},
+		{"tls", "https", func(t *testing.T, h http.Handler, std bool) string { return serve(t, h, std, true) },
+			func(t *testing.T) *http.Client { return client(t, true) }},
+	}
+}
+
+func TestCompatParityH2(t *testing.T) {
+	mux := http.NewServeMux()
+	for i, c := range parityCases {
+		mux.Handle(fmt.Sprintf("/case%d/", i), http.StripPrefix(fmt.Sprintf("/case%d", i), c.handler))
+	}
+	for _, p := range parityH2Protos(t) {
+		t.Run(p.name, func(t *testing.T) {
+			std, rip := p.serve(t, mux, true), p.serve(t, mux, false)
+			c := p.client(t)
+			seen := make(map[string]bool)
+			for i, cs := range parityCases {
+				t.Run(cs.name, func(t *testing.T) {
+					if why, ok := parityH2Skip[cs.name]; ok {
+						t.Skip(why)
+					}
+					prefix := fmt.Sprintf("/case%d", i)
+					a := transcriptH2(t, c, p.scheme, std, prefix, cs.reqs)
+					b := transcriptH2(t, c, p.scheme, rip, prefix, cs.reqs)
+					if !strings.Contains(a, "HTTP/2.0 ") && !strings.Contains(a, "stream error") {
+						t.Errorf("net/http sent no HTTP/2 response: the case tests nothing\n%s", a)
+					}
+					if os.Getenv("PARITY_DEBUG") != "" {
+						t.Log(a, "\n=====\n", b)
+					}
+					diff := lineDiff(a, b)
+					k := slices.IndexFunc(parityDifferencesH2, func(d parityDiff) bool { return d.cas == cs.name })
+					switch {
+					case k >= 0 && sameLines(diff, parityDifferencesH2[k].lines):
+						seen[cs.name] = true
+					case len(diff) > 0:
+						t.Errorf("unlisted differences over %s (- net/http, + riptide):\n%s\n--- net/http:\n%s\n--- riptide:\n%s",
+							p.name, strings.Join(quoteAll(diff), ", "), a, b)
+					}
+				})
+			}
+			for _, d := range parityDifferencesH2 {
+				if !seen[d.cas] {
+					t.Errorf("listed HTTP/2 difference for %q no longer happens (or changed): update the list", d.cas)
+				}
+			}
+		})
+	}
+}
+
+// transcriptH2 sends each raw request of reqs (target prefixed) to addr
+// over HTTP/2 and renders what the client saw.
+func transcriptH2(t *testing.T, c *http.Client, scheme, addr, prefix string, reqs []parityRequest) string {
+	t.Helper()
+	var out strings.Builder
+	for _, pr := range reqs {
+		br := bufio.NewReader(strings.NewReader(addPrefix(pr.raw, prefix)))
+		for {
+			in, err := http.ReadRequest(br)
+			if err != nil {
+				break
+			}
+			body, _ := io.ReadAll(in.Body)
+			if pr.continueBody != "" {
+				body = []byte(pr.continueBody)
+			}
+			renderH2(t, c, scheme, addr, in, body, &out)
+		}
+	}
+	return out.String()
+}
+
+// renderH2 sends one request parsed from the raw form and appends the
+// normalised response to out.
+func renderH2(t *testing.T, c *http.Client, scheme, addr string, in *http.Request, body []byte, out *strings.Builder) {
+	host := in.Host
+	if host == "" {
+		host = addr
+	}
+	u := &url.URL{Scheme: scheme, Host: addr, Opaque: "*"}
+	if in.RequestURI != "*" {
+		// The :path as sent, escapes and all (http2 takes it from Opaque
+		// after "//" and the request's Host).
+		u.Opaque = "//" + host + in.URL.RequestURI()
+	}
+	var rd io.Reader = bytes.NewReader(body)
+	if len(in.TransferEncoding) > 0 {
+		rd = io.MultiReader(rd) // length unknown, as sent chunked
+	}
+	req, err := http.NewRequest(in.Method, u.String(), rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.URL = u
+	req.Host = host
+	for k, vs := range in.Header {
+		switch k {
+		case "Host", "Connection", "Keep-Alive", "Transfer-Encoding", "Content-Length", "Trailer", "Te", "Upgrade":
+			continue
+		}
+		req.Header[k] = vs
+	}
+	if len(in.TransferEncoding) == 0 {
+		req.ContentLength = int64(len(body))
+	}
+	if len(in.Trailer) > 0 {
+		req.Trailer = in.Trailer
+	}
+	fmt.Fprintf(out, "> %s %s\n", in.Method, in.RequestURI)
+	trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+		fmt.Fprintf(out, "interim %d %v\n", code, h)
+		return nil
+	}}
+	req = req.WithContext(httptrace.WithClientTrace(t.Context(), trace))
+	res, err := c.Do(req)
+	if err != nil {
+		fmt.Fprintf(out, "[error: %v]\n", streamID.ReplaceAllString(err.Error(), "stream ID N"))
+		return
+	}
+	defer res.Body.Close()
+	fmt.Fprintf(out, "%s %s\n", res.Proto, res.Status)
+	var lines []string
+	for k, vs := range res.Header {
+		if k == "Date" {
+			continue
+		}
+		for _, v := range vs {
+			lines = append(lines, k+": "+v)
+		}
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		out.WriteString(l + "\n")
+	}
+	b, berr := io.ReadAll(res.Body)
+	if len(b) <= 4000 && utf8.Valid(b) && !bytes.ContainsAny(b, "\r\x00") {
+		fmt.Fprintf(out, "body %d bytes:\n", len(b))
+		for _, l := range strings.SplitAfter(string(b), "\n") {
+			if l != "" {
+				fmt.Fprintf(out, "| %q\n", strings.ReplaceAll(l, addr, "ADDR"))
+			}
+		}
+	} else {
+		fmt.Fprintf(out, "body %d bytes sha256 %x\n", len(b), sha256.Sum256(b))
+	}
+	if berr != nil {
+		fmt.Fprintf(out, "body error: %v\n", streamID.ReplaceAllString(berr.Error(), "stream ID N"))
+	}
+	var tl []string
+	for k, vs := range res.Trailer {
+		for _, v := range vs {
+			tl = append(tl, "Trailer "+k+": "+v)
+		}
+	}
+	sort.Strings(tl)
+	for _, l := range tl {
+		out.WriteString(l + "\n")
+	}
+}
+
+// streamID matches the stream number in an HTTP/2 error, which depends on
+// how many streams the connection carried before.
+var streamID = regexp.MustCompile(`stream ID [0-9]+`)

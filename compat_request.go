@@ -154,6 +154,7 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	}
 	rq.ctx.x = x
 	rq.ctx.laddr = st.localAddr
+	rq.ctx.srv = c.srv.httpServer()
 	setRequestContext(r, &rq.ctx)
 	return rq, true
 }
@@ -462,6 +463,10 @@ func (b *compatBody) Read(p []byte) (int, error) {
 		}
 	case ErrBodyReadAfterClose:
 		err = http.ErrBodyReadAfterClose
+	case ErrBodyTooLarge:
+		// What net/http's http.MaxBytesReader returns, and what code
+		// written for net/http looks for with errors.As.
+		err = &http.MaxBytesError{Limit: x.conn.body.limit}
 	}
 	return n, err
 }
@@ -528,6 +533,7 @@ type lazyCtx struct {
 	over  bool       // the request has ended
 	inner atomic.Pointer[innerCtx]
 	laddr net.Addr
+	srv   *http.Server // for http.ServerContextKey (Server.httpServer)
 }
 
 type innerCtx struct {
@@ -573,11 +579,15 @@ func (c *lazyCtx) Err() error {
 }
 
 // Value returns the connection's local address for
-// http.LocalAddrContextKey, as net/http does, and otherwise defers to the
+// http.LocalAddrContextKey and the Server's *http.Server shim for
+// http.ServerContextKey, as net/http does, and otherwise defers to the
 // inner context (which is how context.WithCancel finds it).
 func (c *lazyCtx) Value(key any) any {
-	if key == http.LocalAddrContextKey {
+	switch key {
+	case http.LocalAddrContextKey:
 		return c.laddr
+	case http.ServerContextKey:
+		return c.srv
 	}
 	if in := c.inner.Load(); in != nil {
 		return in.ctx.Value(key)

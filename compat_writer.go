@@ -494,21 +494,33 @@ func (w *compatWriter) collectTrailers() {
 
 // ReadFrom copies src into the body. When src is a file (or a socket) and
 // the response has a declared Content-Length, the body goes out with the
-// connection's ReadFrom (sendfile or splice) after the head; anything else
-// goes through Write, so a small body still gets a Content-Length. No lock
-// is held while src is read: src may be the request body.
+// connection's ReadFrom (sendfile or splice) after the head, once the
+// first bytes went through Write (nothing is committed for an empty
+// source); anything else goes through Write, so a small body still gets a
+// Content-Length. No lock is held while src is read: src may be the
+// request body.
 func (w *compatWriter) ReadFrom(src io.Reader) (int64, error) {
-	rf, ok := w.sendfileTarget(src)
-	if !ok {
+	if !sendfileSource(src) {
 		return w.copyFrom(src)
 	}
 	var n int64
-	if w.needSniff() {
-		// Sniff from the first bytes, as net/http does.
-		k, err := io.ReadFull(src, w.sniffBuf[:])
+	if open, empty := w.headOpen(); open {
+		// As net/http: the first bytes go through Write, so that nothing
+		// is committed before the source has a byte to send (an empty
+		// file leaves the status and header open) and Content-Type can
+		// be sniffed from them. They are read into sniffBuf only when
+		// nothing is buffered: a commit in Write then copies them onto
+		// themselves; otherwise it would sniff into the bytes it sends.
+		buf := w.sniffBuf[:]
+		if !empty {
+			buf = w.copyBuffer()[:sniffLen]
+		}
+		k, err := io.ReadFull(src, buf)
 		n = int64(k)
-		if _, werr := w.Write(w.sniffBuf[:k]); werr != nil {
-			return n, werr
+		if k > 0 {
+			if _, werr := w.Write(buf[:k]); werr != nil {
+				return n, werr
+			}
 		}
 		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -516,6 +528,11 @@ func (w *compatWriter) ReadFrom(src io.Reader) (int64, error) {
 			}
 			return n, err
 		}
+	}
+	rf, ok := w.sendfileTarget()
+	if !ok {
+		m, err := w.copyFrom(src)
+		return n + m, err
 	}
 	w.cx.lock()
 	x := w.x
@@ -559,27 +576,27 @@ func (w *compatWriter) ReadFrom(src io.Reader) (int64, error) {
 	return n + m, err
 }
 
-// sendfileTarget reports whether the body can be sent with the socket's
-// ReadFrom: a declared Content-Length, a body to send, a TCP connection,
-// and a source that the kernel can copy from (a file or a socket, possibly
-// behind an io.LimitedReader). It writes the head first if need be.
-func (w *compatWriter) sendfileTarget(src io.Reader) (io.ReaderFrom, bool) {
-	inner := src
+// sendfileSource reports whether src is something the kernel can copy
+// from: a file or a socket, possibly behind an io.LimitedReader.
+func sendfileSource(src io.Reader) bool {
 	if lr, ok := src.(*io.LimitedReader); ok {
-		inner = lr.R
+		src = lr.R
 	}
-	switch inner.(type) {
+	switch src.(type) {
 	case *os.File, *net.TCPConn:
-	default:
-		return nil, false
+		return true
 	}
+	return false
+}
+
+// sendfileTarget reports whether the body can be sent with the socket's
+// ReadFrom: a declared Content-Length, a body to send and a TCP
+// connection. ReadFrom calls it once the status is set.
+func (w *compatWriter) sendfileTarget() (io.ReaderFrom, bool) {
 	w.cx.lock()
 	defer w.cx.unlock()
-	if w.hijacked {
+	if w.hijacked || !w.wroteHeader {
 		return nil, false
-	}
-	if !w.wroteHeader {
-		w.writeHeader(http.StatusOK)
 	}
 	r := &w.x.resp
 	if r.clen < 0 || r.head || !h1.BodyAllowed(w.status) {
@@ -592,20 +609,17 @@ func (w *compatWriter) sendfileTarget(src io.Reader) (io.ReaderFrom, bool) {
 	return rf, ok
 }
 
-// needSniff reports whether Content-Type is still to be sniffed from a body
-// none of which has been written yet.
-func (w *compatWriter) needSniff() bool {
+// headOpen reports whether the response head is still open (nothing
+// committed, not hijacked), and whether no body is buffered.
+func (w *compatWriter) headOpen() (open, empty bool) {
 	w.cx.lock()
 	defer w.cx.unlock()
-	return w.sniff && !w.x.resp.committed && len(w.x.resp.body) == 0
+	return !w.hijacked && !w.x.resp.committed, len(w.x.resp.body) == 0
 }
 
 // copyFrom is ReadFrom through Write, with a buffer kept per connection.
 func (w *compatWriter) copyFrom(src io.Reader) (int64, error) {
-	if w.st.copyBuf == nil {
-		w.st.copyBuf = make([]byte, 32<<10)
-	}
-	buf := w.st.copyBuf
+	buf := w.copyBuffer()
 	var n int64
 	for {
 		k, err := src.Read(buf)
@@ -623,6 +637,14 @@ func (w *compatWriter) copyFrom(src io.Reader) (int64, error) {
 			return n, err
 		}
 	}
+}
+
+// copyBuffer returns the connection's ReadFrom buffer, made on first use.
+func (w *compatWriter) copyBuffer() []byte {
+	if w.st.copyBuf == nil {
+		w.st.copyBuf = make([]byte, 32<<10)
+	}
+	return w.st.copyBuf
 }
 
 // Hijack hands the connection to the handler, after sending the head it

@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"bytes"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -168,7 +169,8 @@ func (c *conn) serve() {
 		c.closeConn()
 		return
 	}
-	if c.serveH2() { // HTTP/2 (h2.go): TLS with ALPN h2, or h2c prior knowledge
+	c.answerPlainHTTP() // the TLS handshake (tls.go)
+	if c.serveH2() {    // HTTP/2 (h2.go): TLS with ALPN h2, or h2c prior knowledge
 		return
 	}
 	c.serveHTTP1()
@@ -254,7 +256,9 @@ func (c *conn) readRequest() bool {
 			}
 			if err != h1.ErrNeedMore {
 				c.setState(StateActive)
-				c.ctx.resp.head = false // no request: not an answer to HEAD
+				// RFC 9110 §9.3.2: no content in an answer to HEAD, even
+				// to a request refused after its method was read.
+				c.ctx.resp.head = headRequestLine(c.rbuf[c.r:c.w])
 				code := h1.StatusOf(err)
 				c.statParseError(code)
 				c.writeCanned(code)
@@ -364,6 +368,15 @@ func (c *conn) serveRequest() {
 
 func isHEAD(m []byte) bool { return string(m) == "HEAD" }
 
+// headRequestLine reports whether b, the start of a request head (perhaps
+// after empty lines, which RFC 9112 §2.2 lets a server skip), asks for HEAD.
+func headRequestLine(b []byte) bool {
+	for len(b) >= 2 && b[0] == '\r' && b[1] == '\n' {
+		b = b[2:]
+	}
+	return bytes.HasPrefix(b, []byte("HEAD "))
+}
+
 // callHandler runs the handler with panic recovery. A separate function so
 // the deferred recover is open-coded (free when nothing panics).
 func (c *conn) callHandler() {
@@ -382,11 +395,7 @@ func (c *conn) callHandler() {
 	}
 }
 
-func notFound(x *Ctx) {
-	x.SetStatus(404)
-	x.SetHeader("Content-Type", "text/plain; charset=utf-8")
-	x.WriteString("404 page not found\n")
-}
+func notFound(x *Ctx) { x.Error(404, "404 page not found") }
 
 // writeCanned appends a complete error response with Connection: close
 // after whatever complete responses are pending, and marks the connection

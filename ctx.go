@@ -2,6 +2,7 @@ package riptide
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"iter"
 	"net"
@@ -37,6 +38,9 @@ type Ctx struct {
 	scratch []byte
 	// pv holds the path values set by a router (pathvalue.go).
 	pv pathValues
+	// locals holds SetLocal's values, pattern SetPattern's (locals.go).
+	locals  locals
+	pattern string
 
 	// Disconnect watch state, see watch.go. watchMu guards done,
 	// doneClosed, watching and watchOnEOF: Done and Err may be called from
@@ -62,6 +66,9 @@ type Ctx struct {
 	// compat is the compat door's per-connection state (compat.go),
 	// created on first use and pooled with the Ctx.
 	compat *compatState
+	// jsonEnc is the encoder of Ctx.JSON (json.go), created on first use
+	// and kept with the Ctx.
+	jsonEnc *json.Encoder
 }
 
 // Request returns the parsed request head: method, target, version, every
@@ -289,11 +296,18 @@ func (x *Ctx) unescape(s []byte) []byte {
 	if bytes.IndexByte(s, '%') < 0 && bytes.IndexByte(s, '+') < 0 {
 		return s
 	}
+	return x.decode(s, true)
+}
+
+// decode appends s to scratch with its %XX escapes decoded (and '+' as
+// space when plus is set) and returns that copy. Malformed escapes are
+// kept as they are.
+func (x *Ctx) decode(s []byte, plus bool) []byte {
 	start := len(x.scratch)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '+':
+		case c == '+' && plus:
 			c = ' '
 		case c == '%' && i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]):
 			c = ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2])

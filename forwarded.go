@@ -27,16 +27,36 @@ import (
 // from the right (the nearest proxy's entry) and trusted ones are skipped:
 // the first untrusted address is the client, so a client cannot pass
 // itself off as someone else by sending the header itself. When every
-// entry is trusted, the leftmost is used. Forwarded is used when present,
-// otherwise X-Forwarded-For; an entry that is not an IP address (RFC 7239
-// "unknown" or an obfuscated name) leaves the connection's address. A
-// port in the entry is kept; otherwise the port is 0.
+// entry is trusted, the leftmost is used. Only the one header named by
+// Header is read, never the other: a proxy maintains one of them and
+// passes the other through as the client wrote it. An entry that is not
+// an IP address (RFC 7239 "unknown" or an obfuscated name) leaves the
+// connection's address. A port in the entry is kept; otherwise the port
+// is 0.
 //
 // Reading the address allocates, which the plain RemoteAddr does not.
 type ForwardedConfig struct {
 	// TrustedNetworks are the proxies' networks, e.g. 10.0.0.0/8.
 	TrustedNetworks []netip.Prefix
+	// Header is the header the trusted proxies maintain:
+	// HeaderXForwardedFor (the zero value; nginx's
+	// $proxy_add_x_forwarded_for, HAProxy's option forwardfor, most cloud
+	// balancers) or HeaderForwarded (RFC 7239). Set it to what the proxy
+	// in front appends to; the other header is ignored, whatever a client
+	// puts in it.
+	Header ForwardedHeader
 }
+
+// ForwardedHeader names the header ForwardedConfig reads.
+type ForwardedHeader uint8
+
+const (
+	// HeaderXForwardedFor reads X-Forwarded-For, a comma-separated list
+	// of addresses. The default.
+	HeaderXForwardedFor ForwardedHeader = iota
+	// HeaderForwarded reads the for= parameters of RFC 7239 Forwarded.
+	HeaderForwarded
+)
 
 func (f *ForwardedConfig) trusts(a netip.Addr) bool {
 	a = a.Unmap()
@@ -55,9 +75,10 @@ func (x *Ctx) forwardedAddr() net.Addr {
 	if !ok {
 		return nil
 	}
-	name, fw := forwardedField(x.req.Get("Forwarded") != nil)
+	f := x.conn.srv.Forwarded
+	name, fw := f.field()
 	hs := x.req.Headers
-	return x.conn.srv.Forwarded.client(peer.AddrPort().Addr(), func(yield func([]byte) bool) {
+	return f.client(peer.AddrPort().Addr(), func(yield func([]byte) bool) {
 		for i := len(hs) - 1; i >= 0; i-- {
 			if h1.EqualFold(hs[i].Name, name) && !yield(hs[i].Value) {
 				return
@@ -73,7 +94,7 @@ func (f *ForwardedConfig) forwardedRemoteAddr(r *http.Request) string {
 	if err != nil {
 		return ""
 	}
-	name, fw := forwardedField(len(r.Header.Values("Forwarded")) > 0)
+	name, fw := f.field()
 	vals := r.Header.Values(name)
 	a := f.client(peer.Addr(), func(yield func([]byte) bool) {
 		for i := len(vals) - 1; i >= 0; i-- {
@@ -88,10 +109,11 @@ func (f *ForwardedConfig) forwardedRemoteAddr(r *http.Request) string {
 	return a.String()
 }
 
-// forwardedField names the header to read: Forwarded when the request has
-// one, else X-Forwarded-For.
-func forwardedField(hasForwarded bool) (name string, forwarded bool) {
-	if hasForwarded {
+// field names the header to read, as configured: never the request's
+// choice (a client can add a Forwarded header that a proxy maintaining
+// X-Forwarded-For passes through untouched).
+func (f *ForwardedConfig) field() (name string, forwarded bool) {
+	if f.Header == HeaderForwarded {
 		return "Forwarded", true
 	}
 	return "X-Forwarded-For", false

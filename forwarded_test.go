@@ -12,6 +12,7 @@ import (
 func TestForwarded(t *testing.T) {
 	trusted := &ForwardedConfig{TrustedNetworks: []netip.Prefix{
 		netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("10.0.0.0/8")}}
+	trustedRFC := &ForwardedConfig{TrustedNetworks: trusted.TrustedNetworks, Header: HeaderForwarded}
 	tests := []struct {
 		name    string
 		cfg     *ForwardedConfig
@@ -29,9 +30,19 @@ func TestForwarded(t *testing.T) {
 		{"all trusted: the leftmost", trusted, "X-Forwarded-For: 10.3.3.3, 10.1.1.1\r\n", "10.3.3.3:0"},
 		{"X-Forwarded-For with a port", trusted, "X-Forwarded-For: 203.0.113.7:4242\r\n", "203.0.113.7:4242"},
 		{"X-Forwarded-For garbage", trusted, "X-Forwarded-For: not-an-ip\r\n", ""},
-		{"Forwarded wins, quoted IPv6 with port", trusted,
+		{"Forwarded configured, quoted IPv6 with port", trustedRFC,
 			"X-Forwarded-For: 198.51.100.1\r\nForwarded: for=\"[2001:db8::7]:4711\";proto=https, for=10.1.1.1\r\n", "[2001:db8::7]:4711"},
-		{"Forwarded unknown", trusted, "Forwarded: for=unknown\r\n", ""},
+		{"Forwarded unknown", trustedRFC, "Forwarded: for=unknown\r\n", ""},
+		// issue 23 item 5: nginx appends to X-Forwarded-For and passes the
+		// client's own Forwarded through; the client must not choose.
+		{"nginx: a client's Forwarded is ignored by default", trusted,
+			"Forwarded: for=6.6.6.6\r\nX-Forwarded-For: 203.0.113.7\r\n", "203.0.113.7:0"},
+		{"nginx: a client's Forwarded alone is ignored by default", trusted,
+			"Forwarded: for=6.6.6.6\r\n", ""},
+		{"Forwarded configured: a client's X-Forwarded-For is ignored", trustedRFC,
+			"X-Forwarded-For: 6.6.6.6\r\nForwarded: for=203.0.113.7\r\n", "203.0.113.7:0"},
+		{"Forwarded configured: a client's X-Forwarded-For alone is ignored", trustedRFC,
+			"X-Forwarded-For: 6.6.6.6\r\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,7 +68,8 @@ func TestForwarded(t *testing.T) {
 }
 
 // TestForwardedHTTP2: both doors over h2c take the client from a trusted
-// peer's X-Forwarded-For.
+// peer's X-Forwarded-For, and a Forwarded header the client added (which
+// a proxy maintaining X-Forwarded-For passes through) changes nothing.
 func TestForwardedHTTP2(t *testing.T) {
 	cfg := &ForwardedConfig{TrustedNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
 	var p http.Protocols
@@ -71,6 +83,7 @@ func TestForwardedHTTP2(t *testing.T) {
 		tr := &http.Transport{Protocols: &p}
 		req, _ := http.NewRequest("GET", "http://"+addr+"/", nil)
 		req.Header.Set("X-Forwarded-For", "198.51.100.1, 203.0.113.7")
+		req.Header.Set("Forwarded", "for=6.6.6.6")
 		resp, err := (&http.Client{Transport: tr}).Do(req)
 		if err != nil {
 			t.Fatal(err)

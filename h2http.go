@@ -22,6 +22,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"golang.org/x/net/http/httpguts"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -61,6 +62,15 @@ func (st *h2Stream) serve() {
 		w.finish()
 	} else if rq = st.newRequest(); rq == nil {
 		w.WriteHeader(http.StatusBadRequest)
+		w.finish()
+	} else if rq.req.Method == "OPTIONS" && rq.req.RequestURI == "*" {
+		// As net/http's server does for "OPTIONS *" (RFC 9110 §9.3.7), on
+		// HTTP/2 as on HTTP/1.1 (compat.go).
+		if hc.srv.addsServerHeader(false) {
+			w.Header().Set("Server", hc.srv.Name)
+		}
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
 		w.finish()
 	} else if hc.callHandler(w, &rq.req) {
 		w.finish()
@@ -106,6 +116,18 @@ func (st *h2Stream) newRequest() *h2Request {
 	}
 	r.URL = &rq.url
 	r.Header = h2Header(st.fields)
+	// As net/http's HTTP/2 server: Expect: 100-continue is answered by the
+	// server (h2Body.Read) and removed, and the Trailer announcement moves
+	// from Header to Trailer, body or not.
+	continues := false
+	if ev, ok := r.Header["Expect"]; ok && httpguts.HeaderValuesContainsToken(ev, "100-continue") {
+		continues = true
+		delete(r.Header, "Expect")
+	}
+	if tv, ok := r.Header["Trailer"]; ok {
+		r.Trailer = declaredTrailers(tv)
+		delete(r.Header, "Trailer")
+	}
 	r.Host = st.authority
 	if r.Host == "" {
 		r.Host = r.Header.Get("Host")
@@ -117,13 +139,12 @@ func (st *h2Stream) newRequest() *h2Request {
 		r.Body = http.NoBody
 	default:
 		r.ContentLength = st.declLen
-		if tv, ok := r.Header["Trailer"]; ok {
-			r.Trailer = declaredTrailers(tv)
-		}
 		rq.body.rq, rq.body.st = rq, st
+		rq.body.continues = continues
 		r.Body = &rq.body
 	}
 	rq.ctx.laddr = hc.localAddr
+	rq.ctx.srv = hc.srv.httpServer()
 	setRequestContext(r, &rq.ctx)
 	hc.mu.Lock()
 	st.rctx = &rq.ctx
@@ -221,6 +242,8 @@ type h2Body struct {
 	ended    atomic.Bool
 	closed   atomic.Bool
 	trailers bool
+	// continues: the client waits for 100 Continue, sent on the first Read.
+	continues bool
 }
 
 // Read reads the request body as the client sends it.
@@ -228,12 +251,31 @@ func (b *h2Body) Read(p []byte) (int, error) {
 	if b.closed.Load() || b.ended.Load() {
 		return 0, http.ErrBodyReadAfterClose
 	}
+	if b.continues {
+		b.continues = false
+		b.st.send100Continue()
+	}
 	n, err := b.st.readBody(p)
 	if err == io.EOF && !b.trailers {
 		b.trailers = true
 		b.mergeTrailers()
 	}
 	return n, err
+}
+
+// send100Continue sends "100 Continue" unless the response head is out.
+func (st *h2Stream) send100Continue() {
+	hc := st.hc
+	if !st.lockToSend() {
+		return
+	}
+	defer hc.mu.Unlock()
+	if st.w.sentHeader || st.w.sent100 {
+		return
+	}
+	st.w.sent100 = true
+	hc.encodeField(":status", "100")
+	hc.queueHeaders(st.id, false)
 }
 
 // mergeTrailers fills Request.Trailer from the trailing HEADERS.
@@ -293,6 +335,7 @@ type h2Writer struct {
 	wroteHeader bool // the final status is set
 	sentHeader  bool // the HEADERS frame is queued
 	done        bool // finish ran
+	sent100     bool // a 100 Continue went out (hc.mu)
 	head        bool // HEAD request: no body is sent
 	clen        int64
 	written     int64
@@ -313,7 +356,7 @@ func (w *h2Writer) start(st *h2Stream) {
 	w.st = st
 	w.header, w.snap = nil, nil
 	w.status = 0
-	w.wroteHeader, w.sentHeader, w.done = false, false, false
+	w.wroteHeader, w.sentHeader, w.done, w.sent100 = false, false, false, false
 	w.head = st.method == "HEAD"
 	w.clen, w.written = -1, 0
 	w.buf = w.buf[:0]
@@ -352,10 +395,8 @@ func (w *h2Writer) WriteHeader(code int) {
 	w.status = code
 	// Later changes to the map do not reach the head, only trailers do.
 	w.snap = w.header.Clone()
-	if vs := w.snap["Content-Length"]; len(vs) > 0 && h1.BodyAllowed(code) {
-		if n, ok := parseContentLength(vs[0]); ok {
-			w.clen = n
-		}
+	if vs := w.snap["Content-Length"]; len(vs) > 0 && (h1.BodyAllowed(code) || code == http.StatusNotModified) {
+		w.clen = h2ContentLength(vs[0])
 	}
 }
 
@@ -379,6 +420,11 @@ func (w *h2Writer) Write(p []byte) (int, error) {
 	}
 	w.written += int64(len(p))
 	if w.head {
+		// Nothing is sent, but the Content-Type is sniffed from the
+		// first bytes, as net/http does.
+		if k := min(len(p), sniffLen-len(w.buf)); k > 0 {
+			w.buf = append(w.buf, p[:k]...)
+		}
 		return len(p), nil
 	}
 	if !w.sentHeader {
@@ -485,9 +531,7 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
 		case "Connection", "Transfer-Encoding", "Keep-Alive", "Upgrade", "Proxy-Connection":
 			continue // connection-specific: not in HTTP/2 (RFC 9113 §8.2.2)
 		case "Content-Length":
-			if status < 200 || !h1.BodyAllowed(status) && status != http.StatusNotModified {
-				continue
-			}
+			continue // sent below when valid (w.clen), as net/http does
 		case "Date":
 			sawDate = true
 		case "Content-Type":
@@ -514,8 +558,12 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
 			hc.encodeField("content-type", http.DetectContentType(data))
 		}
 	}
-	if final && w.clen < 0 && h1.BodyAllowed(status) && (!w.head || w.written > 0) && !w.hasTrailers() {
-		b := strconv.AppendInt(w.clenBuf[:0], w.written, 10)
+	clen := w.clen
+	if final && clen < 0 && h1.BodyAllowed(status) && (!w.head || w.written > 0) {
+		clen = w.written
+	}
+	if clen >= 0 {
+		b := strconv.AppendInt(w.clenBuf[:0], clen, 10)
 		// Never indexed: the string is a view of a reused buffer.
 		_ = hc.enc.WriteField(h2Field{Name: "content-length", Value: unsafe.String(&b[0], len(b)), Sensitive: true})
 	}
@@ -527,12 +575,28 @@ func (w *h2Writer) hasEncoding() bool {
 	return len(vs) > 0 && vs[0] != ""
 }
 
-// sniffData returns the first body bytes for Content-Type detection.
+// sniffData returns the first body bytes for Content-Type detection: the
+// held-back ones and, up to sniffLen, the start of next (w.buf's length
+// is left as it is).
 func (w *h2Writer) sniffData(next []byte) []byte {
-	if len(w.buf) > 0 || len(next) == 0 {
+	if len(w.buf) >= sniffLen || len(next) == 0 {
 		return w.buf
 	}
-	return next[:min(len(next), sniffLen)]
+	if len(w.buf) == 0 {
+		return next[:min(len(next), sniffLen)]
+	}
+	return append(w.buf, next[:min(len(next), sniffLen-len(w.buf))]...)
+}
+
+// h2ContentLength parses a Content-Length the handler set as net/http's
+// HTTP/2 server does (strconv.ParseUint: digits only, no sign or space);
+// -1 when invalid, and the field is then not sent.
+func h2ContentLength(v string) int64 {
+	n, err := strconv.ParseUint(v, 10, 63)
+	if err != nil {
+		return -1
+	}
+	return int64(n)
 }
 
 // hasTrailers reports whether the handler declared or set trailers.
@@ -556,6 +620,9 @@ func (w *h2Writer) sendInformational(code int) {
 		return
 	}
 	defer hc.mu.Unlock()
+	if code == http.StatusContinue {
+		w.sent100 = true // not again on the first body read
+	}
 	w.encodeHead(code, false, nil)
 	hc.queueHeaders(st.id, false)
 }

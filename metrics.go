@@ -122,12 +122,26 @@ func (m *metricWriter) histogram(name, help string, h *Histogram) {
 
 // MetricsHandler returns a native handler answering the server's
 // statistics in the Prometheus text format (mount it at GET /metrics).
-func (s *Server) MetricsHandler() Handler {
+func (s *Server) MetricsHandler() Handler { return s.MetricsHandlerWith() }
+
+// MetricsHandlerWith is MetricsHandler followed by the application's own
+// metrics on the same endpoint: each extra function appends metric
+// families in the Prometheus text format to dst and returns it (e.g.
+// counters the application keeps with sync/atomic, or the text of a
+// Prometheus client registry, see docs/fleet.md). Their names must not
+// start with "riptide_". The text is built in the Ctx's buffer, so a
+// scrape allocates nothing beyond what the functions do.
+func (s *Server) MetricsHandlerWith(extra ...func(dst []byte) []byte) Handler {
 	return HandlerFunc(func(x *Ctx) {
 		var st Stats
 		s.Stats(&st)
 		x.SetHeader("Content-Type", MetricsContentType)
-		x.Write(AppendMetrics(x.scratch[:0], &st))
+		b := AppendMetrics(x.scratch[:0], &st)
+		for _, f := range extra {
+			b = f(b)
+		}
+		x.scratch = b
+		x.Write(b)
 	})
 }
 

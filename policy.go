@@ -24,6 +24,12 @@ func overBodyLimit(limit, n int64) bool {
 	return limit > 0 && n > limit
 }
 
+// CountPanic adds one to the server's count of handler panics
+// (Stats.Panics, riptide_panics_total), for middleware that recovers a
+// panic itself and answers the request (middleware.Recover) instead of
+// letting the server do it. A panic the server recovers is counted already.
+func (x *Ctx) CountPanic() { x.conn.srv.stats.panics.Add(1) }
+
 // logPanic counts and logs a handler panic through Server.Logger, unless v
 // is one of the abort values that cut a response on purpose. Call it from
 // the deferred recover so that the stack still shows the panic.

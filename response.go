@@ -64,7 +64,14 @@ type response struct {
 	// anything of it was sent can cut it off.
 	wmark int
 
-	committed    bool
+	committed bool
+	// wrote: the handler called Write, WriteString, SendFile or Flush, so
+	// the status and header fields are fixed (see headFixed).
+	wrote bool
+	// filtering: a BodyFilter's Write or Flush is running; it may still
+	// set header fields (see BodyFilter) while the head is not committed.
+	filtering    bool
+	inError      bool // Server.ErrorHandler is running (errors.go)
 	sent         bool // bytes of this response reached the socket
 	finished     bool
 	chunked      bool // committed with Transfer-Encoding: chunked
@@ -83,18 +90,34 @@ func (x *Ctx) resetResponse() {
 	r.status, r.hdr, r.body, r.trl = 0, r.hdr[:0], r.body[:0], r.trl[:0]
 	r.clen, r.written, r.wmark = -1, 0, 0
 	r.committed, r.sent, r.finished, r.chunked, r.noBody, r.head, r.close = false, false, false, false, false, false, false
+	r.wrote, r.filtering, r.inError = false, false, false
 	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
 	x.scratch = x.scratch[:0]
 	x.pv.n = 0
+	x.locals.reset()
+	x.pattern = ""
 	x.filter = nil
 }
 
+// headFixed reports whether the status and header fields can no longer
+// change. The rule is net/http's, whatever the size of the body: the first
+// Write (or WriteString, SendFile, Flush) fixes them, as WriteHeader does
+// in net/http, even while the body is still buffered; later changes are
+// ignored. A BodyFilter may still set fields from its Write and Flush until
+// the head is committed.
+func (x *Ctx) headFixed() bool {
+	r := &x.resp
+	return r.committed || r.wrote && !r.filtering
+}
+
 // SetStatus sets the response status code (default 200). It has no effect
-// once the response is committed. A final status must be in 200..599; any
+// once the body has been written to (the first Write, WriteString,
+// SendFile or Flush fixes the status and header fields, as in net/http,
+// however small the body). A final status must be in 200..599; any
 // other code is sent as 500 (interim 1xx responses are sent with
 // WriteInformational, 101 needs Hijack).
 func (x *Ctx) SetStatus(code int) {
-	if !x.resp.committed {
+	if !x.headFixed() {
 		if code < 200 || code > 599 {
 			code = 500
 		}
@@ -117,38 +140,42 @@ func (x *Ctx) Status() int {
 // Content-Length declares the body length (see SetContentLength);
 // Connection: close closes the connection after the response;
 // Transfer-Encoding is managed by the server and ignored. No effect once
-// the response is committed.
+// the body has been written to: the first Write, WriteString, SendFile or
+// Flush fixes the status and header fields (net/http's rule), whether the
+// body is then still buffered or already sent.
 func (x *Ctx) SetHeader(name, value string) {
-	if x.resp.committed || !checkHeader(x, name, value) {
+	if x.headFixed() || !checkHeader(x, name, value) {
 		return
 	}
 	if special(x, name, value) {
 		return
 	}
 	if len(x.resp.hdr) > 0 { // nothing to replace in the common first Set
-		x.DelHeader(name)
+		x.delHeader(name)
 	}
 	x.resp.hdr = h1.AppendHeader(x.resp.hdr, name, value)
 }
 
-// SetHeaderBytes is SetHeader with a []byte value, which it copies.
+// SetHeaderBytes is SetHeader with a []byte value, which it copies. No
+// effect after the first Write, as SetHeader.
 func (x *Ctx) SetHeaderBytes(name string, value []byte) {
-	if x.resp.committed || !checkHeader(x, name, value) {
+	if x.headFixed() || !checkHeader(x, name, value) {
 		return
 	}
 	if special(x, name, value) {
 		return
 	}
 	if len(x.resp.hdr) > 0 { // nothing to replace in the common first Set
-		x.DelHeader(name)
+		x.delHeader(name)
 	}
 	x.resp.hdr = h1.AppendHeader(x.resp.hdr, name, value)
 }
 
 // AddHeader adds a response header field, keeping existing ones of the same
-// name (Set-Cookie). Validation as SetHeader.
+// name (Set-Cookie). Validation as SetHeader; no effect after the first
+// Write, as SetHeader.
 func (x *Ctx) AddHeader(name, value string) {
-	if x.resp.committed || !checkHeader(x, name, value) {
+	if x.headFixed() || !checkHeader(x, name, value) {
 		return
 	}
 	if special(x, name, value) {
@@ -157,11 +184,12 @@ func (x *Ctx) AddHeader(name, value string) {
 	x.resp.hdr = h1.AppendHeader(x.resp.hdr, name, value)
 }
 
-// SetContentType sets the Content-Type header, as SetHeader does.
+// SetContentType sets the Content-Type header, as SetHeader does (no
+// effect after the first Write).
 func (x *Ctx) SetContentType(value string) {
 	// SetHeader without the checks a constant name makes moot: the name
 	// is a valid token and not one special handles.
-	if x.resp.committed {
+	if x.headFixed() {
 		return
 	}
 	if !h1.ValidHeaderValue(value) {
@@ -169,14 +197,23 @@ func (x *Ctx) SetContentType(value string) {
 		return
 	}
 	if len(x.resp.hdr) > 0 {
-		x.DelHeader("Content-Type")
+		x.delHeader("Content-Type")
 	}
 	x.resp.hdr = h1.AppendHeader(x.resp.hdr, "Content-Type", value)
 }
 
 // DelHeader removes every response header field named name.
 // DelHeader("Content-Length") removes a declared length (SetContentLength).
+// No effect after the first Write, as SetHeader.
 func (x *Ctx) DelHeader(name string) {
+	if x.headFixed() {
+		return
+	}
+	x.delHeader(name)
+}
+
+// delHeader is DelHeader without the check whether the head is fixed.
+func (x *Ctx) delHeader(name string) {
 	if len(name) == 14 && ascii.EqualFold(name, "content-length") {
 		x.resp.clen = -1
 	}
@@ -272,8 +309,9 @@ func parseUint[V ~string | ~[]byte](v V) (int64, bool) {
 // SetContentLength declares the body length, so a streamed body is sent
 // with Content-Length instead of chunked. Writing more fails with
 // ErrContentLength; writing less closes the connection after the response.
+// No effect after the first Write, as SetHeader.
 func (x *Ctx) SetContentLength(n int64) {
-	if !x.resp.committed && n >= 0 {
+	if !x.headFixed() && n >= 0 {
 		x.resp.clen = n
 	}
 }
@@ -318,11 +356,25 @@ func (x *Ctx) SetTrailer(name, value string) {
 // larger body commits the response and streams it (chunked, or raw with a
 // declared Content-Length). Write never retains p. With a BodyFilter set,
 // p goes to the filter instead.
+//
+// The first Write fixes the status and header fields, as in net/http:
+// SetStatus, SetHeader and the like have no effect after it, whether the
+// body is still buffered or already streaming. Set them before writing.
 func (x *Ctx) Write(p []byte) (int, error) {
+	x.resp.wrote = true
 	if x.filter != nil {
-		return x.filter.Write(p)
+		return x.filterWrite(p)
 	}
 	return x.write(p)
+}
+
+// filterWrite hands p to the body filter, which may still set header
+// fields while it runs.
+func (x *Ctx) filterWrite(p []byte) (int, error) {
+	x.resp.filtering = true
+	n, err := x.filter.Write(p)
+	x.resp.filtering = false
+	return n, err
 }
 
 // write is Write without the body filter.
@@ -348,11 +400,13 @@ func (x *Ctx) write(p []byte) (int, error) {
 // writeCommitted sends body bytes after the head, through the wire.
 func (x *Ctx) writeCommitted(p []byte) (int, error) { return x.conn.wire.writeBody(x, p) }
 
-// WriteString is Write for a string, without converting it.
+// WriteString is Write for a string, without converting it. Like Write,
+// it fixes the status and header fields.
 func (x *Ctx) WriteString(s string) (int, error) {
+	x.resp.wrote = true
 	if x.filter != nil {
 		// BodyFilter.Write neither keeps nor modifies p.
-		return x.filter.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+		return x.filterWrite(unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
 	r := &x.resp
 	c := x.conn
@@ -426,8 +480,12 @@ func (c *conn) writeBody(x *Ctx, p []byte) (int, error) {
 // handler that writes an event and calls Flush, in a loop. With a
 // BodyFilter set, the filter's Flush runs instead (and flushes on).
 func (x *Ctx) Flush() error {
+	x.resp.wrote = true
 	if x.filter != nil {
-		return x.filter.Flush()
+		x.resp.filtering = true
+		err := x.filter.Flush()
+		x.resp.filtering = false
+		return err
 	}
 	return x.flush()
 }
@@ -447,14 +505,15 @@ func (x *Ctx) flush() error {
 // WriteInformational sends a 1xx interim response (102 Processing, 103
 // Early Hints, ...) at once, with the header fields set so far; they stay
 // set for the final response. 100 Continue is sent by the server itself
-// and 101 needs Hijack, so codes below 102 are refused.
+// and 101 needs Hijack, so codes below 102 are refused. After the first
+// Write it returns ErrCommitted.
 func (x *Ctx) WriteInformational(code int) error {
 	c := x.conn
 	switch {
 	case c.hijacked:
 		return ErrHijacked
-	case x.resp.committed:
-		return ErrCommitted
+	case x.resp.committed || x.resp.wrote:
+		return ErrCommitted // after the first Write, as SetStatus
 	case code < 102 || code > 199:
 		return ErrBadStatus
 	case x.req.Minor == 0:
@@ -601,3 +660,34 @@ func (c *conn) endResponse(x *Ctx) {
 }
 
 var errBadTrailer = errors.New("riptide: invalid trailer")
+
+// representationFields are the header fields that describe a body: a
+// response started afresh by ResetResponse drops them with the body.
+var representationFields = [...]string{
+	"Content-Type", "Content-Encoding", "Content-Range", "Content-Disposition",
+	"Content-Language", "Content-Location", "ETag", "Last-Modified",
+}
+
+// ResetResponse starts the response afresh, for middleware that answers
+// with an error instead of what the handler began (Recover's 500): it drops
+// the status, the buffered body, the trailers, a declared Content-Length,
+// the BodyFilter and the header fields that describe the body
+// (Content-Type, Content-Encoding, Content-Range, Content-Disposition,
+// Content-Language, Content-Location, ETag, Last-Modified), and lets the
+// status and header fields be set again after a Write. Other header fields
+// stay, such as X-Request-Id or CORS fields set by middleware. It reports
+// false, changing nothing, when the head is already committed (Committed):
+// then nothing can replace the response.
+func (x *Ctx) ResetResponse() bool {
+	r := &x.resp
+	if r.committed || x.conn.hijacked {
+		return false
+	}
+	r.status, r.body, r.trl, r.clen = 0, r.body[:0], r.trl[:0], -1
+	r.wrote, r.filtering, r.badHeader, r.badTrailer = false, false, false, false
+	x.filter = nil
+	for _, f := range representationFields {
+		x.delHeader(f)
+	}
+	return true
+}

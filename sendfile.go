@@ -50,11 +50,12 @@ func (x *Ctx) SendFile(f *os.File, offset, n int64) (int64, error) {
 	case offset < 0 || n < 0:
 		return 0, os.ErrInvalid
 	}
+	r.wrote = true
 	if x.filter != nil {
 		// A body filter (compression, say) must see these bytes like any
 		// other body bytes, and in order after what it holds: copy
 		// through it, with no length declared for the filtered body.
-		return x.copyFile(f, offset, n, x.filter.Write)
+		return x.copyFile(f, offset, n, x.filterWrite)
 	}
 	if !r.committed {
 		if r.clen < 0 && len(r.body) == 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -48,8 +49,10 @@ const (
 )
 
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown or
-// Close.
-var ErrServerClosed = errors.New("riptide: server closed")
+// Close. It is http.ErrServerClosed itself, so that code ported from
+// net/http (err != http.ErrServerClosed, errors.Is) treats a clean
+// shutdown as one.
+var ErrServerClosed = http.ErrServerClosed
 
 // Server serves HTTP/1.1 on net.Listeners. The zero value is a usable server
 // with safe limits on request heads, header counts, slow clients, idle
@@ -154,6 +157,14 @@ type Server struct {
 	// slog.Default().
 	Logger *slog.Logger
 
+	// ErrorHandler, when set, writes the error responses that Ctx.Error
+	// answers with: those of the native middleware (401, 413, 500, 503),
+	// of the router (404, 405), of Ctx.BindJSON (400, 413, 415) and of a
+	// native handler with no Handler set. Set it to give a JSON API one
+	// error format without replacing each of them; msg is the plain-text
+	// message (e.g. "Unauthorized"). Nil answers as http.Error does.
+	ErrorHandler func(c *Ctx, code int, msg string)
+
 	// TLSConfig is the TLS configuration used by ServeTLS and
 	// ListenAndServeTLS (tls.go); nil means a default one. ALPN protocols
 	// h2 and http/1.1 are added to it unless HTTP2.Disable is set.
@@ -183,6 +194,10 @@ type Server struct {
 	// h2state is the HTTP/2 machinery (h2.go), built on first use.
 	h2state h2State
 
+	// httpShim is what compat requests find under http.ServerContextKey
+	// (compat.go), built on first use.
+	httpShim atomic.Pointer[http.Server]
+
 	once       sync.Once
 	cfg        config
 	mu         sync.Mutex
@@ -192,6 +207,7 @@ type Server struct {
 	inShutdown atomic.Bool
 	draining   atomic.Bool // Drain or Shutdown: connections close after their response
 	closed     chan struct{}
+	onShutdown []func() // RegisterOnShutdown; guarded by mu
 	connsDone  sync.WaitGroup
 	acceptors  sync.WaitGroup // running Serve loops
 	el         elServer       // the event-loop groups (engine_linux.go)
@@ -465,28 +481,67 @@ func (s *Server) trackConn(c *conn, add bool) {
 
 func (s *Server) shuttingDown() bool { return s.inShutdown.Load() }
 
-// closeListeners marks the server shut down and closes its listeners.
-func (s *Server) closeListeners() {
+// closeListeners marks the server shut down and closes its listeners. It
+// returns the RegisterOnShutdown functions the first time, nil after.
+func (s *Server) closeListeners() []func() {
 	s.init()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.draining.Store(true)
 	if s.inShutdown.Swap(true) {
-		return
+		return nil
 	}
 	close(s.closed)
 	for ln := range s.listeners {
 		(*ln).Close()
 	}
+	return s.onShutdown
 }
+
+// RegisterOnShutdown registers f to be called, on a goroutine of its own,
+// when Shutdown begins, as net/http's Server.RegisterOnShutdown: for
+// handlers that Shutdown would otherwise wait for, such as long-lived
+// streams (server-sent events) and hijacked connections, to be told to
+// finish. Native handlers can also select on Ctx.ShuttingDown.
+func (s *Server) RegisterOnShutdown(f func()) {
+	s.mu.Lock()
+	s.onShutdown = append(s.onShutdown, f)
+	s.mu.Unlock()
+}
+
+// ShuttingDown returns a channel that is closed when Shutdown or Close
+// begins. A handler that streams until the client leaves (server-sent
+// events, long polling) selects on it next to Done to end the stream, so
+// that Shutdown does not wait for it until its deadline:
+//
+//	for {
+//		select {
+//		case <-c.Done(): // the client left
+//			return
+//		case <-c.ShuttingDown():
+//			return
+//		case ev := <-events:
+//			c.Write(ev)
+//			c.Flush()
+//		}
+//	}
+//
+// Done itself does not fire on Shutdown: graceful shutdown lets in-flight
+// requests finish, so their work (a database call given the Ctx as its
+// context) is not cancelled. Calling ShuttingDown costs no allocation.
+func (x *Ctx) ShuttingDown() <-chan struct{} { return x.conn.srv.closed }
 
 // Shutdown stops the server gracefully: it closes the listeners, closes
 // idle keep-alive connections, lets in-flight requests finish (their
 // responses carry Connection: close) and waits until every connection is
 // closed or ctx is done. On ctx expiry it closes the remaining connections
-// and returns ctx.Err(). Hijacked connections are not tracked.
+// and returns ctx.Err(). Hijacked connections are not tracked. Handlers
+// that would hold it up are told first: Ctx.ShuttingDown's channel closes
+// and the RegisterOnShutdown functions start.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.closeListeners()
+	for _, f := range s.closeListeners() {
+		go f()
+	}
 	s.acceptors.Wait() // every accepted connection is tracked now
 	s.h2Shutdown()     // HTTP/2 connections: GOAWAY, finish open streams, close
 	// Poll like net/http: connections finish on their own goroutines and

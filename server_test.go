@@ -2,6 +2,7 @@ package riptide
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -216,4 +217,22 @@ func readHTTP(rc *rawConn) (*httpResponse, error) {
 		return &httpResponse{res.StatusCode}, err
 	}
 	return &httpResponse{res.StatusCode}, nil
+}
+
+// TestErrServerClosedIsHTTPs: code ported from net/http compares Serve's
+// error with http.ErrServerClosed (issue 28, item 6).
+func TestErrServerClosedIsHTTPs(t *testing.T) {
+	srv := &Server{Handler: HandlerFunc(func(*Ctx) {})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != http.ErrServerClosed {
+		t.Errorf("Serve returned %v, want http.ErrServerClosed", err)
+	}
 }

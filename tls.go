@@ -3,8 +3,10 @@ package riptide
 import (
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"slices"
+	"time"
 )
 
 // ServeTLS serves HTTPS on ln: each accepted connection does a TLS
@@ -66,4 +68,37 @@ func (s *Server) tlsConfig(certFile, keyFile string) (*tls.Config, error) {
 		cfg.NextProtos = append(cfg.NextProtos, "http/1.1")
 	}
 	return cfg, nil
+}
+
+// plainHTTPAnswer is what net/http writes to a client that sent plain
+// HTTP to a TLS port.
+const plainHTTPAnswer = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
+
+// answerPlainHTTP runs the TLS handshake of c, if it is a TLS connection,
+// and when it failed because the client spoke plain HTTP answers 400 on the
+// raw connection and logs it, as net/http does. The connection is then
+// closed by the caller's first read, which sees the handshake error.
+func (c *conn) answerPlainHTTP() {
+	tc, ok := c.nc.(*tls.Conn)
+	if !ok {
+		return
+	}
+	var re tls.RecordHeaderError
+	if !errors.As(tc.Handshake(), &re) || re.Conn == nil || !looksLikeHTTP(re.RecordHeader) {
+		return
+	}
+	_ = re.Conn.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = io.WriteString(re.Conn, plainHTTPAnswer)
+	c.srv.logger().Warn("riptide: TLS handshake error: client sent an HTTP request to an HTTPS server",
+		"remote", c.nc.RemoteAddr().String())
+}
+
+// looksLikeHTTP reports whether a TLS record header is the start of an
+// HTTP/1.x request (net/http's tlsRecordHeaderLooksLikeHTTP).
+func looksLikeHTTP(hdr [5]byte) bool {
+	switch string(hdr[:]) {
+	case "GET /", "HEAD ", "POST ", "PUT /", "OPTIO":
+		return true
+	}
+	return false
 }

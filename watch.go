@@ -25,7 +25,8 @@ import (
 // returned, Done returns a closed channel. The Ctx is reused for the next
 // request on the connection, so a context derived from it must not outlive
 // the handler. The first call starts the watch; handlers that never call it
-// pay nothing.
+// pay nothing. Done does not fire on Server.Shutdown, which lets in-flight
+// requests finish: a stream that should end then selects on ShuttingDown.
 func (x *Ctx) Done() <-chan struct{} {
 	x.watchMu.Lock()
 	defer x.watchMu.Unlock()
@@ -77,9 +78,6 @@ func (x *Ctx) Deadline() (time.Time, bool) {
 	defer x.watchMu.Unlock()
 	return x.dl.deadline, x.dl.armed
 }
-
-// Value returns nil: a Ctx carries no context values.
-func (x *Ctx) Value(key any) any { return nil }
 
 var _ context.Context = (*Ctx)(nil)
 

@@ -31,8 +31,9 @@ const (
 )
 
 // Bounds on the interim (1xx) responses read before a final response, per
-// request: more, or more bytes of them, fail the request with
-// ErrTooMany1xx. net/http bounds their bytes only (10 MB of heads).
+// request and per CONNECT to a proxy: more, or more bytes of them, fail
+// the request with ErrTooMany1xx. net/http bounds their bytes only (10 MB
+// of heads) and fails a CONNECT at the first.
 const (
 	Max1xxResponses = 32
 	Max1xxBytes     = 1 << 20
@@ -340,7 +341,7 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 		return false, errNotQuiet
 	}
 	c.got = false
-	c.n1xx, c.b1xx = 0, 0
+	c.i1xx = interims{}
 	c.setDeadlines(deadline, hdr)
 	if err := c.watch(ctx); err != nil {
 		c.discard()
@@ -490,10 +491,20 @@ func (c *conn) readHeadFinal(h *h1.Response) (int, error) {
 
 // interim counts an interim (1xx) response head of n bytes against
 // Max1xxResponses and Max1xxBytes.
-func (c *conn) interim(n int) error {
-	c.n1xx++
-	c.b1xx += n
-	if c.n1xx > Max1xxResponses || c.b1xx > Max1xxBytes {
+func (c *conn) interim(n int) error { return c.i1xx.add(n) }
+
+// interims counts the interim (1xx) responses read before a final one:
+// for a request, or for a proxy's answer to CONNECT.
+type interims struct {
+	n, bytes int
+}
+
+// add counts an interim response head of n bytes; ErrTooMany1xx once
+// there are more than Max1xxResponses or Max1xxBytes of them.
+func (i *interims) add(n int) error {
+	i.n++
+	i.bytes += n
+	if i.n > Max1xxResponses || i.bytes > Max1xxBytes {
 		return ErrTooMany1xx
 	}
 	return nil

@@ -39,8 +39,7 @@ type conn struct {
 	idleAt time.Time // when the connection was last put in the pool
 	reused bool      // completed at least one exchange
 	got    bool      // received bytes of the current response
-	n1xx   int       // interim responses read for the current request
-	b1xx   int       // and their bytes
+	i1xx   interims  // interim responses read for the current request
 
 	ctx        context.Context // of the current exchange
 	deadline   time.Time       // of the current exchange

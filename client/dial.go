@@ -121,24 +121,28 @@ func (p *hostPool) connectTunnel(ctx context.Context, nc net.Conn) error {
 		return err
 	}
 	var h h1.Response
+	var i1xx interims
 	buf := make([]byte, 0, 1024)
 	for {
-		if len(buf) == cap(buf) {
-			buf = grow(buf, len(buf))
-		}
-		n, err := nc.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if n == 0 && err != nil {
-			return err
-		}
 		m, perr := h.Parse(buf, &p.c.Limits)
-		if perr == h1.ErrNeedMore {
+		if perr == h1.ErrNeedMore { // read more; heads already here first
+			if len(buf) == cap(buf) {
+				buf = grow(buf, len(buf))
+			}
+			n, err := nc.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if n == 0 && err != nil {
+				return err
+			}
 			continue
 		}
 		if perr != nil {
 			return perr
 		}
 		if h.Status < 200 {
+			if err := i1xx.add(m); err != nil {
+				return err
+			}
 			buf = buf[:copy(buf, buf[m:])]
 			continue
 		}

@@ -74,7 +74,8 @@
 //     field lines, 64 KiB head, 100 fields), and the connection's read
 //     buffer grows to 1 MiB at most.
 //   - Interim (1xx) responses: Max1xxResponses (32) per request and
-//     Max1xxBytes (1 MiB) of them (ErrTooMany1xx).
+//     Max1xxBytes (1 MiB) of them (ErrTooMany1xx), and the same for a
+//     proxy's answer to CONNECT.
 //   - Connections: bytes that arrive while no request is outstanding
 //     retire the connection (see Connections), so a response is never
 //     matched to a later request.

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -343,6 +344,63 @@ func Test1xxFloodBounded(t *testing.T) {
 	req.SetURL(s.url("/"))
 	if err := (&Client{}).Do(context.Background(), &req, &resp); err != nil || string(resp.Body()) != "Hello, World!" {
 		t.Fatalf("three 103s: %v %q", err, resp.Body())
+	}
+}
+
+// interimProxy is a proxy that answers CONNECT with the interim head
+// repeated n times (n < 0: until the client goes away), then final.
+func interimProxy(t *testing.T, head string, n int, final string) *url.URL {
+	s := newRawServer(t, func(c net.Conn, req *h1.Request, _ []byte) bool {
+		burst := []byte(strings.Repeat(head, 64))
+		for i := 0; n < 0 || i < n; i += 64 {
+			if n >= 0 && n-i < 64 {
+				burst = burst[:len(head)*(n-i)]
+			}
+			if _, err := c.Write(burst); err != nil {
+				return false
+			}
+		}
+		c.Write([]byte(final))
+		return false
+	})
+	return &url.URL{Scheme: "http", Host: s.addr}
+}
+
+// TestConnect1xxFloodBounded: a proxy's interim responses to CONNECT count
+// against Max1xxResponses and Max1xxBytes like an origin's (issue 23 item
+// 10: an endless stream of "100 Continue" was read for as long as it came).
+func TestConnect1xxFloodBounded(t *testing.T) {
+	big := "HTTP/1.1 103 Early Hints\r\n" + strings.Repeat("Link: "+strings.Repeat("a", 8000)+"\r\n", 7) + "\r\n"
+	for _, tc := range []struct {
+		name, head string
+		n          int
+		final      string
+		want       error
+	}{
+		{"endless 100 Continue", "HTTP/1.1 100 Continue\r\n\r\n", -1, "", ErrTooMany1xx},
+		{"count", "HTTP/1.1 102 Processing\r\n\r\n", Max1xxResponses + 1, "HTTP/1.1 407 Proxy Authentication Required\r\n\r\n", ErrTooMany1xx},
+		{"bytes", big, Max1xxResponses - 1, "HTTP/1.1 407 Proxy Authentication Required\r\n\r\n", ErrTooMany1xx},
+		{"within the bounds", "HTTP/1.1 100 Continue\r\n\r\n", Max1xxResponses, "HTTP/1.1 407 Proxy Authentication Required\r\n\r\n", &ProxyError{Status: 407}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Client{Proxy: interimProxy(t, tc.head, tc.n, tc.final)}
+			// The deadline only ends the old, unbounded loop; a bounded
+			// client fails long before it.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var req Request
+			var resp Response
+			req.SetURL("https://127.0.0.1:1/")
+			err := c.Do(ctx, &req, &resp)
+			var pe *ProxyError
+			if want, ok := tc.want.(*ProxyError); ok {
+				if !errors.As(err, &pe) || pe.Status != want.Status {
+					t.Fatalf("Do: %v, want a ProxyError %d", err, want.Status)
+				}
+			} else if !errors.Is(err, tc.want) {
+				t.Fatalf("Do: %v, want %v", err, tc.want)
+			}
+		})
 	}
 }
 

@@ -186,7 +186,7 @@ func (c *conn) pipeExchange(ctx context.Context, req *Request, resp *Response, d
 	}
 	// Our turn: this goroutine alone reads the connection until release.
 	c.got = false
-	c.n1xx, c.b1xx = 0, 0
+	c.i1xx = interims{}
 	c.deadline = deadline
 	c.hdrTimeout = !hdr.IsZero() && (deadline.IsZero() || hdr.Before(deadline))
 	c.setReadDeadline(readDeadline(deadline, hdr))

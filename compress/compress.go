@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
@@ -24,6 +25,14 @@ const (
 	DefaultZstdLevel   = zstd.SpeedDefault
 	DefaultBrotliLevel = 4
 )
+
+// DefaultWriteTimeout is Config.WriteTimeout's default: a compressed
+// response's write that makes no progress for this long fails, and the
+// encoder is given back. It is nginx's send_timeout (60s) halved: long
+// enough for a slow mobile link, short enough that a client that stops
+// reading does not pin an encoder's state (up to ~3.6 MiB for brotli, ~2.8
+// MiB for zstd) for long.
+const DefaultWriteTimeout = 30 * time.Second
 
 // DefaultContentTypes are the media types compressed when
 // Config.ContentTypes is nil: text, and the textual application and image
@@ -71,6 +80,18 @@ type Config struct {
 	// BrotliLevel is the brotli level, 0 to 11; 0 means
 	// DefaultBrotliLevel.
 	BrotliLevel int
+	// WriteTimeout bounds each write of a compressed response to the
+	// network, so that a client that stops reading cannot hold the
+	// encoder: the write fails (os.ErrDeadlineExceeded), the encoder goes
+	// back to its pool at once, and every later write of the response
+	// fails with the same error. Zero means DefaultWriteTimeout; negative
+	// means the middleware sets no deadline. It is set with
+	// Ctx.SetWriteDeadline, which replaces Server.WriteTimeout for the
+	// rest of the response: set it no longer than the server's. It is
+	// re-armed lazily, when a quarter of it has passed since the last
+	// arming, so a write may fail after three quarters of it. Responses
+	// that are not compressed keep the server's timeouts.
+	WriteTimeout time.Duration
 }
 
 // New returns the middleware: it compresses a native handler's response
@@ -108,6 +129,7 @@ func New(cfg Config) func(riptide.Handler) riptide.Handler {
 type middleware struct {
 	prefer  []Encoding
 	minSize int
+	timeout time.Duration // WriteTimeout, 0 for none
 	types   []string
 	levels  [numEncodings]int
 	zlevel  zstd.EncoderLevel
@@ -146,6 +168,12 @@ func newMiddleware(cfg Config) *middleware {
 	}
 	if m.zlevel == 0 {
 		m.zlevel = DefaultZstdLevel
+	}
+	switch m.timeout = cfg.WriteTimeout; {
+	case m.timeout == 0:
+		m.timeout = DefaultWriteTimeout
+	case m.timeout < 0:
+		m.timeout = 0
 	}
 	// Fail at configuration, not on the first request.
 	if _, err := gzip.NewWriterLevel(io.Discard, m.levels[Gzip]); err != nil {
@@ -220,7 +248,7 @@ func (m *middleware) serve(c *riptide.Ctx, next riptide.Handler) {
 	w.finish()
 	c.SetBodyFilter(w.prev)
 	done = true
-	w.x, w.prev, w.buf, w.state = nil, nil, w.buf[:0], undecided
+	w.x, w.prev, w.buf, w.state, w.err, w.armed = nil, nil, w.buf[:0], undecided, nil, time.Time{}
 	m.writers.Put(w)
 }
 
@@ -231,6 +259,7 @@ const (
 	undecided   = iota // buffering up to MinSize bytes
 	passing            // not compressed: bytes go straight on
 	compressing        // through the encoder
+	failed             // a compressed write failed: the encoder is released
 )
 
 // writer is the BodyFilter of one response.
@@ -244,23 +273,68 @@ type writer struct {
 	etag  []byte // scratch for weakenETag
 	cur   encoder
 	down  downstream
+	err   error     // the first error writing compressed output
+	armed time.Time // when the write deadline was last set
 }
 
-// downstream is the encoder's io.Writer: the filter below, or the Ctx.
+// downstream is the encoder's io.Writer (and the passed-through body's):
+// the filter below, or the Ctx. For compressed output it arms the write
+// deadline (Config.WriteTimeout) and remembers the first error, which ends
+// the compressed response.
 type downstream struct{ w *writer }
 
 func (d *downstream) Write(p []byte) (int, error) {
+	w := d.w
+	if w.state != compressing {
+		return d.write(p)
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	if t := w.m.timeout; t > 0 {
+		if now := time.Now(); now.Sub(w.armed) >= t/4 {
+			w.x.SetWriteDeadline(now.Add(t))
+			w.armed = now
+		}
+	}
+	n, err := d.write(p)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+func (d *downstream) write(p []byte) (int, error) {
 	if d.w.prev != nil {
 		return d.w.prev.Write(p)
 	}
 	return d.w.x.WriteUnfiltered(p)
 }
 
+// encoded checks the error of a call into the encoder: once compressed
+// output could not be written, the encoder is released (a client that
+// stopped reading must not hold its state while the handler runs on) and
+// the response fails.
+func (w *writer) encoded(err error) error {
+	if err == nil && w.err == nil {
+		return nil
+	}
+	if w.err == nil {
+		w.err = err
+	}
+	w.release()
+	w.state = failed
+	return w.err
+}
+
 // Write implements riptide.BodyFilter.
 func (w *writer) Write(p []byte) (int, error) {
 	switch w.state {
 	case compressing:
-		return w.cur.Write(p)
+		n, err := w.cur.Write(p)
+		return n, w.encoded(err)
+	case failed:
+		return 0, w.err
 	case passing:
 		return w.down.Write(p)
 	}
@@ -284,10 +358,13 @@ func (w *writer) Flush() error {
 			return err
 		}
 	}
-	if w.state == compressing {
-		if err := w.cur.Flush(); err != nil {
+	switch w.state {
+	case compressing:
+		if err := w.encoded(w.cur.Flush()); err != nil {
 			return err
 		}
+	case failed:
+		return w.err
 	}
 	if w.prev != nil {
 		return w.prev.Flush()
@@ -306,7 +383,7 @@ func (w *writer) finish() {
 		w.drain()
 	}
 	if w.state == compressing {
-		w.cur.Close()
+		w.encoded(w.cur.Close())
 	}
 	w.release()
 }

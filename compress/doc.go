@@ -17,7 +17,10 @@
 // the client at once: Flush flushes the encoder, then the connection.
 //
 // Encoders are pooled per New call, so a compressed response allocates
-// nothing in steady state; levels are set in Config.
+// nothing in steady state; levels are set in Config. A client that stops
+// reading cannot hold an encoder: each write of compressed output is
+// bounded by Config.WriteTimeout (DefaultWriteTimeout, 30 s), after which
+// the encoder is released and the response fails.
 //
 // Only native handlers are compressed: a net/http handler served through
 // riptide.FromHTTP writes its body past the filter and is passed through

@@ -18,11 +18,17 @@ import (
 // serve starts a riptide server for h on loopback, HTTP/1.1 and h2c.
 func serve(t testing.TB, h riptide.Handler) string {
 	t.Helper()
+	return serveEngine(t, h, riptide.EngineAuto)
+}
+
+// serveEngine is serve on the given engine.
+func serveEngine(t testing.TB, h riptide.Handler, engine riptide.Engine) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &riptide.Server{Handler: h, HTTP2: &riptide.HTTP2Config{H2C: true},
+	srv := &riptide.Server{Handler: h, HTTP2: &riptide.HTTP2Config{H2C: true}, Engine: engine,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan struct{})
 	go func() { srv.Serve(ln); close(done) }()

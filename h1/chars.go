@@ -147,25 +147,6 @@ func trimOWS(b []byte) []byte {
 	return b
 }
 
-// parseDigits parses a non-empty run of ASCII digits. ok is false for an
-// empty input, any non-digit, or a value above 1<<62 (which no real body
-// reaches and which keeps later additions from overflowing).
-func parseDigits(b []byte) (n int64, ok bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-		if n > 1<<62 {
-			return 0, false
-		}
-	}
-	return n, true
-}
-
 // validValue reports whether every byte of v may appear in a received field
 // value (valueTable). It is the hot loop of header parsing, so it tests eight
 // bytes at a time and consults the table only for a word that holds a byte

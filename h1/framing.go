@@ -1,6 +1,10 @@
 package h1
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/riptide-http/riptide/internal/ascii"
+)
 
 // framing collects what the header fields say about message framing and
 // connection handling, shared by requests and responses.
@@ -25,7 +29,7 @@ func scanFraming(hs []Header) (framing, error) {
 		h := &hs[i]
 		switch h.Key {
 		case HeaderContentLength:
-			n, ok := parseDigits(h.Value)
+			n, ok := ascii.ParseDigits(h.Value)
 			if !ok {
 				return f, ErrBadContentLength
 			}

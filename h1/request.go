@@ -332,6 +332,13 @@ func (r *Request) parseTarget() error {
 		}
 		if c == '%' {
 			if i+2 >= len(t) || !ascii.IsHex(t[i+1]) || !ascii.IsHex(t[i+2]) {
+				if q := bytes.IndexByte(t[:i], '?'); q >= 0 {
+					// The query is opaque to the server: a stray '%'
+					// there ("?q=100%") is the application's to judge,
+					// as net/http leaves it (URL.RawQuery), and can
+					// smuggle nothing. The path's escapes must be valid.
+					continue
+				}
 				return ErrBadTarget
 			}
 			i += 2

@@ -16,20 +16,40 @@ const maxCredentials = 256
 // BasicAuth lets a request through when its Authorization header carries
 // HTTP Basic credentials (RFC 7617) that valid accepts, and answers 401
 // with a Basic challenge for realm otherwise. valid gets slices that are
-// only valid during the call. Users is a ready-made valid.
+// only valid during the call. Users is a ready-made valid. The handler
+// reads the user that logged in with BasicAuthUser.
 func BasicAuth(realm string, valid func(user, password []byte) bool) func(riptide.Handler) riptide.Handler {
 	challenge := "Basic realm=" + strconv.Quote(realm) + `, charset="UTF-8"`
 	return func(next riptide.Handler) riptide.Handler {
 		return riptide.HandlerFunc(func(c *riptide.Ctx) {
 			var buf [maxCredentials]byte
 			if user, pass, ok := basicCredentials(c.Header("Authorization"), buf[:]); ok && valid(user, pass) {
+				c.SetLocal(basicAuthKey{}, true)
 				next.ServeCtx(c)
 				return
 			}
 			c.SetHeader("WWW-Authenticate", challenge)
-			plain(c, 401, "Unauthorized\n")
+			c.Error(401, "Unauthorized")
 		})
 	}
+}
+
+// basicAuthKey is the Ctx local with which BasicAuth marks a request it
+// let through.
+type basicAuthKey struct{}
+
+// BasicAuthUser returns the user name with which the request passed
+// BasicAuth, or "" when no BasicAuth let it through (so a name taken from
+// an unchecked Authorization header is never returned). It decodes the
+// header again rather than have BasicAuth keep a copy, so a request pays
+// for the string only when the handler asks.
+func BasicAuthUser(c *riptide.Ctx) string {
+	if c.Local(basicAuthKey{}) == nil {
+		return ""
+	}
+	var buf [maxCredentials]byte
+	user, _, _ := basicCredentials(c.Header("Authorization"), buf[:])
+	return string(user)
 }
 
 // basicCredentials decodes a "Basic <base64>" header value into buf.

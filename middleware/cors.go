@@ -13,7 +13,10 @@ import (
 // CORSOptions configures CORS.
 type CORSOptions struct {
 	// AllowedOrigins lists the origins allowed, exactly as browsers send
-	// them ("https://example.com"); "*" allows any origin.
+	// them ("https://example.com"); "*" allows any origin, answered with
+	// Access-Control-Allow-Origin: *, and cannot be combined with
+	// AllowCredentials. The opaque origin "null" (sandboxed frames, file:
+	// pages, some redirects) is reflected only when listed as "null".
 	AllowedOrigins []string
 	// AllowedMethods answers preflights (default GET, HEAD, POST).
 	AllowedMethods []string
@@ -23,7 +26,8 @@ type CORSOptions struct {
 	// ExposedHeaders are the response headers scripts may read.
 	ExposedHeaders []string
 	// AllowCredentials lets requests carry cookies and auth; the origin
-	// is then echoed, never "*".
+	// is then echoed, never "*". It requires explicit AllowedOrigins:
+	// CORS panics when it is set with "*".
 	AllowCredentials bool
 	// MaxAge is how long, in seconds, a preflight may be cached (0: not
 	// sent).
@@ -37,6 +41,11 @@ type CORSOptions struct {
 // answered with 204 and the allowed methods and headers, without calling
 // the handler, or passed to it unanswered when the origin, method or
 // headers are not allowed. Requests without Origin pass through untouched.
+//
+// CORS panics when AllowedOrigins contains "*" and AllowCredentials is
+// set: the Fetch standard refuses Access-Control-Allow-Origin: * with
+// credentials, and echoing every Origin instead would let any site, or a
+// sandboxed "null" document, read the user's credentialed responses.
 func CORS(o CORSOptions) func(riptide.Handler) riptide.Handler {
 	p := newCORSPolicy(o)
 	return func(next riptide.Handler) riptide.Handler {
@@ -73,7 +82,14 @@ type corsPolicy struct {
 	maxAge      string
 }
 
+// errCORSWildcardCredentials is CORS's panic for "*" with credentials.
+const errCORSWildcardCredentials = `middleware: CORS with AllowedOrigins "*" and AllowCredentials: ` +
+	`the Fetch standard forbids credentialed requests from any origin; list the allowed origins instead`
+
 func newCORSPolicy(o CORSOptions) *corsPolicy {
+	if o.AllowCredentials && slices.Contains(o.AllowedOrigins, "*") {
+		panic(errCORSWildcardCredentials)
+	}
 	p := &corsPolicy{
 		anyOrigin:   slices.Contains(o.AllowedOrigins, "*"),
 		origins:     o.AllowedOrigins,

@@ -55,3 +55,38 @@ func Example() {
 	// 200 hello https://app.example 33
 	// 401 Basic realm="admin", charset="UTF-8"
 }
+
+// BasicAuth on a group: the handler learns who logged in, and paths of the
+// group that no route serves ask for credentials too (the group owns its
+// prefix), so a stranger cannot tell which exist.
+func ExampleBasicAuthUser() {
+	r := router.New()
+	admin := r.Group("/admin", middleware.BasicAuth("admin", middleware.Users(map[string]string{"ann": "secret"})))
+	admin.HandleFunc("GET", func(c *riptide.Ctx) { // the bare prefix, /admin
+		c.WriteString("hello " + middleware.BasicAuthUser(c))
+	})
+
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	srv := &riptide.Server{Handler: r}
+	go srv.Serve(ln)
+	defer srv.Close()
+
+	for _, tc := range []struct{ path, user string }{{"/admin", "ann"}, {"/admin/secret-plans", ""}, {"/admin/secret-plans", "ann"}} {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+tc.path, nil)
+		if tc.user != "" {
+			req.SetBasicAuth(tc.user, "secret")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Printf("%s as %q: %d %q\n", tc.path, tc.user, resp.StatusCode, body)
+	}
+	// Output:
+	// /admin as "ann": 200 "hello ann"
+	// /admin/secret-plans as "": 401 "Unauthorized\n"
+	// /admin/secret-plans as "ann": 404 "404 page not found\n"
+}

@@ -4,7 +4,10 @@
 // BodyLimit and BasicAuth, and RealIP, which finds the client address
 // behind trusted proxies. On the common path they allocate nothing:
 // Recover, AccessLog with its level disabled, RequestID and CORS together
-// cost 0 allocations per request (TestZeroAllocs).
+// cost 0 allocations per request (TestZeroAllocs). The errors they answer
+// with (401, 413, 500, 503) go through riptide.Ctx.Error, so that one
+// riptide.Server.ErrorHandler gives them, the router's 404 and 405 and
+// Ctx.BindJSON's errors the application's format (JSON, say).
 //
 //	h := middleware.Chain(app,
 //		middleware.Recover(logger),
@@ -38,12 +41,4 @@ func responseHeader(c *riptide.Ctx, name string) []byte {
 		}
 	}
 	return v
-}
-
-// plain answers with a status and a short text body.
-func plain(c *riptide.Ctx, code int, body string) {
-	c.SetStatus(code)
-	c.SetContentType("text/plain; charset=utf-8")
-	c.SetHeader("X-Content-Type-Options", "nosniff")
-	c.WriteString(body)
 }

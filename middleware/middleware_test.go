@@ -20,12 +20,17 @@ func TestRecover(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	h := Recover(logger)(riptide.HandlerFunc(func(c *riptide.Ctx) {
 		c.SetHeader("X-Half", "built")
+		c.SetHeader("Content-Type", "application/json")
+		c.SetHeader("ETag", `"v1"`)
 		c.WriteString("partial")
 		panic("boom")
 	}))
 	resp, body := send(t, h, "GET /p?q=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-	if resp.StatusCode != 500 || resp.Header.Get("X-Half") != "" || strings.Contains(body, "partial") || !resp.Close {
-		t.Errorf("got %d %q X-Half=%q close=%v; want a clean 500 that closes", resp.StatusCode, body, resp.Header.Get("X-Half"), resp.Close)
+	// Fields that describe the body go with it; others stay (as with chi's
+	// Recoverer), so that X-Request-Id and CORS fields reach the client.
+	if resp.StatusCode != 500 || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" || resp.Header.Get("ETag") != "" ||
+		resp.Header.Get("X-Half") != "built" || body != "Internal Server Error\n" || !resp.Close {
+		t.Errorf("got %d %q %v close=%v; want a plain 500 that closes, keeping X-Half only", resp.StatusCode, body, resp.Header, resp.Close)
 	}
 	for _, want := range []string{"panic serving request", "panic=boom", "target=\"/p?q=1\"", "stack="} {
 		if !strings.Contains(logs.String(), want) {
@@ -149,6 +154,52 @@ func TestCORS(t *testing.T) {
 	}
 }
 
+// TestCORSWildcardCredentials: "*" with AllowCredentials is refused at
+// construction (issue 23 item 6: it used to echo every Origin, "null"
+// included, with Allow-Credentials), and "null" is echoed only when listed.
+func TestCORSWildcardCredentials(t *testing.T) {
+	var h riptide.Handler
+	func() {
+		defer func() {
+			if v := recover(); v != errCORSWildcardCredentials {
+				t.Errorf("CORS(\"*\", AllowCredentials) panicked with %v, want %q", v, errCORSWildcardCredentials)
+			}
+		}()
+		h = CORS(CORSOptions{AllowedOrigins: []string{"https://a.example", "*"}, AllowCredentials: true})(hello)
+	}()
+	if h != nil {
+		for _, origin := range []string{"null", "https://evil.example"} {
+			resp, _ := send(t, h, "GET / HTTP/1.1\r\nHost: x\r\nOrigin: "+origin+"\r\n\r\n")
+			t.Errorf("Origin %s: Allow-Origin %q Allow-Credentials %q", origin,
+				resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Allow-Credentials"))
+		}
+	}
+	for _, tc := range []struct {
+		rule    string
+		o       CORSOptions
+		want    string // Access-Control-Allow-Origin for Origin: null
+		wantCre string
+	}{
+		{"listed origins with credentials do not match null",
+			CORSOptions{AllowedOrigins: []string{"https://a.example"}, AllowCredentials: true}, "", ""},
+		{"null listed explicitly is echoed",
+			CORSOptions{AllowedOrigins: []string{"null"}, AllowCredentials: true}, "null", "true"},
+		{"* without credentials answers *, never echoes",
+			CORSOptions{AllowedOrigins: []string{"*"}}, "*", ""},
+	} {
+		for _, pre := range []bool{false, true} {
+			req := "GET / HTTP/1.1\r\nHost: x\r\nOrigin: null\r\n\r\n"
+			if pre {
+				req = "OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: null\r\nAccess-Control-Request-Method: GET\r\n\r\n"
+			}
+			resp, _ := send(t, CORS(tc.o)(hello), req)
+			if got, cre := resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Allow-Credentials"); got != tc.want || cre != tc.wantCre {
+				t.Errorf("%s (preflight %v): Allow-Origin %q Allow-Credentials %q, want %q %q", tc.rule, pre, got, cre, tc.want, tc.wantCre)
+			}
+		}
+	}
+}
+
 func TestTimeout(t *testing.T) {
 	h := Timeout(30 * time.Millisecond)(riptide.HandlerFunc(func(c *riptide.Ctx) {
 		if string(c.Path()) == "/slow" {
@@ -162,7 +213,7 @@ func TestTimeout(t *testing.T) {
 		c.WriteString("done")
 	}))
 	addr := loopback.Serve(t, h)
-	if resp, body := sendTo(t, addr, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"); resp.StatusCode != 503 || body != "context deadline exceeded" {
+	if resp, body := sendTo(t, addr, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"); resp.StatusCode != 503 || body != "Service Unavailable\n" {
 		t.Errorf("slow: %d %q, want 503 after Done fired with DeadlineExceeded", resp.StatusCode, body)
 	}
 	if resp, body := sendTo(t, addr, "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n"); resp.StatusCode != 200 || body != "done" {
@@ -247,5 +298,19 @@ func TestRealIP(t *testing.T) {
 		if _, body := send(t, h, "GET / HTTP/1.1\r\nHost: x\r\n"+tc.headers+"\r\n"); body != tc.want {
 			t.Errorf("%s: %q, want %q", tc.rule, body, tc.want)
 		}
+	}
+}
+
+// TestBasicAuthUser (issue 28, item 4): the handler behind BasicAuth learns
+// who logged in; without BasicAuth an Authorization header names nobody.
+func TestBasicAuthUser(t *testing.T) {
+	who := riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString("[" + BasicAuthUser(c) + "]") })
+	hdr := "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("ann:pw")) + "\r\n"
+	req := "GET / HTTP/1.1\r\nHost: x\r\n" + hdr + "\r\n"
+	if _, body := send(t, BasicAuth("r", Users(map[string]string{"ann": "pw"}))(who), req); body != "[ann]" {
+		t.Errorf("behind BasicAuth: %q, want [ann]", body)
+	}
+	if _, body := send(t, who, req); body != "[]" {
+		t.Errorf("without BasicAuth: %q, want []", body)
 	}
 }

@@ -11,16 +11,17 @@ import (
 // handler's Done channel is closed and Err returns
 // context.DeadlineExceeded (riptide.Ctx.CancelAfter), so calls given the
 // Ctx as their context.Context return early. A handler that returns
-// because of it without having committed a response answers 503 Service
-// Unavailable with whatever it has written. It costs one allocation per
-// request (Done's channel).
+// because of it without having committed a response is answered 503
+// Service Unavailable instead, as http.TimeoutHandler does: what it wrote
+// is dropped (riptide.Ctx.ResetResponse; header fields other than the
+// body's stay). It costs one allocation per request (Done's channel).
 func Timeout(d time.Duration) func(riptide.Handler) riptide.Handler {
 	return func(next riptide.Handler) riptide.Handler {
 		return riptide.HandlerFunc(func(c *riptide.Ctx) {
 			c.CancelAfter(d)
 			next.ServeCtx(c)
-			if !c.Committed() && c.Err() == context.DeadlineExceeded {
-				c.SetStatus(503)
+			if c.Err() == context.DeadlineExceeded && c.ResetResponse() {
+				c.Error(503, "Service Unavailable")
 			}
 		})
 	}
@@ -36,7 +37,7 @@ func BodyLimit(n int64) func(riptide.Handler) riptide.Handler {
 		return riptide.HandlerFunc(func(c *riptide.Ctx) {
 			if c.ContentLength() > n {
 				c.SetClose()
-				plain(c, 413, "Request Entity Too Large\n")
+				c.Error(413, "Request Entity Too Large")
 				return
 			}
 			c.SetBodyLimit(n)

@@ -24,6 +24,7 @@ func TestZeroAllocs(t *testing.T) {
 	r.HandleFunc("GET /files/{path...}", func(c *riptide.Ctx) { c.Write(c.PathValue("path")) })
 	r.HandleFunc("GET /repos/{owner}/{repo}/issues", ok)
 	r.HandleFunc("POST /repos/{owner}/{repo}", ok)
+	r.HandleFunc("GET /pattern/{x}", func(c *riptide.Ctx) { c.WriteString(c.Pattern()) })
 	addr := serve(t, r)
 	for _, tc := range []struct{ name, target, body string }{
 		{"static", "/static/path/here", "ok"},
@@ -31,6 +32,7 @@ func TestZeroAllocs(t *testing.T) {
 		{"catch-all", "/files/css/site/main.css", "css/site/main.css"},
 		{"escaped path", "/files/a%20b%2Fc", "a b/c"},
 		{"HEAD by GET", "/repos/golang/go", ""},
+		{"Pattern", "/pattern/1", "GET /pattern/{x}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			method := "GET"

@@ -134,7 +134,7 @@ func (r *Router) noMatch(c *riptide.Ctx, path []byte) {
 		r.MethodNotAllowed.ServeCtx(c)
 		return
 	}
-	plainError(c, 405, "Method Not Allowed\n")
+	c.Error(405, "Method Not Allowed")
 }
 
 // allowed appends to dst, sorted, the methods the path, or the path with a
@@ -192,13 +192,5 @@ func (r *Router) notFound(c *riptide.Ctx) {
 		r.NotFound.ServeCtx(c)
 		return
 	}
-	plainError(c, 404, "404 page not found\n")
-}
-
-// plainError answers as http.Error does.
-func plainError(c *riptide.Ctx, code int, body string) {
-	c.SetContentType("text/plain; charset=utf-8")
-	c.SetHeader("X-Content-Type-Options", "nosniff")
-	c.SetStatus(code)
-	c.WriteString(body)
+	c.Error(404, "404 page not found")
 }

@@ -18,7 +18,10 @@
 // Beyond ServeMux, the router answers OPTIONS for every path it routes
 // (with Allow, unless an OPTIONS pattern matches), and supports groups with
 // a path prefix and their own middleware, middleware around the whole
-// router, and mounting any http.Handler on a subtree. docs/router.md lists
+// router, and mounting any http.Handler on a subtree. A group owns its
+// prefix: the router's own answers to requests under it (404, 405 and the
+// automatic OPTIONS) run inside the group's middleware too, so that CORS
+// answers preflights and authentication guards every path of the group. docs/router.md lists
 // how it is checked against ServeMux and where it differs on purpose.
 package router
 
@@ -40,17 +43,23 @@ type Middleware = func(riptide.Handler) riptide.Handler
 // Register every route before the router serves its first request:
 // registration is not safe concurrently with ServeCtx.
 type Router struct {
-	// NotFound answers requests no pattern matches (default: 404 with a
-	// plain-text body, as http.NotFound).
+	// NotFound answers requests no pattern matches (default: 404 with
+	// Ctx.Error, a plain-text body as http.NotFound's unless
+	// Server.ErrorHandler shapes it). Set it to shape every 404 of the
+	// router, those under a group included, e.g. as JSON.
 	NotFound riptide.Handler
 	// MethodNotAllowed answers requests whose path matches a pattern for
 	// other methods only; the Allow header is already set when it runs
-	// (default: 405 with a plain-text body).
+	// (default: 405 with Ctx.Error). As NotFound, it serves the
+	// groups too.
 	MethodNotAllowed riptide.Handler
 
 	all   table        // patterns without a host
 	hosts []*table     // patterns with a host, one table each
 	mw    []Middleware // router-wide, see Use
+	// owners are the groups with middleware that own their prefix, see
+	// Group.
+	owners []owner
 	// serve is dispatch wrapped in mw; nil without middleware.
 	serve riptide.Handler
 }
@@ -108,8 +117,59 @@ func (r *Router) Mount(prefix string, h http.Handler) {
 // Group returns a group whose patterns are registered on r with prefix (a
 // clean path such as "/api") before their path, and whose handlers are
 // wrapped in mw (the first outermost).
+//
+// A group with a prefix and middleware owns its prefix: a request for the
+// prefix or a path below it ("/api", "/api/x/y") that no pattern serves
+// gets the router's answer (NotFound, MethodNotAllowed, or the automatic
+// OPTIONS with Allow) through the group's middleware, so an
+// authenticating group answers 401 rather than 404 to paths it does not
+// route, and a CORS middleware answers preflights. The innermost (longest)
+// prefix owns a path; of groups with the same prefix, the first created.
+// Redirects to a clean path or to a trailing slash are not routed content
+// and are answered outside any group.
 func (r *Router) Group(prefix string, mw ...Middleware) *Group {
-	return &Group{r: r, prefix: strings.TrimSuffix(prefix, "/"), mw: mw}
+	g := &Group{r: r, prefix: strings.TrimSuffix(prefix, "/"), mw: mw}
+	r.own(g)
+	return g
+}
+
+// owner is a group that owns its prefix: fallback is the router's own
+// answer (groupFallback) wrapped in the group's middleware.
+type owner struct {
+	prefix   string
+	fallback riptide.Handler
+}
+
+// own records that g owns its prefix, if it has one and middleware.
+func (r *Router) own(g *Group) {
+	if g.prefix == "" || len(g.mw) == 0 {
+		return
+	}
+	for _, o := range r.owners {
+		if o.prefix == g.prefix {
+			return
+		}
+	}
+	var h riptide.Handler = riptide.HandlerFunc(r.groupFallback)
+	for i := len(g.mw) - 1; i >= 0; i-- {
+		h = g.mw[i](h)
+	}
+	r.owners = append(r.owners, owner{prefix: g.prefix, fallback: h})
+}
+
+// owning returns the group that owns the match-form path: the longest
+// prefix that is the path or ends where a segment of it does.
+func (r *Router) owning(path []byte) *owner {
+	var best *owner
+	for i := range r.owners {
+		o := &r.owners[i]
+		n := len(o.prefix)
+		if len(path) >= n && string(path[:n]) == o.prefix && (len(path) == n || path[n] == '/') &&
+			(best == nil || n > len(best.prefix)) {
+			best = o
+		}
+	}
+	return best
 }
 
 // Group is a set of routes sharing a path prefix and middleware.
@@ -121,7 +181,9 @@ type Group struct {
 
 // Handle registers h for pattern with the group's prefix inserted before
 // the path ("GET /users" in group "/api" is "GET /api/users"), wrapped in
-// the group's middleware.
+// the group's middleware. A pattern without a path registers the prefix
+// itself: "GET" in group "/api" is "GET /api", and "" is "/api" for every
+// method (a word before the missing path is a method).
 func (g *Group) Handle(pattern string, h riptide.Handler) {
 	if h == nil {
 		panic("router: nil handler for " + pattern)
@@ -138,18 +200,25 @@ func (g *Group) HandleFunc(pattern string, f func(*riptide.Ctx)) {
 }
 
 // Group returns a nested group: its prefix follows g's, its middleware
-// runs inside g's.
+// runs inside g's. It owns its prefix as Router.Group describes.
 func (g *Group) Group(prefix string, mw ...Middleware) *Group {
 	all := append(append([]Middleware(nil), g.mw...), mw...)
-	return &Group{r: g.r, prefix: g.prefix + strings.TrimSuffix(prefix, "/"), mw: all}
+	n := &Group{r: g.r, prefix: g.prefix + strings.TrimSuffix(prefix, "/"), mw: all}
+	g.r.own(n)
+	return n
 }
 
 // withPrefix inserts prefix at the start of pattern's path, after its
-// method and host.
+// method and host; a pattern without a path gets prefix as its path.
 func withPrefix(pattern, prefix string) string {
 	i := strings.IndexByte(pattern, '/')
-	if i < 0 {
-		return pattern // invalid: Handle reports it
+	switch {
+	case i >= 0:
+		return pattern[:i] + prefix + pattern[i:]
+	case pattern == "":
+		return prefix
+	case strings.IndexByte(pattern, ' ') < 0:
+		return pattern + " " + prefix // a method alone
 	}
-	return pattern[:i] + prefix + pattern[i:]
+	return pattern + prefix // "METHOD HOST"
 }

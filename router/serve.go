@@ -80,6 +80,24 @@ func (r *Router) dispatch(c *riptide.Ctx) {
 		rt.h.ServeCtx(c)
 		return
 	}
+	if o := r.owning(path); o != nil {
+		o.fallback.ServeCtx(c)
+		return
+	}
+	r.noMatch(c, path)
+}
+
+// groupFallback is noMatch for a request under a group that owns its
+// prefix, called inside the group's middleware: it finds the match-form
+// path again.
+func (r *Router) groupFallback(c *riptide.Ctx) {
+	path := c.Path()
+	if bytes.IndexByte(path, '%') >= 0 {
+		buf := bufPool.Get().(*[]byte)
+		defer bufPool.Put(buf)
+		*buf = normalize((*buf)[:0], path)
+		path = *buf
+	}
 	r.noMatch(c, path)
 }
 

@@ -133,9 +133,10 @@ func (t *table) allows(m string, path []byte) bool {
 	return false
 }
 
-// set stores the captured values of r in c, decoding %2F in them when the
-// path was in match form.
+// set stores r's pattern (Ctx.Pattern) and the captured values of r in c,
+// decoding %2F in them when the path was in match form.
 func (r *route) set(c *riptide.Ctx, caps *captures, buf *[]byte) {
+	c.SetPattern(r.pat.str)
 	for i, name := range r.names {
 		if name == "" {
 			continue

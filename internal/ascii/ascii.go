@@ -185,3 +185,24 @@ func lastIndexByte[A ~string | ~[]byte](a A, c byte) int {
 	}
 	return -1
 }
+
+// ParseDigits parses a non-empty run of ASCII digits. ok is false for an
+// empty input, any non-digit, or a value above 1<<62 (which no real body
+// reaches and which keeps later additions from overflowing).
+func ParseDigits(b []byte) (n int64, ok bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := int64(c - '0')
+		// Checked before multiplying: n*10 past 2^63 would wrap.
+		if n > (1<<62-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}

@@ -128,3 +128,25 @@ func TestHex(t *testing.T) {
 		}
 	}
 }
+
+func TestParseDigits(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		n  int64
+		ok bool
+	}{
+		{"0", 0, true}, {"12", 12, true}, {"007", 7, true},
+		{"4611686018427387904", 1 << 62, true}, {"4611686018427387905", 0, false},
+		{"99999999999999999999999", 0, false},
+		// Past 2^63 the multiplication wraps: these once parsed as 1, 0, a
+		// negative number and 1553255926290448384.
+		{"18446744073709551617", 0, false}, {"18446744073709551616", 0, false},
+		{"10000000000000000000", 0, false}, {"20000000000000000000", 0, false},
+		{"4611686018427387910", 0, false},
+		{"", 0, false}, {"1x", 0, false}, {" 1", 0, false}, {"-1", 0, false}, {"1,1", 0, false},
+	} {
+		if n, ok := ParseDigits([]byte(c.in)); n != c.n || ok != c.ok {
+			t.Errorf("ParseDigits(%q) = %d, %v; want %d, %v", c.in, n, ok, c.n, c.ok)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+// Package quicx declares the QUIC connection and streams riptide's HTTP/3
+// logic is written against, so that the core module never imports a QUIC
+// implementation. The http3 module adapts quic-go's *quic.Conn,
+// *quic.Stream, *quic.ReceiveStream and *quic.SendStream to them.
+//
+// The methods are the subset of quic-go's the HTTP/3 layer needs, with
+// error codes and stream IDs as plain integers. An adapter is a struct of
+// one pointer (such a struct is stored in an interface without allocating)
+// whose methods convert the codes: wrapping a stream costs nothing per
+// request.
+//
+// This is a sketch for issue 25: the connection logic that uses it is not
+// written yet, and its needs may add methods.
+package quicx
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"time"
+)
+
+// ReceiveStream is the receiving half of a stream: a request stream's, or
+// a unidirectional stream the peer opened (control, QPACK).
+type ReceiveStream interface {
+	StreamID() int64
+	// Read reads stream data; io.EOF after the peer's FIN, a stream
+	// error after its RESET_STREAM.
+	Read(p []byte) (int, error)
+	// CancelRead sends STOP_SENDING with an HTTP/3 error code.
+	CancelRead(code uint64)
+	SetReadDeadline(t time.Time) error
+	// ReleaseStreamCredit lets the peer open another stream in place of
+	// this one, once it has completed (with the QUIC layer configured to
+	// require it: a server releases credit when the handler returns, so
+	// that reset streams do not let handlers pile up).
+	ReleaseStreamCredit()
+}
+
+// SendStream is the sending half of a stream: a request stream's, or a
+// unidirectional stream of this side (control, QPACK).
+type SendStream interface {
+	StreamID() int64
+	Write(p []byte) (int, error)
+	// Close ends the stream with a FIN.
+	Close() error
+	// CancelWrite sends RESET_STREAM with an HTTP/3 error code.
+	CancelWrite(code uint64)
+	SetWriteDeadline(t time.Time) error
+}
+
+// Stream is a bidirectional stream: a request stream.
+type Stream interface {
+	ReceiveStream
+	SendStream
+}
+
+// State is what the HTTP/3 layer needs of a connection's state.
+type State struct {
+	TLS tls.ConnectionState
+	// Used0RTT reports 0-RTT data accepted on the connection: until
+	// HandshakeComplete, requests may be replays.
+	Used0RTT bool
+}
+
+// Conn is a QUIC connection.
+type Conn interface {
+	// AcceptStream returns the next request stream the peer opened.
+	AcceptStream(ctx context.Context) (Stream, error)
+	// AcceptUniStream returns the next unidirectional stream the peer
+	// opened.
+	AcceptUniStream(ctx context.Context) (ReceiveStream, error)
+	// OpenUniStream opens a unidirectional stream (control, QPACK).
+	OpenUniStream() (SendStream, error)
+	// CloseWithError closes the connection with an HTTP/3 error code.
+	CloseWithError(code uint64, reason string) error
+	// Context is done when the connection is closed.
+	Context() context.Context
+	// HandshakeComplete is closed when the handshake completes.
+	HandshakeComplete() <-chan struct{}
+	State() State
+	LocalAddr() net.Addr
+	RemoteAddr() net.Addr
+}
