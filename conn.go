@@ -296,10 +296,9 @@ func (c *conn) readRequest() bool {
 			}
 		}
 		var err error
-		var onLoop bool
-		// Event loop: read what is there, or park until more comes.
-		if onLoop, err = c.elFill(armed); onLoop {
-			if c.parked {
+		if el, elErr := c.elFill(armed); el {
+			// Event loop: read what is there, or park until more comes.
+			if err = elErr; c.parked {
 				return false
 			}
 		} else if c.r == c.w && c.isTLS() {

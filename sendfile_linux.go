@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/internal/evloop"
-
 	"golang.org/x/sys/unix"
 )
 
