@@ -40,7 +40,7 @@ type conn struct {
 	// connection (nc is then ec), nil on the goroutine engine.
 	ec *elConn
 	// parked: the event-loop engine released the connection to its loop
-	// while waiting for the next request (see elConn.fillHead).
+	// while waiting for the next request (see conn.fillHead, engine_linux.go).
 	parked bool
 	// headArmed: the header deadline is running for a partial head;
 	// resumed: the connection was parked (both carried across a park, see
