@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riptide-http/riptide/internal/evloop"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,32 +30,32 @@ func racedPause(t *testing.T, e Engine) {
 	var (
 		failing  atomic.Bool // accepts fail with EMFILE
 		mu       sync.Mutex
-		failures = map[*loop]int{}  // failed accepts handled, by loop
-		base     = map[*loop]int{}  // failures when its listener's resume began
-		raced    = map[*loop]bool{} // its first resume while failing began
+		failures = map[int]int{}  // failed accepts handled, by loop index
+		base     = map[int]int{}  // failures when its listener's resume began
+		raced    = map[int]bool{} // its first resume while failing began
 		// racedDone counts the loops whose first resume is done.
 		racedDone atomic.Int32
 	)
 	var logs syncBuffer
 	srv := &Server{Engine: e, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
-	srv.el.hooks = &elHooks{
-		accept: func(*loop) error {
+	srv.el.hooks = &evloop.Hooks{
+		Accept: func(int) error {
 			if failing.Load() {
 				return unix.EMFILE
 			}
 			return nil
 		},
-		failed: func(lp *loop) {
+		Failed: func(lp int) {
 			mu.Lock()
 			failures[lp]++
 			mu.Unlock()
 		},
-		resuming: func(lp *loop) {
+		Resuming: func(lp int) {
 			mu.Lock()
 			base[lp] = failures[lp]
 			mu.Unlock()
 		},
-		resumed: func(lp *loop) {
+		Resumed: func(lp int) {
 			mu.Lock()
 			first := !raced[lp] && failing.Load()
 			raced[lp] = true
@@ -73,7 +74,7 @@ func racedPause(t *testing.T, e Engine) {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Errorf("loop %p did not retry its accept within 10 s of its listener's resume", lp)
+					t.Errorf("loop %d did not retry its accept within 10 s of its listener's resume", lp)
 					break
 				}
 			}
@@ -86,7 +87,7 @@ func racedPause(t *testing.T, e Engine) {
 		srv.el.mu.Lock()
 		defer srv.el.mu.Unlock()
 		for g := range srv.el.groups {
-			nloops = len(g.loops)
+			nloops = g.Loops()
 		}
 		return nloops > 0
 	})

@@ -602,8 +602,8 @@ func (w *compatWriter) sendfileTarget() (io.ReaderFrom, bool) {
 	if r.clen < 0 || r.head || !h1.BodyAllowed(w.status) {
 		return nil, false
 	}
-	if ec := w.x.conn.ec; ec != nil {
-		return ec, true // the event loop's socket: sendfile too
+	if rf, ok := w.x.conn.elReaderFrom(); ok {
+		return rf, true // the event loop's socket: sendfile too
 	}
 	rf, ok := tcpConnOf(w.x.conn.nc) // also under the PROXY protocol (proxy.go)
 	return rf, ok

@@ -40,7 +40,7 @@ type conn struct {
 	// connection (nc is then ec), nil on the goroutine engine.
 	ec *elConn
 	// parked: the event-loop engine released the connection to its loop
-	// while waiting for the next request (see elConn.fillHead).
+	// while waiting for the next request (see conn.fillHead, engine_linux.go).
 	parked bool
 	// headArmed: the header deadline is running for a partial head;
 	// resumed: the connection was parked (both carried across a park, see
@@ -150,9 +150,7 @@ func (c *conn) setState(st ConnState) {
 		return
 	}
 	c.state.Store(int32(st))
-	if c.ec != nil {
-		c.ec.cstate.Store(int32(st)) // for Shutdown, while c is parked
-	}
+	c.elMirrorState(st) // for Shutdown, while c is parked
 	if h := c.srv.ConnState; h != nil {
 		h(c.nc, st)
 	}
@@ -215,8 +213,7 @@ func (c *conn) untrack() {
 		return // already, by an h2c upgrade (h2UpgradeConn)
 	}
 	c.untracked = true
-	if c.ec != nil {
-		c.ec.untrack()
+	if c.elUntrack() {
 		return
 	}
 	c.srv.trackConn(c, false)
@@ -229,8 +226,8 @@ func (c *conn) closeConn() {
 	var cw interface{ CloseWrite() error }
 	if tc, ok := tcpConnOf(c.nc); ok { // also under the PROXY protocol (proxy.go)
 		cw = tc
-	} else if c.ec != nil {
-		cw = c.ec
+	} else if ec := c.elCloseWriter(); ec != nil {
+		cw = ec
 	}
 	if cw != nil && c.werr == nil && (c.linger || c.r < c.w || !c.body.done) {
 		netx.HalfCloseAndDrain(c.nc, cw)
@@ -303,9 +300,9 @@ func (c *conn) readRequest() bool {
 			}
 		}
 		var err error
-		if c.ec != nil {
+		if el, elErr := c.elFill(armed); el {
 			// Event loop: read what is there, or park until more comes.
-			if err = c.ec.fillHead(c, armed); c.parked {
+			if err = elErr; c.parked {
 				return false
 			}
 		} else if c.r == c.w && c.isTLS() {
@@ -450,9 +447,9 @@ func (c *conn) flush() error {
 // writeDirect writes p straight to the socket after flushing wbuf; used for
 // large response bodies so they are not copied.
 func (c *conn) writeDirect(p []byte) error {
-	if c.ec != nil && c.werr == nil && len(c.wbuf) > 0 {
+	if ok, err := c.elWritev(p); ok {
 		// Event loop: head (and anything pending) and body in one writev.
-		return c.writevDirect(p)
+		return err
 	}
 	if err := c.flush(); err != nil {
 		return err

@@ -8,7 +8,7 @@ package riptide
 // The event-loop engine (Linux only, plain TCP listeners only) runs a few
 // epoll loops that own the sockets. A connection waiting for its next
 // request holds no goroutine and no buffer, only a small record on its loop
-// (see eventloop_linux.go); when a request arrives, a pooled worker
+// (see internal/evloop); when a request arrives, a pooled worker
 // goroutine serves it with the same HTTP/1.1 code as the goroutine engine,
 // so handlers may block. A hijacked connection leaves the loop as an
 // ordinary *net.TCPConn; HTTP/2 over h2c stays on its worker goroutine for

@@ -5,28 +5,35 @@ package riptide
 import (
 	"io"
 	"net"
-	"sync/atomic"
 )
 
 // platformEngine is EngineAuto's choice here.
 const platformEngine = EngineGoroutine
 
-// elServer is empty: the event-loop engine exists on Linux only.
+// elServer is empty: the event-loop engine exists on Linux only
+// (engine_linux.go).
 type elServer struct{}
 
-// elConn is never created off Linux; conn.ec is always nil.
-type elConn struct{ cstate atomic.Int32 }
+// elConn is empty: no connection is on an event loop here, conn.ec is
+// always nil.
+type elConn struct{}
 
-func (s *Server) eventLoopListener(net.Listener) (*net.TCPListener, bool) { return nil, false }
-func (s *Server) serveEventLoop(*net.TCPListener) error                   { return ErrServerClosed }
-func (s *Server) elCloseIdle()                                            {}
-func (s *Server) elCloseAll()                                             {}
-func (s *Server) elCountStates(*Stats)                                    {}
+// serveEventLoop is false: every listener is served by the goroutine
+// engine.
+func (s *Server) serveEventLoop(net.Listener) (bool, error) { return false, nil }
 
-func (ec *elConn) fillHead(*conn, bool) error        { panic("riptide: no event loop") }
-func (ec *elConn) untrack()                          {}
-func (ec *elConn) CloseWrite() error                 { return nil }
-func (ec *elConn) ReadFrom(io.Reader) (int64, error) { panic("riptide: no event loop") }
-func (ec *elConn) detach() (net.Conn, error)         { panic("riptide: no event loop") }
+// elCloseIdle, elCloseAll and elCountStates have no event-loop
+// connections to act on.
+func (s *Server) elCloseIdle()         {}
+func (s *Server) elCloseAll()          {}
+func (s *Server) elCountStates(*Stats) {}
 
-func (c *conn) writevDirect([]byte) error { panic("riptide: no event loop") }
+// The conn's seams (see engine_linux.go) all answer that c is not on an
+// event loop: the goroutine engine's path runs.
+func (c *conn) elFill(bool) (bool, error)                      { return false, nil }
+func (c *conn) elWritev([]byte) (bool, error)                  { return false, nil }
+func (c *conn) elMirrorState(ConnState)                        {}
+func (c *conn) elUntrack() bool                                { return false }
+func (c *conn) elCloseWriter() interface{ CloseWrite() error } { return nil }
+func (c *conn) elDetach() (net.Conn, bool, error)              { return nil, false, nil }
+func (c *conn) elReaderFrom() (io.ReaderFrom, bool)            { return nil, false }

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/riptide-http/riptide/internal/evloop"
 )
 
 // On the event loop an idle keep-alive connection holds no goroutine: 200
@@ -46,7 +48,7 @@ func TestEventLoopIdleHoldsNoGoroutine(t *testing.T) {
 // settledGoroutines waits (up to 3 idle-worker lifetimes) for the goroutine
 // count to reach want, or to stop falling when want is negative.
 func settledGoroutines(want int) int {
-	deadline := time.Now().Add(3 * workerIdle)
+	deadline := time.Now().Add(3 * evloop.WorkerIdle)
 	last := runtime.NumGoroutine()
 	for time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)

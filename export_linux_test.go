@@ -7,7 +7,7 @@ func (s *Server) WorkersSpawned() int64 {
 	defer s.el.mu.Unlock()
 	var n int64
 	for g := range s.el.groups {
-		n += g.pool.spawned.Load()
+		n += g.Spawned()
 	}
 	return n
 }

@@ -36,9 +36,8 @@ func (x *Ctx) Hijack() (net.Conn, []byte, error) {
 	buffered = append(buffered, c.rbuf[c.r:c.w]...)
 	c.r = c.w
 	c.hijacked = true
-	if c.ec != nil {
+	if nc, ok, err := c.elDetach(); ok {
 		// The socket leaves the event loop as an ordinary net.Conn.
-		nc, err := c.ec.detach()
 		if err != nil {
 			return nil, nil, err
 		}

@@ -15,7 +15,7 @@ import (
 // (the loop's leader serves the connection).
 func onLoopNow(x *Ctx) bool {
 	ec := x.conn.ec
-	return ec != nil && ec.lp.leader.Load() != nil && ec.lp.leader.Load() == ec.w.Load()
+	return ec != nil && ec.OnLoop()
 }
 
 // warmConns dials n connections and makes one request on each, so that
@@ -78,10 +78,8 @@ func TestOnLoopCompatUsesWorkers(t *testing.T) {
 		t.Fatal("not served by the event loop")
 	}
 	for g := range srv.el.groups {
-		for _, lp := range g.loops {
-			if g.onLoop || lp.leader.Load() != nil {
-				t.Errorf("compat door on the loop: onLoop %v, leader %p", g.onLoop, lp.leader.Load())
-			}
+		if g.OnLoop() || g.Leaders() != 0 {
+			t.Errorf("compat door on the loop: onLoop %v, %d leaders", g.OnLoop(), g.Leaders())
 		}
 	}
 }

@@ -7,12 +7,9 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/riptide-http/riptide/internal/evloop"
 	"golang.org/x/sys/unix"
 )
-
-// sendfileChunk bounds one sendfile(2) call, so that a huge file does not
-// hold the socket in one system call.
-const sendfileChunk = 4 << 20
 
 // sendfileState is a connection's sendfile(2) state for Ctx.SendFile on
 // the goroutine engine, kept in the conn so that a call allocates nothing:
@@ -50,7 +47,7 @@ func (c *conn) sendFileAt(f *os.File, offset, n int64) (written int64, handled b
 	sfd := int(f.Fd()) // no system call for a regular file (os.File.Fd)
 	defer runtime.KeepAlive(f)
 	if c.ec != nil {
-		return c.ec.sendfile(sfd, &offset, n)
+		return c.ec.Sendfile(sfd, &offset, n)
 	}
 	s := c.sf.ready(c)
 	if s == nil {
@@ -103,8 +100,8 @@ func (c *conn) flushMore() error {
 	if ec := c.ec; ec != nil {
 		for p := c.wbuf; len(p) > 0 && err == nil; {
 			var k int
-			k, err = ec.tryWrite(func(fd int) (int, error) {
-				raceRelease(fd)
+			k, err = ec.TryWrite(func(fd int) (int, error) {
+				evloop.RaceRelease(fd)
 				return sendMore(fd, p)
 			})
 			p = p[k:]
@@ -142,7 +139,7 @@ func sendMore(fd int, p []byte) (int, error) {
 // head, then the file section, until done or the socket is full (false:
 // wait for writability).
 func (s *sendfileState) sendStep(fd uintptr) bool {
-	raceRelease(int(fd)) // raw system calls: no race annotation of their own
+	evloop.RaceRelease(int(fd)) // raw system calls: no race annotation of their own
 	for len(s.head) > 0 {
 		k, err := sendMore(int(fd), s.head)
 		s.head = s.head[k:]
@@ -156,7 +153,7 @@ func (s *sendfileState) sendStep(fd uintptr) bool {
 		}
 	}
 	for s.remain > 0 {
-		k, err := sendfileOnce(int(fd), s.sfd, &s.off, s.remain)
+		k, err := evloop.SendfileOnce(int(fd), s.sfd, &s.off, s.remain)
 		s.written += int64(k)
 		s.remain -= int64(k)
 		switch {
@@ -169,18 +166,4 @@ func (s *sendfileState) sendStep(fd uintptr) bool {
 		}
 	}
 	return true
-}
-
-// sendfileOnce makes one sendfile(2) call of at most sendfileChunk bytes
-// from sfd to the socket fd; off is nil to read at (and move) sfd's file
-// offset. A file that has ended gives io.EOF.
-func sendfileOnce(fd, sfd int, off *int64, remain int64) (int, error) {
-	k, err := unix.Sendfile(fd, sfd, off, int(min(remain, sendfileChunk)))
-	if k < 0 {
-		k = 0
-	}
-	if k == 0 && err == nil {
-		err = io.EOF
-	}
-	return k, err
 }

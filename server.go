@@ -319,8 +319,8 @@ func (s *Server) serve(ln net.Listener) error {
 	defer s.trackListener(&ln, false)
 	clockAcquire()
 	defer clockRelease()
-	if tl, ok := s.eventLoopListener(ln); ok {
-		return s.serveEventLoop(tl)
+	if ok, err := s.serveEventLoop(ln); ok {
+		return err
 	}
 
 	var backoff time.Duration

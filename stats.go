@@ -208,17 +208,22 @@ func (s *Server) Stats(st *Stats) {
 	st.Requests = st.Duration.Count
 	s.mu.Lock()
 	for c := range s.conns {
-		switch ConnState(c.state.Load()) {
-		case StateNew:
-			st.ConnsNew++
-		case StateActive:
-			st.ConnsActive++
-		case StateIdle:
-			st.ConnsIdle++
-		}
+		st.countConn(ConnState(c.state.Load()))
 	}
 	s.mu.Unlock()
 	s.elCountStates(st)
+}
+
+// countConn adds a connection in state cs to the gauges.
+func (st *Stats) countConn(cs ConnState) {
+	switch cs {
+	case StateNew:
+		st.ConnsNew++
+	case StateActive:
+		st.ConnsActive++
+	case StateIdle:
+		st.ConnsIdle++
+	}
 }
 
 // statRequestStart notes the start of a request (its head is parsed).

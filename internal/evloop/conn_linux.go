@@ -1,6 +1,4 @@
-//go:build linux
-
-package riptide
+package evloop
 
 import (
 	"io"
@@ -17,65 +15,77 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// elConn is one socket of the event-loop engine and the net.Conn that the
-// HTTP/1.1 code (conn.go, body.go, response.go, compat) reads and writes.
-// It is small on purpose: it is all an idle connection costs.
+// Conn is one socket of the engine and the net.Conn that the server's
+// protocol code reads and writes. It is small on purpose: it is all an
+// idle connection costs.
 //
 // Ownership: the connection is idle (owned by its loop, no goroutine) or
-// busy (owned by one worker goroutine, which runs the HTTP/1.1 code; the
+// busy (owned by one worker goroutine, which runs the protocol code; a
 // disconnect watch may read concurrently). st holds that bit and the
 // readiness edges that arrive while busy, so an edge is never lost: the
-// loop sets elReadReady/elWriteReady and wakes the worker; a worker that
-// wants to park first checks elReadReady and then swaps busy for idle in
-// one compare-and-swap. The fields under "saved" are written by the owning
-// worker before that swap and read by the next owner after it.
-type elConn struct {
+// loop sets stReadReady/stWriteReady and wakes the worker; a worker that
+// wants to park first checks stReadReady and then swaps busy for idle in
+// one compare-and-swap (Park). Saved and the partial head are written by
+// the owning worker before that swap and read by the next owner after it.
+type Conn struct {
 	fd    int
 	lp    *loop
 	st    atomic.Uint32
-	w     atomic.Pointer[worker] // the owner's wake channels while busy
+	w     atomic.Pointer[Worker] // the owner's wake channels while busy
 	refs  atomic.Int32           // syscalls in flight on fd
 	dying atomic.Bool            // destroy started: no more syscalls on fd
 	shut  atomic.Bool            // Close called: I/O fails with net.ErrClosed
 	rdl   atomic.Int64           // read deadline, unix nanoseconds, 0 none
 	wdl   atomic.Int64           // write deadline
-	// cstate mirrors the ConnState for Shutdown.
-	cstate atomic.Int32
+	// Status is the server's state of the connection (riptide's
+	// ConnState), mirrored here so that it can be read while parked; the
+	// engine never reads it.
+	Status atomic.Int32
 	raddr  netip.AddrPort
+	// Born is the server clock's second when the socket was accepted.
+	Born int64
+	// Saved is the protocol's state across a park (see Park).
+	Saved Saved
 
-	// saved across a park (see above)
-	partial      *[]byte // an incomplete head, from headPool
-	nreq         int
-	born         int64
-	rsec, wsec   int64
-	rkind, wkind uint8
-	fresh        bool // not served yet: the next owner runs conn.serve
-	headArmed    bool
-	drained      bool // the last read came back short: the socket is empty
-	detached     bool // hijacked: the fd left the engine
+	partial  *[]byte // an incomplete head, from headPool (see Park)
+	fresh    bool    // not served yet: Serve is told so
+	drained  bool    // the last read came back short: the socket is empty
+	detached bool    // hijacked: the fd left the engine
+}
+
+// Saved is what the protocol keeps across a park, besides a partial head:
+// stored by the worker that parks the connection and handed back to the
+// next one. The engine reads none of it; the fields are the HTTP/1.1
+// server's (requests served, the armed deadlines, whether the header
+// timeout runs).
+type Saved struct {
+	NReq         int
+	RSec, WSec   int64
+	RKind, WKind uint8
+	HeadArmed    bool
 }
 
 // st bits.
 const (
-	elBusy       = 1 << iota // a worker owns the connection
-	elReadReady              // readable edge while busy
-	elWriteReady             // writable edge while busy
-	// elHup: the peer shut down its side (sticky). A FIN queued behind the
+	stBusy       = 1 << iota // a worker owns the connection
+	stReadReady              // readable edge while busy
+	stWriteReady             // writable edge while busy
+	// stHup: the peer shut down its side (sticky). A FIN queued behind the
 	// data makes no new edge, so a short read no longer means empty.
-	elHup
+	stHup
 )
 
 // acquire pins fd for one syscall; false once the socket is being closed.
-func (ec *elConn) acquire() bool {
-	ec.refs.Add(1)
-	if ec.dying.Load() {
-		ec.refs.Add(-1)
+func (c *Conn) acquire() bool {
+	c.refs.Add(1)
+	if c.dying.Load() {
+		c.refs.Add(-1)
 		return false
 	}
 	return true
 }
 
-func (ec *elConn) release() { ec.refs.Add(-1) }
+func (c *Conn) release() { c.refs.Add(-1) }
 
 // deadlinePassed reports whether the deadline d (unix nanoseconds) is set
 // and in the past. A deadline two seconds or more past the server clock's
@@ -83,11 +93,11 @@ func (ec *elConn) release() { ec.refs.Add(-1) }
 // clock read (~150 ns on a VM, several per request) for the usual idle and
 // header timeouts. A wait that timed out re-checks with deadlineReached, so
 // a clock that fell behind cannot turn an expired wait into a busy loop.
-func deadlinePassed(d int64) bool {
+func (c *Conn) deadlinePassed(d int64) bool {
 	if d == 0 {
 		return false
 	}
-	if sec := clockSec.Load(); sec != 0 && d >= (sec+2)*int64(time.Second) {
+	if sec := c.lp.g.cfg.Clock.Load(); sec != 0 && d >= (sec+2)*int64(time.Second) {
 		return false
 	}
 	return time.Now().UnixNano() >= d
@@ -98,52 +108,52 @@ func deadlineReached(d int64) bool { return d != 0 && time.Now().UnixNano() >= d
 
 // Read reads without blocking a thread: on EAGAIN it waits for the loop's
 // readable edge, the deadline or Close.
-func (ec *elConn) Read(p []byte) (int, error) {
+func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	for {
-		if ec.shut.Load() {
+		if c.shut.Load() {
 			return 0, net.ErrClosed
 		}
-		if deadlinePassed(ec.rdl.Load()) {
+		if c.deadlinePassed(c.rdl.Load()) {
 			return 0, os.ErrDeadlineExceeded
 		}
-		n, err := ec.rawRead(p)
+		n, err := c.RawRead(p)
 		if n > 0 {
 			return n, nil
 		}
 		if err != unix.EAGAIN {
 			return 0, err
 		}
-		if w := ec.w.Load(); w != nil && ec.st.Load()&elReadReady == 0 {
-			if w.wait(w.rwake, &w.rtimer, ec.rdl.Load()) && deadlineReached(ec.rdl.Load()) {
+		if w := c.w.Load(); w != nil && c.st.Load()&stReadReady == 0 {
+			if w.wait(w.rwake, &w.rtimer, c.rdl.Load()) && deadlineReached(c.rdl.Load()) {
 				return 0, os.ErrDeadlineExceeded
 			}
 		}
 	}
 }
 
-// rawRead is one non-blocking read(2); it records whether the socket is
+// RawRead is one non-blocking read(2); it records whether the socket is
 // now empty (with edge-triggered epoll a short read means it is).
-func (ec *elConn) rawRead(p []byte) (int, error) {
+func (c *Conn) RawRead(p []byte) (int, error) {
 	for {
-		if !ec.acquire() {
+		if !c.acquire() {
 			return 0, net.ErrClosed
 		}
-		ec.st.And(^uint32(elReadReady))
-		n, err := rawSysRead(ec.fd, p)
-		ec.release()
+		c.st.And(^uint32(stReadReady))
+		n, err := rawSysRead(c.fd, p)
+		c.release()
 		switch {
 		case n > 0:
-			ec.drained = n < len(p)
+			c.drained = n < len(p)
 			return n, nil
 		case err == nil:
 			return 0, io.EOF
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
-			ec.drained = true
+			c.drained = true
 		}
 		return 0, err
 	}
@@ -151,11 +161,11 @@ func (ec *elConn) rawRead(p []byte) (int, error) {
 
 // Write writes all of p, waiting for the loop's writable edge while the
 // kernel's buffer is full (backpressure), up to the write deadline.
-func (ec *elConn) Write(p []byte) (int, error) {
+func (c *Conn) Write(p []byte) (int, error) {
 	done := 0
 	for done < len(p) {
-		n, err := ec.tryWrite(func(fd int) (int, error) {
-			raceRelease(fd)
+		n, err := c.TryWrite(func(fd int) (int, error) {
+			RaceRelease(fd)
 			return rawSysWrite(fd, p[done:])
 		})
 		done += n
@@ -167,11 +177,11 @@ func (ec *elConn) Write(p []byte) (int, error) {
 }
 
 // Writev writes the concatenation of bufs with writev(2), as Write does.
-func (ec *elConn) Writev(bufs [][]byte) (int64, error) {
+func (c *Conn) Writev(bufs [][]byte) (int64, error) {
 	var total int64
 	for len(bufs) > 0 {
-		n, err := ec.tryWrite(func(fd int) (int, error) {
-			raceRelease(fd)
+		n, err := c.TryWrite(func(fd int) (int, error) {
+			RaceRelease(fd)
 			return rawSysWritev(fd, bufs)
 		})
 		total += int64(n)
@@ -193,29 +203,29 @@ func (ec *elConn) Writev(bufs [][]byte) (int64, error) {
 	return total, nil
 }
 
-// tryWrite runs one write syscall; on EAGAIN it waits for writability and
+// TryWrite runs one write syscall; on EAGAIN it waits for writability and
 // reports 0 bytes and no error (the caller loops).
-func (ec *elConn) tryWrite(write func(fd int) (int, error)) (int, error) {
-	if ec.shut.Load() {
+func (c *Conn) TryWrite(write func(fd int) (int, error)) (int, error) {
+	if c.shut.Load() {
 		return 0, net.ErrClosed
 	}
-	if deadlinePassed(ec.wdl.Load()) {
+	if c.deadlinePassed(c.wdl.Load()) {
 		return 0, os.ErrDeadlineExceeded
 	}
-	if !ec.acquire() {
+	if !c.acquire() {
 		return 0, net.ErrClosed
 	}
-	ec.st.And(^uint32(elWriteReady))
-	n, err := write(ec.fd)
-	ec.release()
+	c.st.And(^uint32(stWriteReady))
+	n, err := write(c.fd)
+	c.release()
 	switch {
 	case n > 0:
 		return n, nil
 	case err == unix.EINTR:
 		return 0, nil
 	case err == unix.EAGAIN:
-		if w := ec.w.Load(); w != nil && ec.st.Load()&elWriteReady == 0 {
-			if w.wait(w.wwake, &w.wtimer, ec.wdl.Load()) && deadlineReached(ec.wdl.Load()) {
+		if w := c.w.Load(); w != nil && c.st.Load()&stWriteReady == 0 {
+			if w.wait(w.wwake, &w.wtimer, c.wdl.Load()) && deadlineReached(c.wdl.Load()) {
 				return 0, os.ErrDeadlineExceeded
 			}
 		}
@@ -229,30 +239,30 @@ func (ec *elConn) tryWrite(write func(fd int) (int, error)) (int, error) {
 // Close shuts the socket down and wakes every waiter; the owner closes the
 // descriptor when it lets go (untrack). An idle connection is handed to a
 // worker at once so that it is closed and counted out.
-func (ec *elConn) Close() error {
-	if ec.shut.Swap(true) {
+func (c *Conn) Close() error {
+	if c.shut.Swap(true) {
 		return nil
 	}
-	if ec.acquire() {
-		unix.Shutdown(ec.fd, unix.SHUT_RDWR)
-		ec.release()
+	if c.acquire() {
+		unix.Shutdown(c.fd, unix.SHUT_RDWR)
+		c.release()
 	}
-	ec.wakeAll()
-	ec.lp.g.dispatchIdle(ec)
+	c.wakeAll()
+	c.lp.g.dispatchIdle(c)
 	return nil
 }
 
 // CloseWrite shuts down the writing side (a lingering close).
-func (ec *elConn) CloseWrite() error {
-	if !ec.acquire() {
+func (c *Conn) CloseWrite() error {
+	if !c.acquire() {
 		return net.ErrClosed
 	}
-	defer ec.release()
-	return unix.Shutdown(ec.fd, unix.SHUT_WR)
+	defer c.release()
+	return unix.Shutdown(c.fd, unix.SHUT_WR)
 }
 
-func (ec *elConn) wakeAll() {
-	if w := ec.w.Load(); w != nil {
+func (c *Conn) wakeAll() {
+	if w := c.w.Load(); w != nil {
 		wake(w.rwake)
 		wake(w.wwake)
 	}
@@ -260,14 +270,14 @@ func (ec *elConn) wakeAll() {
 
 // LocalAddr returns the listener's address, or the socket's own when the
 // listener is bound to an unspecified address.
-func (ec *elConn) LocalAddr() net.Addr {
-	g := ec.lp.g
+func (c *Conn) LocalAddr() net.Addr {
+	g := c.lp.g
 	if !g.lnAddr.IP.IsUnspecified() {
 		return g.lnAddr
 	}
-	if ec.acquire() {
-		sa, err := unix.Getsockname(ec.fd)
-		ec.release()
+	if c.acquire() {
+		sa, err := unix.Getsockname(c.fd)
+		c.release()
 		if err == nil {
 			return sockaddrTCP(sa)
 		}
@@ -276,31 +286,31 @@ func (ec *elConn) LocalAddr() net.Addr {
 }
 
 // RemoteAddr returns the client's address.
-func (ec *elConn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(ec.raddr) }
+func (c *Conn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(c.raddr) }
 
 // SetDeadline sets both deadlines.
-func (ec *elConn) SetDeadline(t time.Time) error {
-	ec.SetReadDeadline(t)
-	return ec.SetWriteDeadline(t)
+func (c *Conn) SetDeadline(t time.Time) error {
+	c.SetReadDeadline(t)
+	return c.SetWriteDeadline(t)
 }
 
 // SetReadDeadline sets the read deadline and wakes a waiting reader. A
 // past deadline on an idle connection hands it to a worker, which finds
 // the deadline passed and closes it (how Shutdown closes idle connections).
-func (ec *elConn) SetReadDeadline(t time.Time) error {
-	ec.rdl.Store(unixNano(t))
-	if w := ec.w.Load(); w != nil && ec.st.Load()&elBusy != 0 {
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	c.rdl.Store(unixNano(t))
+	if w := c.w.Load(); w != nil && c.st.Load()&stBusy != 0 {
 		wake(w.rwake)
 	} else if !t.IsZero() && !t.After(time.Now()) {
-		ec.lp.g.dispatchIdle(ec)
+		c.lp.g.dispatchIdle(c)
 	}
 	return nil
 }
 
 // SetWriteDeadline sets the write deadline and wakes a waiting writer.
-func (ec *elConn) SetWriteDeadline(t time.Time) error {
-	ec.wdl.Store(unixNano(t))
-	if w := ec.w.Load(); w != nil {
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	c.wdl.Store(unixNano(t))
+	if w := c.w.Load(); w != nil {
 		wake(w.wwake)
 	}
 	return nil
@@ -313,190 +323,159 @@ func unixNano(t time.Time) int64 {
 	return max(t.UnixNano(), 1)
 }
 
-// fillHead reads more of a request head without waiting. When the socket is
-// empty it parks the connection (c.parked, nil error): the worker lets go
-// of it and the loop hands it to a worker again on the next readable edge
-// or when its read deadline passes.
-func (ec *elConn) fillHead(c *conn, armed bool) error {
-	for {
-		if ec.shut.Load() {
-			return net.ErrClosed
-		}
-		if deadlinePassed(ec.rdl.Load()) {
-			return os.ErrDeadlineExceeded
-		}
-		if ec.drained && ec.st.Load()&(elReadReady|elHup) == 0 {
-			if ec.park(c, armed) {
-				return nil
-			}
-			continue
-		}
-		if c.w == len(c.rbuf) {
-			if err := c.makeRoom(); err != nil {
-				return err
-			}
-		}
-		n, err := ec.rawRead(c.rbuf[c.w:])
-		c.w += n
-		c.nin += uint64(max(n, 0)) // stats.go
-		if n > 0 {
-			return nil
-		}
-		if err != unix.EAGAIN {
-			return err
-		}
-	}
-}
-
 // headPool holds the small buffers that keep an incomplete head while its
 // connection is parked.
 var headPool sync.Pool
 
-// park saves c's state on ec and swaps busy for idle. It fails, undoing the
-// save, when a readable edge came in meanwhile.
-func (ec *elConn) park(c *conn, armed bool) bool {
-	if c.r < c.w {
+// Empty reports whether the socket has nothing to read now: the last read
+// came back short and no readable edge or hang-up came since. The owner
+// may then Park.
+func (c *Conn) Empty() bool {
+	return c.drained && c.st.Load()&(stReadReady|stHup) == 0
+}
+
+// OnLoop reports whether the connection's owner is its loop's leader: in
+// on-loop mode, the handler runs on the loop goroutine (tests).
+func (c *Conn) OnLoop() bool {
+	w := c.w.Load()
+	return w != nil && c.lp.leader.Load() == w
+}
+
+// Shut reports whether Close was called: I/O fails with net.ErrClosed.
+func (c *Conn) Shut() bool { return c.shut.Load() }
+
+// ReadExpired reports whether the read deadline has passed.
+func (c *Conn) ReadExpired() bool { return c.deadlinePassed(c.rdl.Load()) }
+
+// Park hands the connection back to its loop, the owner being done with it
+// until more comes: it keeps s and a copy of partial (an incomplete head)
+// for the next owner and swaps busy for idle. The loop hands it to a worker
+// again (Handler.Serve) on the next readable edge, or when its read
+// deadline passes. It fails, undoing the copy, when a readable edge came in
+// meanwhile: the owner reads on. The server's Status must be stored first.
+func (c *Conn) Park(s Saved, partial []byte) bool {
+	if len(partial) > 0 {
 		bp, _ := headPool.Get().(*[]byte)
 		if bp == nil {
 			bp = new([]byte)
 		}
-		*bp = append((*bp)[:0], c.rbuf[c.r:c.w]...)
-		ec.partial = bp
+		*bp = append((*bp)[:0], partial...)
+		c.partial = bp
 	}
-	ec.nreq = c.nreq // not born: set once by add, read by Shutdown's scan (elCloseIdle)
-	ec.rkind, ec.rsec, ec.wkind, ec.wsec = c.rkind, c.rsec, c.wkind, c.wsec
-	ec.headArmed = armed
-	ec.cstate.Store(c.state.Load())
+	c.Saved = s
 	for {
-		old := ec.st.Load()
-		if old&elReadReady != 0 {
-			ec.dropPartial()
+		old := c.st.Load()
+		if old&stReadReady != 0 {
+			c.DropPartial()
 			return false
 		}
-		if ec.st.CompareAndSwap(old, old&elHup) {
-			c.parked = true
+		if c.st.CompareAndSwap(old, old&stHup) {
 			return true
 		}
 	}
 }
 
-func (ec *elConn) dropPartial() {
-	if bp := ec.partial; bp != nil {
-		ec.partial = nil
+// Partial returns the incomplete head Park kept, or nil. It stays valid
+// until DropPartial.
+func (c *Conn) Partial() []byte {
+	if bp := c.partial; bp != nil {
+		return *bp
+	}
+	return nil
+}
+
+// DropPartial releases the incomplete head Park kept.
+func (c *Conn) DropPartial() {
+	if bp := c.partial; bp != nil {
+		c.partial = nil
 		if cap(*bp) <= 4<<10 {
 			headPool.Put(bp)
 		}
 	}
 }
 
-// resume restores what park saved into c, a fresh conn from the pool.
-func (ec *elConn) resume(c *conn) {
-	c.nreq, c.born = ec.nreq, ec.born
-	c.rkind, c.rsec, c.wkind, c.wsec = ec.rkind, ec.rsec, ec.wkind, ec.wsec
-	c.headArmed, c.resumed = ec.headArmed, true
-	c.state.Store(ec.cstate.Load())
-	if bp := ec.partial; bp != nil {
-		if len(*bp) > len(c.rbuf) {
-			c.rbuf = make([]byte, max(len(*bp), 2*len(c.rbuf)))
-		}
-		c.w = copy(c.rbuf, *bp)
-		ec.dropPartial()
-	}
-}
-
-// untrack ends the connection: its descriptor is closed (unless hijacked)
-// and it is counted out of the server. Called by the owner, once.
-func (ec *elConn) untrack() {
-	ec.shut.Store(true)
-	ec.dying.Store(true)
-	for ec.refs.Load() != 0 {
+// Untrack ends the connection: its descriptor is closed (unless
+// hijacked) and it is counted out (Handler.Gone). Called by the owner, or
+// by Handler.CloseParked, once.
+func (c *Conn) Untrack() {
+	c.shut.Store(true)
+	c.dying.Store(true)
+	for c.refs.Load() != 0 {
 		runtime.Gosched() // a concurrent non-blocking syscall: short
 	}
-	ec.lp.remove(ec)
-	if !ec.detached {
-		unix.Close(ec.fd)
+	c.lp.remove(c)
+	if !c.detached {
+		unix.Close(c.fd)
 	}
-	ec.dropPartial()
-	ec.w.Store(nil)
-	ec.lp.g.connGone()
+	c.DropPartial()
+	c.w.Store(nil)
+	g := c.lp.g
+	g.nconns.Add(-1)
+	g.h.Gone()
 }
 
-// closeHungUp closes ec, just claimed from its loop after a park, when its
+// closeHungUp closes c, just claimed from its loop after a park, when its
 // peer hung up with nothing left to read, as a worker would (read EOF,
 // conn.closeConn) but without one. This is how idle keep-alive connections
 // usually end: when thousands of clients close at once, handing each
 // hang-up to a worker would start a goroutine with its buffers per
 // connection (about 20 KiB each, all at once). Anything else (data before
 // the FIN, a partial head, which is lingered for) goes to a worker.
-func (ec *elConn) closeHungUp() bool {
-	if ec.st.Load()&elHup == 0 || ec.partial != nil || !ec.acquire() {
+func (c *Conn) closeHungUp() bool {
+	if c.st.Load()&stHup == 0 || c.partial != nil || !c.acquire() {
 		return false
 	}
 	var b [1]byte
-	n, _, errno := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(ec.fd),
+	n, _, errno := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(c.fd),
 		uintptr(unsafe.Pointer(&b[0])), 1, unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
-	ec.release()
+	c.release()
 	if errno == 0 && n > 0 || errno == unix.EAGAIN || errno == unix.EINTR {
 		return false // something to read, or not at the end yet
 	}
-	ec.closeParked()
+	c.closeParked()
 	return true
 }
 
-// closeExpired closes ec, claimed by the scanner after a park, when its read
+// closeExpired closes c, claimed by the scanner after a park, when its read
 // deadline has passed and it holds no partial head (which a worker answers
-// with 408): the idle (or first-request) timeout, counted as the worker
-// would (conn.statReadError).
-func (ec *elConn) closeExpired() bool {
-	if ec.partial != nil || !deadlinePassed(ec.rdl.Load()) {
+// with 408): the idle (or first-request) timeout, counted by the server as
+// its worker would (Handler.Expired).
+func (c *Conn) closeExpired() bool {
+	if c.partial != nil || !c.deadlinePassed(c.rdl.Load()) {
 		return false
 	}
-	s := ec.lp.g.srv
-	if !ec.shut.Load() && !s.draining.Load() {
-		if ec.nreq > 0 {
-			s.statTimeout(timeoutIdle)
-		} else {
-			s.statTimeout(timeoutHeader)
-		}
-	}
-	ec.closeParked()
+	c.lp.g.h.Expired(c)
+	c.closeParked()
 	return true
 }
 
-// closeParked ends ec, parked with no partial head and now claimed by the
-// caller: what conn.closeConn does for it, with no conn. The ConnState hook
-// runs on the caller's goroutine (a loop or the scanner).
-func (ec *elConn) closeParked() {
-	s := ec.lp.g.srv
-	ec.shut.Store(true)
-	if ConnState(ec.cstate.Swap(int32(StateClosed))) != StateClosed {
-		if h := s.ConnState; h != nil {
-			h(ec, StateClosed)
-		}
-	}
-	ec.untrack()
-	s.count(statClosed)
+// closeParked ends c, parked with no partial head and now claimed by the
+// caller: what the server does when it closes a connection, with no worker
+// (Handler.CloseParked, on the caller's goroutine: a loop or the scanner).
+func (c *Conn) closeParked() {
+	c.shut.Store(true)
+	c.lp.g.h.CloseParked(c)
 }
 
-// detach takes the socket out of the engine for Hijack and returns it as an
+// Detach takes the socket out of the engine for Hijack and returns it as an
 // ordinary *net.TCPConn (a duplicate descriptor on Go's netpoller).
-func (ec *elConn) detach() (net.Conn, error) {
-	if w := ec.w.Load(); w != nil {
+func (c *Conn) Detach() (net.Conn, error) {
+	if w := c.w.Load(); w != nil {
 		w.offLoop() // the hijacker may block: not on the loop
 	}
-	ec.lp.remove(ec)
+	c.lp.remove(c)
 	// Out of the epoll first: the registration belongs to the open file,
-	// which the duplicate keeps alive after ec.fd is closed.
-	unix.EpollCtl(ec.lp.epfd, unix.EPOLL_CTL_DEL, ec.fd, nil)
-	f := os.NewFile(uintptr(ec.fd), "riptide-hijack")
+	// which the duplicate keeps alive after c.fd is closed.
+	unix.EpollCtl(c.lp.epfd, unix.EPOLL_CTL_DEL, c.fd, nil)
+	f := os.NewFile(uintptr(c.fd), "riptide-hijack")
 	nc, err := net.FileConn(f)
 	// f owns the original descriptor now: closing it leaves only nc's.
-	ec.dying.Store(true)
-	for ec.refs.Load() != 0 {
+	c.dying.Store(true)
+	for c.refs.Load() != 0 {
 		runtime.Gosched()
 	}
 	f.Close()
-	ec.detached = true
+	c.detached = true
 	return nc, err
 }
 
@@ -515,7 +494,7 @@ func sockaddrAddrPort(sa unix.Sockaddr) netip.AddrPort {
 	return netip.AddrPort{}
 }
 
-var _ net.Conn = (*elConn)(nil)
+var _ net.Conn = (*Conn)(nil)
 
 // The socket calls of a busy connection are raw system calls: the socket is
 // non-blocking, so none of them waits, and skipping entersyscall/exitsyscall
@@ -569,53 +548,53 @@ func rawSysWritev(fd int, bufs [][]byte) (int, error) {
 }
 
 // SyscallConn gives access to the socket, as *net.TCPConn does.
-func (ec *elConn) SyscallConn() (syscall.RawConn, error) { return elRawConn{ec}, nil }
+func (c *Conn) SyscallConn() (syscall.RawConn, error) { return rawConn{c}, nil }
 
-// elRawConn is the syscall.RawConn of an elConn.
-type elRawConn struct{ ec *elConn }
+// rawConn is the syscall.RawConn of a Conn.
+type rawConn struct{ c *Conn }
 
 // Control calls f with the descriptor, which stays open during the call.
-func (rc elRawConn) Control(f func(fd uintptr)) error {
-	if !rc.ec.acquire() {
+func (rc rawConn) Control(f func(fd uintptr)) error {
+	if !rc.c.acquire() {
 		return net.ErrClosed
 	}
-	defer rc.ec.release()
-	f(uintptr(rc.ec.fd))
+	defer rc.c.release()
+	f(uintptr(rc.c.fd))
 	return nil
 }
 
 // Read calls f until it returns true, waiting for readability in between.
-func (rc elRawConn) Read(f func(fd uintptr) bool) error {
-	return rc.ec.rawWait(f, true)
+func (rc rawConn) Read(f func(fd uintptr) bool) error {
+	return rc.c.rawWait(f, true)
 }
 
 // Write calls f until it returns true, waiting for writability in between.
-func (rc elRawConn) Write(f func(fd uintptr) bool) error {
-	return rc.ec.rawWait(f, false)
+func (rc rawConn) Write(f func(fd uintptr) bool) error {
+	return rc.c.rawWait(f, false)
 }
 
-func (ec *elConn) rawWait(f func(fd uintptr) bool, read bool) error {
-	ready, dl := uint32(elWriteReady), &ec.wdl
+func (c *Conn) rawWait(f func(fd uintptr) bool, read bool) error {
+	ready, dl := uint32(stWriteReady), &c.wdl
 	if read {
-		ready, dl = elReadReady, &ec.rdl
+		ready, dl = stReadReady, &c.rdl
 	}
 	for {
-		if ec.shut.Load() {
+		if c.shut.Load() {
 			return net.ErrClosed
 		}
-		if deadlinePassed(dl.Load()) {
+		if c.deadlinePassed(dl.Load()) {
 			return os.ErrDeadlineExceeded
 		}
-		if !ec.acquire() {
+		if !c.acquire() {
 			return net.ErrClosed
 		}
-		ec.st.And(^ready)
-		done := f(uintptr(ec.fd))
-		ec.release()
+		c.st.And(^ready)
+		done := f(uintptr(c.fd))
+		c.release()
 		if done {
 			return nil
 		}
-		if w := ec.w.Load(); w != nil && ec.st.Load()&ready == 0 {
+		if w := c.w.Load(); w != nil && c.st.Load()&ready == 0 {
 			wake, tp := w.wwake, &w.wtimer
 			if read {
 				wake, tp = w.rwake, &w.rtimer
@@ -627,25 +606,10 @@ func (ec *elConn) rawWait(f func(fd uintptr) bool, read bool) error {
 	}
 }
 
-// writevDirect is writeDirect on the event loop: wbuf and p leave in one
-// writev(2) instead of a write each.
-func (c *conn) writevDirect(p []byte) error {
-	c.armWrite()
-	c.iov = [2][]byte{c.wbuf, p}
-	_, err := c.ec.Writev(c.iov[:])
-	c.iov = [2][]byte{}
-	c.wbuf = c.wbuf[:0]
-	c.ctx.resp.sent = true
-	if err != nil {
-		c.werr = err
-	}
-	return err
-}
-
 // ReadFrom copies r to the socket: with sendfile(2) when r is a regular
 // file (possibly behind an io.LimitedReader, as the compat door passes it),
 // so the kernel moves the bytes; otherwise through a buffer.
-func (ec *elConn) ReadFrom(r io.Reader) (int64, error) {
+func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
 	remain, src := int64(1<<62), r
 	lr, limited := r.(*io.LimitedReader)
 	if limited {
@@ -653,7 +617,7 @@ func (ec *elConn) ReadFrom(r io.Reader) (int64, error) {
 	}
 	f, ok := src.(*os.File)
 	if !ok || remain <= 0 {
-		return io.Copy(writerOnly{ec}, r)
+		return io.Copy(writerOnly{c}, r)
 	}
 	var written int64
 	var handled bool
@@ -661,7 +625,7 @@ func (ec *elConn) ReadFrom(r io.Reader) (int64, error) {
 	if rc, cerr := f.SyscallConn(); cerr == nil {
 		// Control keeps the descriptor open while the kernel reads it.
 		cerr = rc.Control(func(sfd uintptr) {
-			written, handled, err = ec.sendfile(int(sfd), nil, remain)
+			written, handled, err = c.Sendfile(int(sfd), nil, remain)
 		})
 		if cerr != nil && err == nil {
 			err = cerr
@@ -673,19 +637,19 @@ func (ec *elConn) ReadFrom(r io.Reader) (int64, error) {
 	if handled || err != nil {
 		return written, err
 	}
-	n, err := io.Copy(writerOnly{ec}, r) // not a file sendfile takes
+	n, err := io.Copy(writerOnly{c}, r) // not a file sendfile takes
 	return written + n, err
 }
 
-// sendfile sends up to remain bytes of the file sfd, from *off (which it
+// Sendfile sends up to remain bytes of the file sfd, from *off (which it
 // advances), or from the file's own offset when off is nil. handled is
 // false when the kernel refused the file before any byte went out.
-func (ec *elConn) sendfile(sfd int, off *int64, remain int64) (written int64, handled bool, err error) {
+func (c *Conn) Sendfile(sfd int, off *int64, remain int64) (written int64, handled bool, err error) {
 	for remain > 0 {
 		var n int
-		n, err = ec.tryWrite(func(fd int) (int, error) {
-			raceRelease(fd)
-			return sendfileOnce(fd, sfd, off, remain)
+		n, err = c.TryWrite(func(fd int) (int, error) {
+			RaceRelease(fd)
+			return SendfileOnce(fd, sfd, off, remain)
 		})
 		if err == unix.EINVAL || err == unix.ENOSYS {
 			return written, written > 0, nil
@@ -704,3 +668,21 @@ func (ec *elConn) sendfile(sfd int, off *int64, remain int64) (written int64, ha
 
 // writerOnly hides ReadFrom so that io.Copy does not come back to it.
 type writerOnly struct{ io.Writer }
+
+// sendfileChunk bounds one sendfile(2) call, so that a huge file does not
+// hold the socket in one system call.
+const sendfileChunk = 4 << 20
+
+// SendfileOnce makes one sendfile(2) call of at most 4 MiB from sfd to
+// the socket fd; off is nil to read at (and move) sfd's file offset. A file
+// that has ended gives io.EOF.
+func SendfileOnce(fd, sfd int, off *int64, remain int64) (int, error) {
+	k, err := unix.Sendfile(fd, sfd, off, int(min(remain, sendfileChunk)))
+	if k < 0 {
+		k = 0
+	}
+	if k == 0 && err == nil {
+		err = io.EOF
+	}
+	return k, err
+}
