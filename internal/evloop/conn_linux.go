@@ -344,6 +344,9 @@ func (c *Conn) OnLoop() bool {
 // Shut reports whether Close was called: I/O fails with net.ErrClosed.
 func (c *Conn) Shut() bool { return c.shut.Load() }
 
+// ReadDeadline returns the read deadline in Unix nanoseconds, 0 for none.
+func (c *Conn) ReadDeadline() int64 { return c.rdl.Load() }
+
 // ReadExpired reports whether the read deadline has passed.
 func (c *Conn) ReadExpired() bool { return c.deadlinePassed(c.rdl.Load()) }
 
