@@ -510,12 +510,13 @@ func (g *group) add(lp *loop, fd int, sa unix.Sockaddr) {
 		}
 		return
 	}
+	// Counted in even if Shutdown has begun, as the goroutine engine does:
+	// the socket was accepted before the listener closed (accept runs
+	// inside the listener's Control, which Close waits for), so its client
+	// may have sent a request already, and closing it unread would reset
+	// the connection (a listener handed to a new process by package listen
+	// must not drop one). It is served, answered with Connection: close.
 	s.mu.Lock()
-	if s.shuttingDown() {
-		s.mu.Unlock()
-		unix.Close(fd)
-		return
-	}
 	s.nconns.Add(1)
 	s.connsDone.Add(1)
 	s.mu.Unlock()
