@@ -1,6 +1,8 @@
-// Package riptide is a fast, production-grade HTTP/1.1 server for Go: a
-// zero-allocation native handler API, and (in compat*.go) any http.Handler
-// served on the same engine.
+// Package riptide is a fast, production-grade HTTP server for Go. It serves
+// HTTP/1.1, HTTP/2 over TLS (negotiated by ALPN) and cleartext HTTP/2 (h2c,
+// Server.HTTP2), through a zero-allocation native handler API or (in
+// compat*.go) any http.Handler on the same engine. Package client is its
+// HTTP/1.1 client.
 //
 // The first three lines:
 //
@@ -11,15 +13,19 @@
 //
 // # Model
 //
-// A connection is served by one goroutine at a time, which reads
-// requests, parses them with the sans-I/O codec in package h1 and runs the
-// handler for each in turn; handlers may block. On Linux, plain TCP
-// listeners use an epoll event loop (see [Engine]): a connection waiting
-// for its next request holds no goroutine and no buffer, and a pooled
-// worker goroutine takes it when a request arrives. Elsewhere, and for TLS,
-// each connection keeps its own goroutine. Per-connection state (buffers,
-// the parsed request, the [Ctx]) is pooled and reused, so serving a
-// request allocates nothing. Every complete
+// Two engines serve connections (see [Engine]). On Linux, plain TCP
+// listeners use the epoll event loop: a connection waiting for its next
+// request holds no goroutine and no buffer, and a pooled worker goroutine
+// takes it when a request arrives (EngineOnLoop runs non-blocking native
+// handlers on the loop itself). Elsewhere, and for TLS and other
+// listeners, the goroutine engine gives each connection its own goroutine.
+// Either way an HTTP/1.1 connection is served by one goroutine at a time,
+// which parses requests with the sans-I/O codec in package h1 and runs the
+// handler for each in turn; handlers may block. HTTP/2 connections (TLS
+// with ALPN "h2", or h2c) run each stream's handler on a pooled worker
+// goroutine, concurrently with the connection's other streams.
+// Per-connection state (buffers, the parsed request, the [Ctx]) is pooled
+// and reused, so serving a request allocates nothing. Every complete
 // request already in the read buffer is served before the connection
 // writes: a pipelined batch of responses leaves in one write, and so does a
 // single response.

@@ -104,12 +104,15 @@ func (h *elHandler) Admit(fd int) bool {
 		}
 		return false
 	}
+	// Counted in even if Shutdown has begun, as the goroutine engine does:
+	// the socket was accepted before the listener closed (serve, which runs
+	// the group, holds s.acceptors until the loops stop accepting), so its
+	// client may have sent a request already, and closing it unread would
+	// reset the connection (a listener handed to a new process by package
+	// listen must not drop one). It is served, answered with
+	// Connection: close.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.shuttingDown() {
-		unix.Close(fd)
-		return false
-	}
 	s.nconns.Add(1)
 	s.connsDone.Add(1)
 	return true

@@ -2,10 +2,6 @@ package riptide
 
 import "testing"
 
-// RaceEnabled tells the external tests whether -race is on (RSS figures
-// mean nothing under it).
-const RaceEnabled = raceEnabled
-
 // BenchServeMem lets the external benchmarks serve a handler in memory
 // (benchServeMem): routers and middleware import riptide, so their
 // benchmarks against the engine live in package riptide_test.

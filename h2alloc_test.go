@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riptide-http/riptide/internal/israce"
+
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -23,7 +25,7 @@ import (
 // Measured (go test -run TestH2Allocs -v): see the log lines. The
 // project's targets: native ≤ 2, compat ≤ 15 (net/http's HTTP/2: 34).
 func TestH2Allocs(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || israce.Enabled {
 		t.Skip("allocation counts need a build without -race")
 	}
 	native := HandlerFunc(func(c *Ctx) {

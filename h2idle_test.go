@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/israce"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -23,7 +24,7 @@ import (
 // 18 KiB of heap but twice the goroutine stack. The RSS per idle
 // connection, in a separate process, is the harness's h2idle workload.
 func TestH2IdleMemory(t *testing.T) {
-	if testing.Short() || riptide.RaceEnabled {
+	if testing.Short() || israce.Enabled {
 		t.Skip("heap figures need a build without -race")
 	}
 	const conns = 500

@@ -11,26 +11,20 @@ package riptide_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
 	"log"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/testcert"
 )
 
 // Limits every target is started with; the attack tests check them.
@@ -285,47 +279,15 @@ func forEachH2(t *testing.T, f func(t *testing.T, in *h2Instance)) {
 	}
 }
 
-var (
-	h2CertOnce sync.Once
-	h2Cert     tls.Certificate
-	h2CertPEM  []byte
-	h2CertErr  error
-)
-
-// h2TestCert returns a self-signed ECDSA certificate for 127.0.0.1 and
-// localhost, made once per test binary.
+// h2TestCert returns the test certificate (internal/testcert) and its PEM,
+// made once per test binary.
 func h2TestCert(t testing.TB) (tls.Certificate, []byte) {
 	t.Helper()
-	h2CertOnce.Do(func() {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			h2CertErr = err
-			return
-		}
-		tmpl := &x509.Certificate{
-			SerialNumber:          big.NewInt(1),
-			Subject:               pkix.Name{CommonName: "riptide test"},
-			NotBefore:             time.Now().Add(-time.Hour),
-			NotAfter:              time.Now().Add(24 * time.Hour),
-			KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-			ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-			BasicConstraintsValid: true,
-			IsCA:                  true,
-			IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-			DNSNames:              []string{"localhost"},
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-		if err != nil {
-			h2CertErr = err
-			return
-		}
-		h2Cert = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-		h2CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	})
-	if h2CertErr != nil {
-		t.Fatal(h2CertErr)
+	cert, err := testcert.Cert()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return h2Cert, h2CertPEM
+	return cert, testcert.PEM(cert)
 }
 
 // h2TestServerTLS is the server TLS config of every TLS target.

@@ -314,7 +314,7 @@ func TestNoDelay(t *testing.T) {
 			return
 		}
 		raw.Control(func(fd uintptr) {
-			v, _ := syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
+			v, _ := getsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
 			select {
 			case got <- v:
 			default:

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // onLoopNow reports whether the handler of x runs on its loop's goroutine
@@ -171,7 +173,7 @@ func TestOnLoopEngineWaitsLeaveTheLoop(t *testing.T) {
 // On-loop mode serves a request over loopback without allocating (the
 // race detector's instrumentation allocates: see race_on_test.go).
 func TestZeroAllocsOnLoop(t *testing.T) {
-	if raceEnabled {
+	if israce.Enabled {
 		t.Skip("race detector")
 	}
 	testZeroAllocs(t, &Server{Engine: EngineOnLoop})

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // TestRetainedCtxIsARace shows that the ownership rule on Ctx is enforced
@@ -21,7 +23,7 @@ func TestRetainedCtxIsARace(t *testing.T) {
 		retainCtxChild(t)
 		return
 	}
-	if !raceEnabled {
+	if !israce.Enabled {
 		t.Skip("needs -race")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRetainedCtxIsARace$", "-test.count=1")

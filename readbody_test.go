@@ -7,6 +7,8 @@ import (
 	"io"
 	"runtime"
 	"testing"
+
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // sendChunked sends a chunked POST of size bytes of 'x' in 64 KiB chunks
@@ -118,7 +120,7 @@ func TestReadBodyConfiguredLimit(t *testing.T) {
 // client writes from a fixed buffer, so TotalAlloc (bytes allocated, not
 // live) measured around the call is the server's doing.
 func TestReadBodyAllocations(t *testing.T) {
-	if raceEnabled {
+	if israce.Enabled {
 		t.Skip("allocation sizes are not the program's under -race (test.sh runs this test without it)")
 	}
 	const size = 6 << 20

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // idleConns is how many idle keep-alive connections TestIdleMemory holds.
@@ -62,7 +63,7 @@ func skipUnlessIdleMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	if riptide.RaceEnabled {
+	if israce.Enabled {
 		t.Skip("RSS under -race is the race detector's")
 	}
 	if lim := raiseNoFile(t, idleConns+1000); lim < idleConns+200 {

@@ -17,9 +17,11 @@ import (
 
 // Handler responds to one HTTP request.
 //
-// ServeCtx runs on the connection's own goroutine. The *Ctx, and every byte
-// slice obtained from it, is owned by the server and reused for the next
-// request on the connection as soon as ServeCtx returns: it is not valid to
+// ServeCtx runs on a goroutine the engine picks (see [Engine]): the
+// connection's own, a pooled worker of the event loop, or with EngineOnLoop
+// the loop's goroutine. The *Ctx, and every byte slice obtained from it, is
+// owned by the server and reused for the next request on the connection
+// (or stream) as soon as ServeCtx returns: it is not valid to
 // use the Ctx, its request slices, its body reader or anything else obtained
 // from it after (or concurrently with) the return of ServeCtx. Copy what must
 // outlive the call.
@@ -54,7 +56,8 @@ const (
 // shutdown as one.
 var ErrServerClosed = http.ErrServerClosed
 
-// Server serves HTTP/1.1 on net.Listeners. The zero value is a usable server
+// Server serves HTTP/1.1, and HTTP/2 over TLS (ALPN) and cleartext (h2c,
+// with HTTP2), on net.Listeners. The zero value is a usable server
 // with safe limits on request heads, header counts, slow clients, idle
 // connections and buffered bodies (see each field); as in net/http, a body
 // the handler streams, the number of connections and the time to write a
@@ -302,8 +305,9 @@ func (s *Server) ListenAndServe(addr string) error {
 	return s.Serve(ln)
 }
 
-// Serve accepts connections on ln and serves each on its own goroutine until
-// ln fails or the server is shut down. It closes ln before returning and
+// Serve accepts connections on ln and serves them on the engine of
+// s.Engine (the epoll event loop for a TCP listener on Linux, else a
+// goroutine per connection) until ln fails or the server is shut down. It closes ln before returning and
 // always returns a non-nil error; ErrServerClosed after Shutdown or Close.
 func (s *Server) Serve(ln net.Listener) error {
 	return s.serve(s.proxyListen(ln)) // PROXY protocol (proxy.go), if on

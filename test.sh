@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh runs riptide's whole test suite from a clean clone: formatting,
-# go vet and staticcheck on every module, then go test -race in every module,
+# go vet and staticcheck on every module, go vet for every supported
+# platform (GOOS/GOARCH), then go test -race in every module,
 # then the allocation tests without -race.
 # Long benchmarks and long fuzzing are not part of it; see README.md.
 set -euo pipefail
@@ -26,6 +27,25 @@ fi
 for m in "${modules[@]}"; do
 	echo "== $m: go vet, staticcheck"
 	(cd "$m" && go vet ./... && staticcheck ./...)
+done
+
+# The platform matrix: every target riptide supports must build, features
+# that need Linux or Unix degrading with an error there (build-tag pairs such
+# as sendfile_linux.go/sendfile_other.go). go vet cross-compiles and
+# type-checks the tests too, without linking; its results are cached, so a
+# rerun takes seconds (a cold cache compiles the standard library once per
+# target: a few minutes). The bench module is checked on one target of each
+# build-tag family (32-bit, other Unix, freebsd's Rlimit types, Windows): it
+# pulls in SQLite, the slowest package to compile.
+platforms=(linux/amd64 linux/arm64 linux/386 darwin/amd64 darwin/arm64 windows/amd64 freebsd/amd64)
+bench_platforms=(linux/386 darwin/arm64 windows/amd64 freebsd/amd64)
+for p in "${platforms[@]}"; do
+	echo "== .: go vet for $p"
+	GOOS=${p%/*} GOARCH=${p#*/} go vet ./...
+done
+for p in "${bench_platforms[@]}"; do
+	echo "== bench: go vet for $p"
+	(cd bench && GOOS=${p%/*} GOARCH=${p#*/} go vet ./...)
 done
 
 for m in "${modules[@]}"; do

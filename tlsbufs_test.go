@@ -1,11 +1,15 @@
 package riptide
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/riptide-http/riptide/internal/israce"
+)
 
 // An idle TLS connection's write buffers go to a pool and come back
 // without allocating (once the holder exists), sized for the server.
 func TestLendWriteBufsAllocs(t *testing.T) {
-	if raceEnabled {
+	if israce.Enabled {
 		t.Skip("sync.Pool drops items at random under -race")
 	}
 	s := &Server{WriteBufferSize: 8 << 10}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // The allocation tests measure with testing.AllocsPerRun, which counts every
@@ -14,7 +16,7 @@ import (
 // are the client's alone. (Without -race: the race detector allocates.)
 
 func TestAllocsNativeGet(t *testing.T) {
-	if raceEnabled {
+	if israce.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	s := newRawServer(t, fixed(helloResp))
@@ -51,7 +53,7 @@ func TestAllocsNativeGet(t *testing.T) {
 }
 
 func TestAllocsRoundTripVsNetHTTP(t *testing.T) {
-	if raceEnabled {
+	if israce.Enabled {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	s := newRawServer(t, fixed(helloResp))

@@ -254,7 +254,7 @@ func (fs *fuzzServer) answer(c net.Conn, id int, op fuzzOp) bool {
 		c.Write([]byte(proper[:int(op.param)%len(proper)]))
 		return false
 	case kindClaim:
-		claims := []string{"100000000000", "4611686018427387904", strconv.Itoa(60 << 20), strconv.Itoa(1 << 31)}
+		claims := []string{"100000000000", "4611686018427387904", strconv.Itoa(60 << 20), strconv.FormatInt(1<<31, 10)}
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nFz-Echo: %d\r\nContent-Length: %s\r\n\r\nid=%d;", id, claims[int(op.param)%len(claims)], id)
 		return false
 	case kindUntilClose, kindClose, kindSwitch:

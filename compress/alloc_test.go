@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/israce"
 	"github.com/riptide-http/riptide/internal/loopback"
 )
 
@@ -16,7 +17,7 @@ const maxAllocs = 0
 // TestAllocs: a ~3 KiB JSON response compressed with each encoding, and
 // one passed through (too small), over a keep-alive loopback connection.
 func TestAllocs(t *testing.T) {
-	if loopback.Race {
+	if israce.Enabled {
 		t.Skip("the race detector allocates")
 	}
 	body := jsonBody(3 << 10)

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -67,7 +66,9 @@ func NewHandoff() (*Handoff, error) {
 		if err != nil || fd < 3 {
 			return nil, fmt.Errorf("listen: bad %s %q", EnvReadyFD, ready)
 		}
-		syscall.CloseOnExec(fd)
+		if err := inheritFD(fd); err != nil {
+			return nil, err
+		}
 		h.readyFD = fd
 	}
 	if keys != "" {

@@ -6,9 +6,14 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 )
 
-// Restart is not supported on this system.
+// errRestartUnsupported is returned by Restart where it cannot hand
+// descriptors to a new process (every system but Unix).
+var errRestartUnsupported = errors.New("listen: Restart is not supported on " + runtime.GOOS)
+
+// Restart is not supported on this system: it returns an error saying so.
 func (h *Handoff) Restart(ctx context.Context) (*os.Process, error) {
-	return nil, errors.New("listen: Restart is not supported on this system")
+	return nil, errRestartUnsupported
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // sdListenFDsStart is the first file descriptor systemd passes
@@ -50,7 +49,12 @@ func fileListeners(start int, names []string) ([]net.Listener, error) {
 	var lns []net.Listener
 	for i, name := range names {
 		fd := start + i
-		syscall.CloseOnExec(fd)
+		if err := inheritFD(fd); err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return nil, err
+		}
 		f := os.NewFile(uintptr(fd), name)
 		ln, err := net.FileListener(f)
 		f.Close()

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/riptide-http/riptide/internal/israce"
 	"github.com/riptide-http/riptide/internal/loopback"
 )
 
@@ -12,7 +13,7 @@ import (
 // RequestID and CORS, over a real loopback connection, allocates nothing
 // in the whole process.
 func TestZeroAllocs(t *testing.T) {
-	if loopback.Race {
+	if israce.Enabled {
 		t.Skip("the race detector allocates")
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))

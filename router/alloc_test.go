@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/israce"
 	"github.com/riptide-http/riptide/internal/loopback"
 )
 
@@ -11,7 +12,7 @@ import (
 // counts every allocation in the process (server, router and the
 // allocation-free client) per request.
 func TestZeroAllocs(t *testing.T) {
-	if loopback.Race {
+	if israce.Enabled {
 		t.Skip("the race detector allocates")
 	}
 	r := New()

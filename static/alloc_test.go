@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/israce"
 	"github.com/riptide-http/riptide/internal/loopback"
 )
 
@@ -29,7 +30,7 @@ func serveEngine(t *testing.T, e riptide.Engine, h riptide.Handler) string {
 // nothing). Also its index.html through a directory path, a Range request
 // and a 304.
 func TestZeroAllocs(t *testing.T) {
-	if loopback.Race {
+	if israce.Enabled {
 		t.Skip("the race detector allocates")
 	}
 	dir := tree(t, map[string]string{

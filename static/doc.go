@@ -2,9 +2,13 @@
 // door, sending their bytes with sendfile(2) (riptide.Ctx.SendFile):
 //
 //	h, err := static.New("./public", static.Options{})
-//	if err != nil { ... }
-//	srv := &riptide.Server{Addr: ":8080", Handler: h}
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	srv := &riptide.Server{Handler: h}
+//	log.Fatal(srv.ListenAndServe(":8080"))
 //
+// Example (example_test.go) mounts it under a prefix of a router and runs.
 // It answers GET and HEAD with Content-Type (by extension, else sniffed),
 // Last-Modified and a weak ETag (from size and modification time);
 // conditional requests (If-None-Match and If-Modified-Since give 304,

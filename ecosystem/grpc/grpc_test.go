@@ -3,26 +3,21 @@ package grpc
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/testcert"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -383,39 +378,12 @@ type certPair struct {
 	leaf *x509.Certificate
 }
 
-var testCertOnce = sync.OnceValues(func() (certPair, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return certPair{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "riptide grpc test"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return certPair{}, err
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		return certPair{}, err
-	}
-	return certPair{cert: tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, leaf: leaf}, nil
-})
-
-// testCert is a self-signed certificate for 127.0.0.1, made once.
+// testCert is the test certificate (internal/testcert), made once.
 func testCert(t *testing.T) certPair {
 	t.Helper()
-	c, err := testCertOnce()
+	c, err := testcert.Cert()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return certPair{cert: c, leaf: c.Leaf}
 }

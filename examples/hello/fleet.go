@@ -80,14 +80,17 @@ func fleetRoutes(srv *riptide.Server, next riptide.Handler) riptide.Handler {
 }
 
 // handleSignals serves signals until the server is shut down: SIGHUP
-// restarts (hand over, then drain and stop), SIGUSR1 drains, SIGINT and
-// SIGTERM shut down.
+// restarts (hand over, then drain and stop), SIGUSR1 drains (Unix only:
+// signal_unix.go), SIGINT and SIGTERM shut down.
 func handleSignals(srv *riptide.Server, h *listen.Handoff, log *slog.Logger) {
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sig, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
+	if drainSignal != nil {
+		signal.Notify(sig, drainSignal)
+	}
 	for s := range sig {
 		switch s {
-		case syscall.SIGUSR1:
+		case drainSignal:
 			log.Info("draining")
 			srv.Drain()
 			continue

@@ -11,20 +11,15 @@ package main
 //	curl -k --http2 https://127.0.0.1:8080/
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"flag"
 	"log/slog"
-	"math/big"
 	"net"
 	"os"
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/testcert"
 )
 
 var (
@@ -64,29 +59,6 @@ func h2Listener(srv *riptide.Server, ln net.Listener, log *slog.Logger) net.List
 }
 
 // selfSigned makes an ECDSA P-256 certificate for 127.0.0.1, ::1 and
-// localhost, valid for a year.
-func selfSigned() (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "riptide example"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:     []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
-}
+// localhost, valid for a year (internal/testcert: for trying the example,
+// not for production).
+func selfSigned() (tls.Certificate, error) { return testcert.New(365 * 24 * time.Hour) }

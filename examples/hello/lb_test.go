@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The fleet test: real load balancers (Debian's haproxy and nginx, started

@@ -21,14 +21,18 @@
 // route turns 503), SIGINT and SIGTERM shut down gracefully.
 //
 // -mode compat serves the same routes through an http.ServeMux on the same
-// engine.
+// engine. -engine picks the engine (riptide.Engine): auto (the default:
+// the event loop on Linux, goroutines elsewhere), eventloop, goroutine or
+// onloop.
 package main
 
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"time"
@@ -41,10 +45,16 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	mode := flag.String("mode", "native", "handler API: native or compat")
+	engineName := flag.String("engine", "auto", "connection engine: auto, eventloop, goroutine or onloop")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("pid", os.Getpid())
 
-	srv := &riptide.Server{Logger: log}
+	engine, err := parseEngine(*engineName)
+	if err != nil {
+		log.Error("bad -engine", "err", err)
+		os.Exit(2)
+	}
+	srv := &riptide.Server{Logger: log, Engine: engine}
 	switch *mode {
 	case "native":
 		srv.Handler = newRouter()
@@ -65,8 +75,8 @@ func main() {
 		log.Error("listen", "err", err)
 		os.Exit(1)
 	}
-	log.Info("listening", "addr", "http://"+ln.Addr().String(), "mode", *mode)
 	ln = h2Listener(srv, ln, log) // -h2c, -tls (h2.go)
+	log.Info("listening", "addr", listenURL(ln.Addr(), *tlsFlag), "mode", *mode, "engine", engine)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -77,6 +87,24 @@ func main() {
 		os.Exit(1)
 	}
 	log.Info("stopped")
+}
+
+// parseEngine returns the riptide.Engine whose String is name.
+func parseEngine(name string) (riptide.Engine, error) {
+	for e := riptide.EngineAuto; e <= riptide.EngineOnLoop; e++ {
+		if e.String() == name {
+			return e, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown engine %q; want auto, eventloop, goroutine or onloop", name)
+}
+
+// listenURL is the base URL clients use for addr: https with -tls.
+func listenURL(addr net.Addr, tls bool) string {
+	if tls {
+		return "https://" + addr.String()
+	}
+	return "http://" + addr.String()
 }
 
 // compatHandler is filled in by the net/http compat layer.

@@ -10,11 +10,12 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+
+	"github.com/riptide-http/riptide/internal/rlimit"
 )
 
 // IdleConns is the connection count of the idle workload.
@@ -247,14 +248,6 @@ func h2GetOnce(c net.Conn, addr string, w Workload) error {
 // raiseNoFile raises this process's soft RLIMIT_NOFILE towards want (bounded
 // by the hard limit) and returns the soft limit in force.
 func raiseNoFile(want uint64) int {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return 1024
-	}
-	if lim.Cur < want {
-		lim.Cur = min(want, lim.Max)
-		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-		syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
-	}
-	return int(min(lim.Cur, 1<<30))
+	lim, _ := rlimit.RaiseNoFile(want)
+	return int(min(lim, 1<<30))
 }

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/riptide-http/riptide/bench/internal/benchserver"
@@ -165,7 +164,7 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	// Own process group, so Stop reaches nginx's workers too; killed if the
 	// harness dies without running its cleanup.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	ownGroup(cmd)
 	cmd.Stderr = o.Log
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -241,16 +240,15 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 // three seconds. It is safe to call more than once.
 func (p *Proc) Stop() {
 	p.stopOnce.Do(func() {
-		pgid := p.cmd.Process.Pid
-		syscall.Kill(-pgid, syscall.SIGTERM)
+		signalGroup(p.cmd, false)
 		select {
 		case <-p.done:
 		case <-time.After(3 * time.Second):
-			syscall.Kill(-pgid, syscall.SIGKILL)
+			signalGroup(p.cmd, true)
 			<-p.done
 		}
 		// Take down anything left in the group (nginx workers).
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		signalGroup(p.cmd, true)
 		if p.dir != "" {
 			os.RemoveAll(p.dir)
 		}

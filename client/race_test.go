@@ -1,5 +1,0 @@
-//go:build race
-
-package client
-
-const raceEnabled = true

@@ -1,5 +1,0 @@
-//go:build race
-
-package riptide
-
-const raceEnabled = true
