@@ -10,3 +10,7 @@ const RaceEnabled = raceEnabled
 // (benchServeMem): routers and middleware import riptide, so their
 // benchmarks against the engine live in package riptide_test.
 func BenchServeMem(b *testing.B, h Handler, one string) { benchServeMem(b, h, one) }
+
+// AppendFrameHeader appends an HTTP/2 frame header, for the external tests
+// that build raw frame sequences.
+var AppendFrameHeader = appendFrameHeader
