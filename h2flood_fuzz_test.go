@@ -106,8 +106,8 @@ func h2FloodProgram(data []byte, maxWire int) []byte {
 
 // h2FloodRun serves one connection (net.Pipe, in process) with a server
 // whose handlers read request bodies slowly, writes frames to it without
-// ever reading, and returns the growth of the live heap while the
-// connection is still being served.
+// ever reading, and returns the live heap the connection held once the
+// frames were sent, while it is still being served.
 func h2FloodRun(t testing.TB, frames []byte, compat bool) int64 {
 	slowRead := func(r io.Reader) {
 		buf := make([]byte, 1<<10)
@@ -131,23 +131,23 @@ func h2FloodRun(t testing.TB, frames []byte, compat bool) int64 {
 	srv := &Server{Handler: h, HTTP2: &HTTP2Config{H2C: true, MaxConcurrentStreams: h2FloodMaxStreams},
 		ReadHeaderTimeout: 10 * time.Second}
 	srv.init()
+	wire := append([]byte(http2.ClientPreface), appendFrameHeader(nil, 0, http2.FrameSettings, 0, 0)...)
+	wire = append(wire, frames...)
 	before := h2LiveHeap()
 	cs, ss := net.Pipe()
 	c := newConn(srv, ss)
 	srv.trackConn(c, true)
 	done := make(chan struct{})
 	go func() { c.serve(); close(done) }()
-	data := append([]byte(http2.ClientPreface), appendFrameHeader(nil, 0, http2.FrameSettings, 0, 0)...)
-	data = append(data, frames...)
-	for len(data) > 0 {
-		n := min(len(data), 64<<10)
+	for off := 0; off < len(wire); {
+		n := min(len(wire)-off, 64<<10)
 		_ = cs.SetWriteDeadline(time.Now().Add(h2FloodStall))
-		if _, err := cs.Write(data[:n]); err != nil {
+		if _, err := cs.Write(wire[off : off+n]); err != nil {
 			break // the server stopped reading, or closed
 		}
-		data = data[n:]
+		off += n
 	}
-	grown := h2LiveHeap() - before
+	during := h2LiveHeap()
 	cs.Close()
 	select {
 	case <-done:
@@ -155,10 +155,20 @@ func h2FloodRun(t testing.TB, frames []byte, compat bool) int64 {
 		t.Fatal("the connection did not end after the client hung up")
 	}
 	srv.connsDone.Wait()
-	return grown
+	// An earlier connection's memory may still have been live before
+	// (a stopped timer releases what it points at lazily): the heap once
+	// this connection is gone is the baseline too.
+	after := h2LiveHeap()
+	runtime.KeepAlive(wire) // the client's bytes are not the server's heap
+	runtime.KeepAlive(frames)
+	return during - min(before, after)
 }
 
+// h2LiveHeap is the live heap after two collections: the first moves
+// sync.Pool contents to the victim cache (a pooled object may still point
+// at an earlier run's connection), the second frees them.
 func h2LiveHeap() int64 {
+	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

@@ -177,8 +177,18 @@ func TestH2SlowReaderUpload(t *testing.T) {
 		measured := false
 		for sent < body {
 			if up.streamWin <= 0 || up.connWin <= 0 {
-				// Blocked by flow control: let the handler read all
-				// but the last byte, and wait for the window it grants.
+				// Blocked by flow control. Once a PING has come back
+				// the server has all the DATA sent before it: let the
+				// handler read all of it but the last byte, so that it
+				// never finds the buffer empty, and wait for the window
+				// it grants.
+				up.pinged = false
+				if err := a.fr.WritePing(false, [8]byte{'u', 'p'}); err != nil {
+					t.Fatal(err)
+				}
+				for !up.pinged {
+					up.readFrame()
+				}
 				in.app.gate <- sent
 				if !measured && sent >= body*3/4 {
 					peak, measured = liveHeap()-before, true
@@ -223,6 +233,7 @@ type h2Uploader struct {
 	connWin, streamWin, initWin int64
 	status                      string
 	done                        bool // the response ended
+	pinged                      bool // a PING ACK arrived
 }
 
 // readFrame reads one frame and applies it; anything that ends the upload
@@ -254,6 +265,8 @@ func (u *h2Uploader) readFrame() {
 		u.done = u.done || f.StreamEnded()
 	case *http2.DataFrame:
 		u.done = u.done || f.StreamEnded()
+	case *http2.PingFrame:
+		u.pinged = u.pinged || f.IsAck()
 	case *http2.RSTStreamFrame:
 		t.Fatalf("the server reset the upload: %v", f.ErrCode)
 	case *http2.GoAwayFrame:
