@@ -66,8 +66,9 @@ type h2App struct {
 	bombMaxHdr  atomic.Int64 // largest header list (name+value bytes) seen by /bomb
 	// gate paces /gated: each value is the total of body bytes the client
 	// has sent; the handler reads all but the last of them (h2flood_test.go).
-	gate chan int64
-	hold chan struct{} // each /hold handler takes one before it answers
+	gate        chan int64
+	hold        chan struct{} // each /hold handler takes one before it answers
+	holdEntered atomic.Int64  // /hold handlers started
 }
 
 // The routes, identical on every target:
