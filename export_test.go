@@ -10,3 +10,7 @@ func BenchServeMem(b *testing.B, h Handler, one string) { benchServeMem(b, h, on
 // SyncBuffer is syncBuffer for the external tests: a goroutine-safe log
 // sink.
 type SyncBuffer = syncBuffer
+
+// AppendFrameHeader appends an HTTP/2 frame header, for the external tests
+// that build raw frame sequences.
+var AppendFrameHeader = appendFrameHeader

@@ -39,11 +39,19 @@ const (
 	// of its name and value (RFC 9113 §6.5.2); this allows ten fields.
 	h2HeaderListOverhead = 10 * 32
 	// h2RefusedLimit is how many streams (times MaxConcurrentStreams) a
-	// client may open beyond the limit before it is sent GOAWAY: a client
-	// that resets streams and opens new ones at once (rapid reset,
-	// CVE-2023-44487) finds its new streams refused while the handlers of
-	// the reset ones still run, and then the connection closed.
+	// client may have refused because handlers of streams reset before
+	// their end still hold the slots, before it is sent
+	// GOAWAY(ENHANCE_YOUR_CALM): a client that resets streams and opens
+	// new ones at once (rapid reset, CVE-2023-44487) finds its new streams
+	// refused while the handlers of the reset ones still run, and then the
+	// connection closed. Refusals of a client that merely opens more than
+	// MaxConcurrentStreams do not count, and each stream served to its end
+	// takes one refusal off the count (h2Conn.forgive).
 	h2RefusedLimit = 4
+	// h2MaxSettingsPerFrame is the most settings one SETTINGS frame may
+	// carry; more is answered with GOAWAY(ENHANCE_YOUR_CALM). RFC 9113
+	// defines six; x/net/http2 hangs up beyond 100 too.
+	h2MaxSettingsPerFrame = 100
 	// h2CloseLinger bounds the final write and the read-drain when a
 	// connection is closed, so that a GOAWAY is not lost to a TCP reset.
 	h2CloseLinger = time.Second
@@ -74,7 +82,12 @@ type h2Conn struct {
 	streams map[uint32]*h2Stream
 	maxID   uint32 // highest client stream ID opened
 	running int    // streams whose handler runs
-	refused int    // streams refused for exceeding maxStreams
+	// resetRefused counts the streams refused because handlers of streams
+	// reset before their end still hold the slots (h2RefusedLimit).
+	resetRefused int
+	// ctlQueued is the bytes of peer-caused control frames queued since
+	// the writer last took the output (h2MaxControlBytes, h2write.go).
+	ctlQueued int
 
 	peerInitWindow int32
 	peerMaxFrame   uint32
@@ -484,12 +497,26 @@ func (hc *h2Conn) onSettings(f *http2.SettingsFrame) error {
 	if f.IsAck() {
 		return nil
 	}
+	if f.NumSettings() > h2MaxSettingsPerFrame {
+		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
+	}
+	// INITIAL_WINDOW_SIZE walks every open stream: only the frame's last
+	// one is applied, once, which leaves the windows as applying each in
+	// turn would.
+	initWindow := int64(-1)
 	err := f.ForeachSetting(func(s http2.Setting) error {
 		if err := s.Valid(); err != nil {
 			return err
 		}
+		if s.ID == http2.SettingInitialWindowSize {
+			initWindow = int64(s.Val)
+			return nil
+		}
 		return hc.applySetting(s)
 	})
+	if err == nil && initWindow >= 0 {
+		err = hc.setPeerInitialWindow(int32(initWindow))
+	}
 	if err != nil {
 		return err
 	}
@@ -541,9 +568,7 @@ func (hc *h2Conn) resetStream(id uint32, code http2.ErrCode) {
 // writes fail from now on and its request's context is cancelled. With
 // sendRST set, the client is told with RST_STREAM(code).
 func (hc *h2Conn) closeStream(st *h2Stream, code http2.ErrCode, sendRST bool) {
-	if sendRST && !hc.dead {
-		hc.queueRST(st.id, code)
-	}
+	id := st.id
 	st.reset = true
 	hc.refundUnread(st)
 	hc.untable(st)
@@ -552,6 +577,11 @@ func (hc *h2Conn) closeStream(st *h2Stream, code http2.ErrCode, sendRST bool) {
 		st.rctx.cancel()
 	}
 	st.releaseIfDone()
+	// Last: a reset over the control budget ends the connection, which
+	// closes every stream still in the table.
+	if sendRST && !hc.dead {
+		hc.queueRST(id, code)
+	}
 }
 
 // finishIfDone ends a closing connection once no handler runs: GOAWAY is

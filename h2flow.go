@@ -48,10 +48,7 @@ func (hc *h2Conn) onData(f *http2.DataFrame) error {
 		st.unacked += pad
 	}
 	if !st.bodyClosed {
-		if st.roff == len(st.rbuf) {
-			st.rbuf, st.roff = st.rbuf[:0], 0
-		}
-		st.rbuf = append(st.rbuf, data...)
+		st.appendBody(data)
 	} else {
 		// The handler is done with the body: discard.
 		hc.grantConn(int64(len(data)))
@@ -66,6 +63,47 @@ func (hc *h2Conn) onData(f *http2.DataFrame) error {
 	}
 	hc.cond.Broadcast()
 	return nil
+}
+
+// appendBody adds DATA payload to the stream's unread body, rbuf[roff:].
+// The part already read is reclaimed before the buffer would grow, so the
+// buffer never holds more than the unread bytes and one frame: at most
+// the stream window the server advertised (the client may not send more
+// than was granted, and only what the handler read is granted back) plus
+// a frame.
+func (st *h2Stream) appendBody(data []byte) {
+	switch {
+	case st.roff == len(st.rbuf):
+		st.rbuf, st.roff = st.rbuf[:0], 0
+	case st.roff > 0 && len(st.rbuf)+len(data) > cap(st.rbuf):
+		n := copy(st.rbuf, st.rbuf[st.roff:])
+		st.rbuf, st.roff = st.rbuf[:n], 0
+	}
+	if need := len(st.rbuf) + len(data); need > cap(st.rbuf) {
+		// Grow by doubling, but not past what flow control lets the
+		// client have unread: the window and a frame.
+		limit := int(st.hc.streamWindow) + int(st.hc.maxFrame)
+		nb := make([]byte, len(st.rbuf), max(need, min(2*cap(st.rbuf), limit)))
+		copy(nb, st.rbuf)
+		st.rbuf = nb
+	}
+	st.rbuf = append(st.rbuf, data...)
+}
+
+// h2KeepBody is the most request-body buffer a stream keeps once its
+// handler has read everything in it; a larger one is dropped, so that
+// streams waiting for more body do not each hold the high-water mark.
+const h2KeepBody = 64 << 10
+
+// bodyDrained empties the stream's body buffer once all of it is read
+// (or discarded).
+func (st *h2Stream) bodyDrained() {
+	st.roff = 0
+	if cap(st.rbuf) > h2KeepBody {
+		st.rbuf = nil
+		return
+	}
+	st.rbuf = st.rbuf[:0]
 }
 
 // endOfRequest marks the request stream ended (END_STREAM), checking the
@@ -109,7 +147,7 @@ func (hc *h2Conn) grantConn(n int64) {
 // stream that is going away and will never be read.
 func (hc *h2Conn) refundUnread(st *h2Stream) {
 	if n := len(st.rbuf) - st.roff; n > 0 {
-		st.rbuf, st.roff = st.rbuf[:0], 0
+		st.bodyDrained()
 		hc.grantConn(int64(n))
 	}
 }

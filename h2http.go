@@ -313,7 +313,7 @@ func (b *h2Body) Close() error {
 		st := b.st
 		st.bodyClosed = true
 		n := len(st.rbuf) - st.roff
-		st.rbuf, st.roff = st.rbuf[:0], 0
+		st.bodyDrained()
 		if n > 0 {
 			hc.consumed(st, n)
 		}

@@ -80,9 +80,16 @@ func (hc *h2Conn) onHeaders(f *h2Block) error {
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeRefusedStream}
 	}
 	if hc.running >= int(hc.maxStreams) {
-		hc.refused++
-		if hc.refused > h2RefusedLimit*int(hc.maxStreams) {
-			return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
+		// A client with maxStreams streams open is only refused (RFC 9113
+		// §5.1.2). The refusal counts against the connection when the
+		// slots are held by handlers of streams already reset, which the
+		// client no longer counts as open (rapid reset); see
+		// h2RefusedLimit.
+		if len(hc.streams) < int(hc.maxStreams) {
+			hc.resetRefused++
+			if hc.resetRefused > h2RefusedLimit*int(hc.maxStreams) {
+				return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
+			}
 		}
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeRefusedStream}
 	}
@@ -205,7 +212,7 @@ func (st *h2Stream) free() {
 		st.timer.Stop()
 	}
 	rbuf := st.rbuf
-	if cap(rbuf) > 64<<10 {
+	if cap(rbuf) > h2KeepBody {
 		rbuf = nil
 	}
 	w := st.w
@@ -321,8 +328,10 @@ func (hc *h2Conn) handlerDone(st *h2Stream) {
 			st.rbuf = nil // only discarded data comes now
 		}
 	case !st.recvEnd:
+		hc.forgive()
 		hc.closeStream(st, http2.ErrCodeNo, true)
 	default:
+		hc.forgive()
 		hc.forget(st)
 	}
 	if hc.running == 0 && !hc.dead {
@@ -331,6 +340,15 @@ func (hc *h2Conn) handlerDone(st *h2Stream) {
 		} else {
 			hc.armIdle()
 		}
+	}
+}
+
+// forgive takes one refusal off the count of h2RefusedLimit: a stream was
+// served to its end without a reset, so the count covers a window of the
+// connection's recent streams, not its whole life (hc.mu held).
+func (hc *h2Conn) forgive() {
+	if hc.resetRefused > 0 {
+		hc.resetRefused--
 	}
 }
 
@@ -398,7 +416,9 @@ func (st *h2Stream) readBody(p []byte) (int, error) {
 				return 0, nil
 			}
 			n = copy(p, st.rbuf[st.roff:])
-			st.roff += n
+			if st.roff += n; st.roff == len(st.rbuf) {
+				st.bodyDrained()
+			}
 			hc.consumed(st, n)
 			return n, nil
 		}

@@ -58,6 +58,11 @@ type h2App struct {
 	slowCalls   atomic.Int64 // /slow handlers started
 	bombCalls   atomic.Int64 // requests that reached /bomb
 	bombMaxHdr  atomic.Int64 // largest header list (name+value bytes) seen by /bomb
+	// gate paces /gated: each value is the total of body bytes the client
+	// has sent; the handler reads all but the last of them (h2flood_test.go).
+	gate        chan int64
+	hold        chan struct{} // each /hold handler takes one before it answers
+	holdEntered atomic.Int64  // /hold handlers started
 }
 
 // The routes, identical on every target:
@@ -66,6 +71,8 @@ type h2App struct {
 //	POST /      200, echoes the request body
 //	GET /slow   holds the handler for h2SlowHold (ignoring cancellation), then 200 "ok"
 //	GET /bomb   records the size of the header list it received, then 200
+//	POST /gated reads the body as h2App.gate says (gatedRead), then 200 "ok"
+//	GET /hold   waits for a token from h2App.hold, then 200 "ok"
 const (
 	h2HelloBody = "Hello, World!"
 	h2SlowHold  = 5 * time.Millisecond
@@ -124,6 +131,18 @@ func (a *h2App) stdHandler() http.Handler {
 		}
 		a.bombSeen(n)
 	})
+	mux.HandleFunc("/gated", func(w http.ResponseWriter, r *http.Request) {
+		if a.gatedRead(r.Body) != nil {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
+	mux.HandleFunc("/hold", func(w http.ResponseWriter, r *http.Request) {
+		if a.holdOn() {
+			_, _ = io.WriteString(w, "ok")
+		}
+	})
 	return mux
 }
 
@@ -150,6 +169,16 @@ func (a *h2App) nativeHandler() riptide.Handler {
 				n += len(f.Name) + len(f.Value)
 			}
 			a.bombSeen(n)
+		case "/gated":
+			if a.gatedRead(c.Body()) != nil {
+				c.SetStatus(http.StatusInternalServerError)
+				return
+			}
+			_, _ = c.WriteString("ok")
+		case "/hold":
+			if a.holdOn() {
+				_, _ = c.WriteString("ok")
+			}
 		default:
 			c.SetStatus(404)
 		}
@@ -226,6 +255,7 @@ func serveNetHTTP(t testing.TB, ln net.Listener, tlsConf *tls.Config, app *h2App
 
 // h2Instance is a running target.
 type h2Instance struct {
+	name string // the target's name (h2Target.name)
 	addr string // 127.0.0.1:port
 	tls  bool
 	app  *h2App
@@ -243,10 +273,10 @@ func startH2(t testing.TB, target h2Target, useTLS bool) *h2Instance {
 	if useTLS {
 		tlsConf = h2TestServerTLS(t)
 	}
-	app := new(h2App)
+	app := &h2App{gate: make(chan int64, 1<<12), hold: make(chan struct{})}
 	stop := target.serve(t, ln, tlsConf, app)
 	t.Cleanup(stop)
-	return &h2Instance{addr: ln.Addr().String(), tls: useTLS, app: app}
+	return &h2Instance{name: target.name, addr: ln.Addr().String(), tls: useTLS, app: app}
 }
 
 // url returns the URL of path on the instance (https for TLS, http for h2c).

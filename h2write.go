@@ -12,6 +12,14 @@ package riptide
 // past the cap waits until the writer has drained it, so a client that does
 // not read stops the server from reading it (control-frame floods) and from
 // producing responses, instead of piling them up in memory.
+//
+// The control frames a peer can make the server send (RST_STREAM, SETTINGS
+// and PING acknowledgements) are also charged against a budget of queued
+// control bytes (h2MaxControlBytes), emptied each time the writer takes the
+// output: a peer that makes the server queue more than that without reading
+// is sent GOAWAY(ENHANCE_YOUR_CALM) and the connection ends (the reset
+// flood, CVE-2019-9514, and its SETTINGS and PING kin). A peer that reads
+// never comes near it.
 
 import (
 	"runtime"
@@ -24,6 +32,12 @@ import (
 // h2MaxOutput is the most frame bytes one connection queues for writing;
 // beyond it producers wait for the writer.
 const h2MaxOutput = 256 << 10
+
+// h2MaxControlBytes is the most bytes of peer-caused control frames
+// (RST_STREAM, SETTINGS ACK, PING ACK) one connection queues between two
+// writes: about 10,000 RST_STREAM frames, x/net/http2's limit of queued
+// control frames. Past it the connection gets GOAWAY(ENHANCE_YOUR_CALM).
+const h2MaxControlBytes = 128 << 10
 
 // appendFrameHeader appends a frame header (RFC 9113 §4.1).
 func appendFrameHeader(b []byte, length int, typ http2.FrameType, flags http2.Flags, id uint32) []byte {
@@ -45,12 +59,35 @@ func (w *h2ByteWriter) Write(p []byte) (int, error) {
 
 // The frame appenders below run with hc.mu held.
 
+// chargeControl charges n bytes of a control frame the peer caused against
+// the connection's budget (h2MaxControlBytes). It reports false, having
+// queued GOAWAY(ENHANCE_YOUR_CALM) and ended the connection, when the
+// budget is spent: the frame must not be queued.
+func (hc *h2Conn) chargeControl(n int) bool {
+	if hc.dead {
+		return false
+	}
+	hc.ctlQueued += n
+	if hc.ctlQueued <= h2MaxControlBytes {
+		return true
+	}
+	hc.queueGoAway(hc.maxID, http2.ErrCodeEnhanceYourCalm)
+	hc.killLocked()
+	return false
+}
+
 func (hc *h2Conn) queueSettingsAck() {
+	if !hc.chargeControl(9) {
+		return
+	}
 	hc.out = appendFrameHeader(hc.out, 0, http2.FrameSettings, http2.FlagSettingsAck, 0)
 	hc.wakeWriter()
 }
 
 func (hc *h2Conn) queuePingAck(data [8]byte) {
+	if !hc.chargeControl(17) {
+		return
+	}
 	hc.out = appendFrameHeader(hc.out, 8, http2.FramePing, http2.FlagPingAck, 0)
 	hc.out = append(hc.out, data[:]...)
 	hc.wakeWriter()
@@ -63,6 +100,9 @@ func (hc *h2Conn) queueWindowUpdate(id uint32, n uint32) {
 }
 
 func (hc *h2Conn) queueRST(id uint32, code http2.ErrCode) {
+	if !hc.chargeControl(13) {
+		return
+	}
 	hc.srv.stats.h2Resets.Add(1)
 	hc.out = appendFrameHeader(hc.out, 4, http2.FrameRSTStream, 0, id)
 	hc.out = appendUint32(hc.out, uint32(code))
@@ -175,7 +215,8 @@ func (hc *h2Conn) writeLoop() {
 		}
 		hc.gather()
 		buf, hc.out = hc.out, buf[:0]
-		dead := hc.dead // teardown set the final deadline
+		hc.ctlQueued = 0 // what was queued is being written
+		dead := hc.dead  // teardown set the final deadline
 		hc.mu.Unlock()
 
 		if d := hc.srv.cfg.write; d > 0 && !dead {

@@ -1,0 +1,568 @@
+package riptide_test
+
+// HTTP/2 floods that make the server hold memory or burn CPU for the
+// client (issue 23): frames that each make the server queue an answer
+// while the client never reads (RST_STREAM, the reset flood of
+// CVE-2019-9514), a request body sent faster than its handler reads it,
+// SETTINGS frames with thousands of entries, and a well-behaved client
+// that bursts more streams than the limit. Each runs on every target of
+// forEachH2 (net/http, riptide native, compat and inline; h2c and TLS);
+// RIPTIDE_ENGINE picks riptide's engine.
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/riptide-http/riptide"
+	"golang.org/x/net/http2"
+)
+
+// h2ResetFloodHeapLimit bounds the live heap growth the reset floods may
+// cause. The old server queued one 13-byte RST_STREAM per frame, about
+// 20 MiB for the frames sent here; the fixed one holds at most
+// h2MaxControlBytes (128 KiB) of them.
+const h2ResetFloodHeapLimit = 8 << 20
+
+// h2ResetFloodFrames is how many RST_STREAM-causing frames each flood
+// sends (about 28 MB on the wire), in batches of h2ResetFloodBatch.
+const (
+	h2ResetFloodFrames = 2_000_000
+	h2ResetFloodBatch  = 4096
+)
+
+// TestH2ResetFloodPriority and its siblings send, without ever reading,
+// frames that each make the server answer RST_STREAM: PRIORITY making a
+// stream depend on itself, WINDOW_UPDATE with increment 0 on a stream,
+// empty DATA on a closed stream, HEADERS without :path. The server's live
+// heap must stay bounded, and riptide must end the connection (with
+// GOAWAY(ENHANCE_YOUR_CALM) when the client is still there to read it)
+// instead of answering a PING sent after the flood. (net/http, the
+// baseline, may instead stop reading: only its heap is checked.)
+func TestH2ResetFloodPriority(t *testing.T) {
+	var f []byte
+	f = riptide.AppendFrameHeader(f, 5, http2.FramePriority, 0, 1)
+	f = append(f, 0, 0, 0, 1, 15) // depends on stream 1, itself
+	h2ResetFlood(t, nil, func(b []byte, _ int) []byte { return append(b, f...) })
+}
+
+func TestH2ResetFloodWindowUpdateZero(t *testing.T) {
+	var f []byte
+	f = riptide.AppendFrameHeader(f, 4, http2.FrameWindowUpdate, 0, 1)
+	f = append(f, 0, 0, 0, 0)
+	h2ResetFlood(t, nil, func(b []byte, _ int) []byte { return append(b, f...) })
+}
+
+func TestH2ResetFloodDataOnClosed(t *testing.T) {
+	f := riptide.AppendFrameHeader(nil, 0, http2.FrameData, 0, 1)
+	open := func(a *h2Attacker) {
+		// Stream 1: a whole GET, answered and closed while the flood runs.
+		err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.requestBlock("/"), EndStream: true, EndHeaders: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	h2ResetFlood(t, open, func(b []byte, _ int) []byte { return append(b, f...) })
+}
+
+func TestH2ResetFloodHeadersNoPath(t *testing.T) {
+	// :method GET and :scheme http from the static table: no :path.
+	block := []byte{0x82, 0x86}
+	h2ResetFlood(t, nil, func(b []byte, i int) []byte {
+		b = riptide.AppendFrameHeader(b, len(block), http2.FrameHeaders,
+			http2.FlagHeadersEndHeaders|http2.FlagHeadersEndStream, uint32(2*i+1))
+		return append(b, block...)
+	})
+}
+
+// h2ResetFlood writes h2ResetFloodFrames frames made by frame (i counts
+// them) without reading, then probes the connection with a PING.
+func h2ResetFlood(t *testing.T, open func(*h2Attacker), frame func(b []byte, i int) []byte) {
+	forEachH2(t, func(t *testing.T, in *h2Instance) {
+		before := liveHeap()
+		a := newH2Attacker(t, in, 4096)
+		if open != nil {
+			open(a)
+		}
+		var err error
+		sent := 0
+		var batch []byte
+		for err == nil && sent < h2ResetFloodFrames {
+			batch = batch[:0]
+			for i := 0; i < h2ResetFloodBatch; i++ {
+				batch = frame(batch, sent+i)
+			}
+			// A write blocked this long means the server stopped reading.
+			_ = a.conn.SetWriteDeadline(time.Now().Add(h2StallWait))
+			_, err = a.conn.Write(batch)
+			if err == nil {
+				sent += h2ResetFloodBatch
+			}
+		}
+		grown := liveHeap() - before
+		if grown > h2ResetFloodHeapLimit {
+			t.Errorf("the server's live heap grew by %d MiB during the flood (limit %d MiB): answers are piling up",
+				grown>>20, h2ResetFloodHeapLimit>>20)
+		}
+		if !strings.HasPrefix(in.name, "riptide") {
+			// The baseline may as well stop reading until the client
+			// reads (net/http does, under -race): only its heap counts.
+			t.Logf("sent %d frames without reading (write error: %v); live heap grew %d KiB", sent, err, grown>>10)
+			closeRaw(a.conn)
+			assertServes(t, in)
+			return
+		}
+		if err == nil {
+			// Every frame went in: ask whether the server is still there.
+			_ = a.conn.SetWriteDeadline(time.Now().Add(h2StallWait))
+			err = a.fr.WritePing(false, [8]byte{'p', 'r', 'o', 'b', 'e'})
+		}
+		_ = a.conn.SetDeadline(time.Now().Add(h2AttackBound))
+		// Read what the server sent, up to the answer to the probe or the
+		// end of the connection.
+		var rsts int
+		var probed bool
+		var goAway *http2.GoAwayFrame
+		var rerr error
+		for !probed && rerr == nil {
+			var f http2.Frame
+			f, rerr = a.fr.ReadFrame()
+			switch f := f.(type) {
+			case *http2.RSTStreamFrame:
+				rsts++
+			case *http2.PingFrame:
+				probed = f.IsAck() && string(f.Data[:5]) == "probe"
+			case *http2.GoAwayFrame:
+				goAway = &http2.GoAwayFrame{ErrCode: f.ErrCode}
+			}
+		}
+		t.Logf("sent %d frames without reading (write error: %v); live heap grew %d KiB; then read %d RST_STREAM, GOAWAY %v, probe answered %v, end %v",
+			sent, err, grown>>10, rsts, goAway != nil, probed, rerr)
+		if probed {
+			t.Errorf("the server took all %d frames and answered the PING after them: it never ended the flood", sent)
+		}
+		var ne net.Error
+		if errors.As(rerr, &ne) && ne.Timeout() {
+			t.Errorf("the server did not end the connection")
+		}
+		if goAway != nil && goAway.ErrCode != http2.ErrCodeEnhanceYourCalm {
+			t.Errorf("GOAWAY(%v), want ENHANCE_YOUR_CALM", goAway.ErrCode)
+		}
+		closeRaw(a.conn)
+		assertServes(t, in)
+	})
+}
+
+// TestH2SlowReaderUpload uploads a body much larger than the stream
+// window to a handler that always leaves the last byte received unread
+// (POST /gated), so that its stream's buffer is never empty. The server
+// must hold about a window of it, not the whole body: its live heap stays
+// under h2SlowReaderHeapLimit while 32 MiB go through, and it never grants
+// the client more window than it has room for (the client never sees a
+// FLOW_CONTROL reset).
+func TestH2SlowReaderUpload(t *testing.T) {
+	const body = 32 << 20
+	const h2SlowReaderHeapLimit = 8 << 20
+	forEachH2(t, func(t *testing.T, in *h2Instance) {
+		before := liveHeap()
+		a := newH2Attacker(t, in, 0)
+		up := &h2Uploader{a: a, connWin: 65535, streamWin: 65535, initWin: 65535}
+		// The server's SETTINGS first: they set the stream window.
+		for !up.settings {
+			up.readFrame()
+		}
+		block := a.requestBlock("/gated")
+		block[0] = 0x83 // :method POST (static table)
+		if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block, EndHeaders: true}); err != nil {
+			t.Fatal(err)
+		}
+		chunk := make([]byte, 16<<10)
+		var sent, peak int64
+		measured := false
+		for sent < body {
+			if up.streamWin <= 0 || up.connWin <= 0 {
+				// Blocked by flow control. Once a PING has come back
+				// the server has all the DATA sent before it: let the
+				// handler read all of it but the last byte, so that it
+				// never finds the buffer empty, and wait for the window
+				// it grants.
+				up.pinged = false
+				if err := a.fr.WritePing(false, [8]byte{'u', 'p'}); err != nil {
+					t.Fatal(err)
+				}
+				for !up.pinged {
+					up.readFrame()
+				}
+				in.app.gate <- sent
+				if !measured && sent >= body*3/4 {
+					peak, measured = liveHeap()-before, true
+				}
+				for up.streamWin <= 0 || up.connWin <= 0 {
+					up.readFrame()
+				}
+				continue
+			}
+			n := min(int64(len(chunk)), up.streamWin, up.connWin, body-sent)
+			if err := a.fr.WriteData(1, sent+n == body, chunk[:n]); err != nil {
+				t.Fatalf("after %d bytes: %v", sent, err)
+			}
+			sent += n
+			up.streamWin -= n
+			up.connWin -= n
+		}
+		in.app.gate <- -1 // the rest, to the end
+		for !up.done {
+			up.readFrame()
+		}
+		t.Logf("uploaded %d MiB to a handler that never empties the buffer; live heap grew %d KiB at 3/4; response %s",
+			body>>20, peak>>10, up.status)
+		if !measured {
+			t.Fatal("flow control never blocked the upload: the server granted more window than a stream's buffer")
+		}
+		if peak > h2SlowReaderHeapLimit {
+			t.Errorf("the server's live heap grew by %d MiB during the upload (limit %d MiB): the read part of the body is kept",
+				peak>>20, h2SlowReaderHeapLimit>>20)
+		}
+		if up.status != "200" {
+			t.Errorf("response :status %q, want 200", up.status)
+		}
+		closeRaw(a.conn)
+	})
+}
+
+// h2Uploader tracks what the server sends an uploading attacker.
+type h2Uploader struct {
+	a                           *h2Attacker
+	settings                    bool // the server's SETTINGS arrived
+	connWin, streamWin, initWin int64
+	status                      string
+	done                        bool // the response ended
+	pinged                      bool // a PING ACK arrived
+}
+
+// readFrame reads one frame and applies it; anything that ends the upload
+// early fails the test.
+func (u *h2Uploader) readFrame() {
+	t := u.a.t
+	f, err := u.a.fr.ReadFrame()
+	if err != nil {
+		t.Fatalf("reading the server's frames: %v", err)
+	}
+	switch f := f.(type) {
+	case *http2.SettingsFrame:
+		if f.IsAck() {
+			return
+		}
+		u.settings = true
+		if v, ok := f.Value(http2.SettingInitialWindowSize); ok {
+			u.streamWin += int64(v) - u.initWin
+			u.initWin = int64(v)
+		}
+	case *http2.WindowUpdateFrame:
+		if f.StreamID == 0 {
+			u.connWin += int64(f.Increment)
+		} else if f.StreamID == 1 {
+			u.streamWin += int64(f.Increment)
+		}
+	case *http2.MetaHeadersFrame:
+		u.status = f.PseudoValue("status")
+		u.done = u.done || f.StreamEnded()
+	case *http2.DataFrame:
+		u.done = u.done || f.StreamEnded()
+	case *http2.PingFrame:
+		u.pinged = u.pinged || f.IsAck()
+	case *http2.RSTStreamFrame:
+		t.Fatalf("the server reset the upload: %v", f.ErrCode)
+	case *http2.GoAwayFrame:
+		t.Fatalf("the server sent GOAWAY(%v) during the upload", f.ErrCode)
+	}
+}
+
+// gatedRead reads body as the test that drives /gated says: for each
+// total s sent, it reads up to s-1 bytes, so that one byte received is
+// always left unread; -1 reads the rest.
+func (a *h2App) gatedRead(body io.Reader) error {
+	buf := make([]byte, 32<<10)
+	var read int64
+	for {
+		var s int64
+		select {
+		case s = <-a.gate:
+		case <-time.After(h2AttackBound):
+			return errors.New("gate: nothing to read")
+		}
+		if s < 0 {
+			_, err := io.Copy(io.Discard, body)
+			return err
+		}
+		for read < s-1 {
+			n, err := body.Read(buf[:min(int64(len(buf)), s-1-read)])
+			read += int64(n)
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// holdOn waits for the test to hand the handler a token; false when none
+// came (the test failed).
+func (a *h2App) holdOn() bool {
+	a.holdEntered.Add(1)
+	select {
+	case <-a.hold:
+		return true
+	case <-time.After(h2AttackBound):
+		return false
+	}
+}
+
+// TestH2SettingsManyEntries sends one SETTINGS frame with 2,730
+// INITIAL_WINDOW_SIZE entries (a 16 KiB frame), each of which would walk
+// every open stream. riptide must answer GOAWAY(ENHANCE_YOUR_CALM) (more
+// than 100 settings in a frame); net/http answers GOAWAY(PROTOCOL_ERROR).
+func TestH2SettingsManyEntries(t *testing.T) {
+	forEachH2(t, func(t *testing.T, in *h2Instance) {
+		a := newH2Attacker(t, in, 0)
+		seenCh := a.drain()
+		settings := make([]http2.Setting, 16380/6)
+		for i := range settings {
+			settings[i] = http2.Setting{ID: http2.SettingInitialWindowSize, Val: uint32(65535 + i%2)}
+		}
+		if err := a.fr.WriteSettings(settings...); err != nil {
+			t.Fatal(err)
+		}
+		seen := a.wait(seenCh)
+		t.Logf("sent SETTINGS with %d entries; server: %v", len(settings), seen)
+		want := http2.ErrCodeEnhanceYourCalm
+		if in.name == "net-http" {
+			want = http2.ErrCodeProtocol
+		}
+		if !seen.goAway || seen.goAwayCode != want {
+			t.Errorf("server: %v; want GOAWAY(%v)", seen, want)
+		}
+		assertServes(t, in)
+	})
+}
+
+// TestH2SettingsInitialWindowLastWins checks that a SETTINGS frame with
+// several INITIAL_WINDOW_SIZE entries leaves the windows as if each were
+// applied in turn (RFC 9113 §6.5.3): the last one, 1 byte, is the stream
+// window a response gets.
+func TestH2SettingsInitialWindowLastWins(t *testing.T) {
+	forEachH2(t, func(t *testing.T, in *h2Instance) {
+		if in.name == "net-http" {
+			t.Skip("net/http hangs up on a SETTINGS frame with duplicate entries")
+		}
+		a := newH2Attacker(t, in, 0)
+		err := a.fr.WriteSettings(
+			http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1 << 20},
+			http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0},
+			http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1})
+		if err == nil {
+			err = a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.requestBlock("/"), EndStream: true, EndHeaders: true})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data int
+		for data == 0 {
+			f, err := a.fr.ReadFrame()
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch f := f.(type) {
+			case *http2.DataFrame:
+				data = len(f.Data())
+			case *http2.RSTStreamFrame, *http2.GoAwayFrame:
+				t.Fatalf("unexpected %v", f)
+			}
+		}
+		if data != 1 {
+			t.Errorf("first DATA frame has %d bytes; want 1 (the last INITIAL_WINDOW_SIZE)", data)
+		}
+	})
+}
+
+// TestH2RefusedBurstsNotPunished plays a client that bursts 150 requests
+// at a server allowing 100 concurrent streams, 12 times on one connection,
+// without ever resetting a stream. The streams over the limit are refused
+// each time (at least 50: a server may still count a stream whose response
+// has ended until its handler is released), but the connection must not be
+// closed for it (the old server counted every refusal for the connection's
+// life and sent GOAWAY(ENHANCE_YOUR_CALM) in the 9th burst), and no more
+// than 100 handlers may hold streams at once.
+func TestH2RefusedBurstsNotPunished(t *testing.T) {
+	const bursts, burst = 12, h2TestMaxStreams + 50
+	forEachH2(t, func(t *testing.T, in *h2Instance) {
+		if in.name == "riptide-inline" {
+			// /hold blocks, and an inline handler blocks the reading
+			// goroutine: the burst would never be read.
+			t.Skip("blocking handlers do not belong on InlineHandlers")
+		}
+		a := newH2Attacker(t, in, 0)
+		events := a.burstEvents()
+		block := a.requestBlock("/hold")
+		id := uint32(1)
+		deadline := time.After(h2AttackBound)
+		next := func(b int) h2BurstEvent {
+			select {
+			case ev := <-events:
+				if ev.err != nil {
+					t.Fatalf("burst %d: %v", b+1, ev.err)
+				}
+				return ev
+			case <-deadline:
+				t.Fatalf("burst %d: no answer", b+1)
+			}
+			return h2BurstEvent{}
+		}
+		for b := 0; b < bursts; b++ {
+			base := in.app.holdEntered.Load()
+			for i := 0; i < burst; i++ {
+				if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
+					t.Fatalf("burst %d: %v", b+1, err)
+				}
+				id += 2
+			}
+			// Every stream is either refused or has a handler waiting
+			// in /hold until released.
+			rsts, ended := 0, 0
+			held := func() int { return int(in.app.holdEntered.Load() - base) }
+			for rsts+held() < burst {
+				select {
+				case ev := <-events:
+					if ev.err != nil {
+						t.Fatalf("burst %d: %v", b+1, ev.err)
+					}
+					rsts += ev.rst
+					ended += ev.ended
+				case <-time.After(time.Millisecond):
+				case <-deadline:
+					t.Fatalf("burst %d: %d refused, %d handlers held, of %d", b+1, rsts, held(), burst)
+				}
+			}
+			n := held()
+			if n > h2TestMaxStreams {
+				t.Fatalf("burst %d: %d handlers held streams at once, over the limit of %d", b+1, n, h2TestMaxStreams)
+			}
+			for i := 0; i < n; i++ {
+				in.app.hold <- struct{}{}
+			}
+			for ended < n {
+				ev := next(b)
+				rsts += ev.rst
+				ended += ev.ended
+			}
+			if rsts+n != burst {
+				t.Fatalf("burst %d: %d refused and %d answered, of %d", b+1, rsts, n, burst)
+			}
+		}
+	})
+}
+
+// h2BurstEvent is one frame of TestH2RefusedBurstsNotPunished's
+// connection: a RST_STREAM, the end of a response, or the end of the
+// connection (GOAWAY or a read error) as err.
+type h2BurstEvent struct {
+	rst, ended int
+	err        error
+}
+
+// burstEvents reads the connection's frames in a goroutine until it ends.
+func (a *h2Attacker) burstEvents() <-chan h2BurstEvent {
+	ch := make(chan h2BurstEvent, 1024)
+	go func() {
+		for {
+			f, err := a.fr.ReadFrame()
+			var ev h2BurstEvent
+			switch f := f.(type) {
+			case *http2.GoAwayFrame:
+				ev.err = errors.New("the server sent GOAWAY(" + f.ErrCode.String() + ")")
+			case *http2.RSTStreamFrame:
+				ev.rst = 1
+			case *http2.MetaHeadersFrame:
+				if f.StreamEnded() {
+					ev.ended = 1
+				}
+			case *http2.DataFrame:
+				if f.StreamEnded() {
+					ev.ended = 1
+				}
+			}
+			if err != nil {
+				ev.err = err
+			}
+			if ev != (h2BurstEvent{}) {
+				ch <- ev
+			}
+			if ev.err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// BenchmarkH2HeldStream measures the live heap one in-flight HTTP/2 stream
+// holds, its handler blocked, for each door (issue 23, item 12): 100
+// streams are opened on one h2c connection and held while the heap is
+// measured. Run it with -benchtime=1x; the figure is the heap-B/stream
+// metric.
+func BenchmarkH2HeldStream(b *testing.B) {
+	const streams = 100
+	for _, door := range []string{"native", "compat"} {
+		b.Run(door, func(b *testing.B) {
+			var entered atomic.Int64
+			var release atomic.Pointer[chan struct{}]
+			hold := func() { ch := *release.Load(); entered.Add(1); <-ch }
+			var h riptide.Handler = riptide.HandlerFunc(func(c *riptide.Ctx) { hold(); c.WriteString("ok") })
+			if door == "compat" {
+				h = riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hold(); io.WriteString(w, "ok") }))
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := &riptide.Server{Handler: h, HTTP2: &riptide.HTTP2Config{H2C: true, MaxConcurrentStreams: 2 * streams}}
+			go srv.Serve(ln)
+			defer srv.Close()
+			in := &h2Instance{addr: ln.Addr().String()}
+			round := func() int64 {
+				entered.Store(0)
+				ch := make(chan struct{})
+				release.Store(&ch)
+				a := newH2Attacker(b, in, 0)
+				seen := a.drain()
+				before := settledHeap()
+				block := a.requestBlock("/")
+				for i := 0; i < streams; i++ {
+					if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: uint32(2*i + 1), BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for entered.Load() < streams {
+					time.Sleep(time.Millisecond)
+				}
+				grown := settledHeap() - before
+				close(ch)
+				_ = a.fr.WriteGoAway(0, http2.ErrCodeNo, nil)
+				a.wait(seen)
+				closeRaw(a.conn)
+				return grown
+			}
+			round() // warm pools and workers
+			b.ResetTimer()
+			var total int64
+			for i := 0; i < b.N; i++ {
+				total += round()
+			}
+			b.ReportMetric(float64(total)/float64(b.N)/streams, "heap-B/stream")
+		})
+	}
+}
