@@ -3,7 +3,11 @@ package h1
 // Building a Request from fields decoded by another protocol (an HTTP/2
 // HEADERS frame), so that it reads exactly like one Parse filled.
 
-import "github.com/riptide-http/riptide/internal/ascii"
+import (
+	"strings"
+
+	"github.com/riptide-http/riptide/internal/ascii"
+)
 
 // SetRequestLine sets the method and target, checked and split as Parse
 // does for a request line of version 1.minor.
@@ -93,7 +97,8 @@ func validAuthority[T ~string | ~[]byte](a T) bool {
 }
 
 // validOriginPath checks an origin-form target ("/" path ["?" query]):
-// the characters targetTable allows, '%' starting two hex digits.
+// the characters targetTable allows, '%' starting two hex digits in the
+// path.
 func validOriginPath(t string) bool {
 	if len(t) == 0 || t[0] != '/' {
 		return false
@@ -102,6 +107,11 @@ func validOriginPath(t string) bool {
 		if !targetTable[t[i]] {
 			return false
 		}
+	}
+	// The path's escapes must be valid; the query is opaque to the
+	// server, as parseTarget treats it on HTTP/1.1 ("?q=100%").
+	if q := strings.IndexByte(t, '?'); q >= 0 {
+		t = t[:q]
 	}
 	return validPercent(t)
 }
