@@ -65,10 +65,12 @@ func slashTarget(raw string) string {
 }
 
 // matchesExactly reports whether a pattern matches the request with the
-// match-form path p exactly (see exact).
+// match-form path p exactly (see exact): under a group's prefix, a
+// pattern inside it (see find), so that a path is redirected only to
+// where it would be served.
 func (r *Router) matchesExactly(c *riptide.Ctx, p []byte) bool {
 	var caps captures
-	rt := r.lookup(c, p, &caps)
+	rt := r.find(c, p, &caps)
 	return rt != nil && exact(rt, &caps)
 }
 

@@ -132,8 +132,9 @@ func (r *Router) Mount(prefix string, h http.Handler) {
 // "GET /" do not bypass the group's authentication. The innermost
 // (longest) prefix owns a path; of groups with the same prefix, the first
 // created. Redirects to a clean path or to a trailing slash are not routed
-// content and are answered outside any group. docs/router.md states the
-// rule in full.
+// content and are answered outside any group (under the prefix, only to a
+// path a pattern inside it serves). docs/router.md states the rule in
+// full.
 func (r *Router) Group(prefix string, mw ...Middleware) *Group {
 	g := &Group{r: r, prefix: strings.TrimSuffix(prefix, "/"), mw: mw}
 	r.own(g)
