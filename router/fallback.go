@@ -65,10 +65,12 @@ func slashTarget(raw string) string {
 }
 
 // matchesExactly reports whether a pattern matches the request with the
-// match-form path p exactly (see exact).
+// match-form path p exactly (see exact): under a group's prefix, a
+// pattern inside it (see find), so that a path is redirected only to
+// where it would be served.
 func (r *Router) matchesExactly(c *riptide.Ctx, p []byte) bool {
 	var caps captures
-	rt := r.lookup(c, p, &caps)
+	rt := r.find(c, p, &caps)
 	return rt != nil && exact(rt, &caps)
 }
 
@@ -117,10 +119,11 @@ func writeHTMLEscaped(c *riptide.Ctx, s []byte) {
 }
 
 // noMatch answers a request that matched no pattern: OPTIONS and 405 when
-// patterns of other methods match the path, 404 otherwise.
-func (r *Router) noMatch(c *riptide.Ctx, path []byte) {
+// patterns of other methods match the path, 404 otherwise. Under a group
+// that owns prefix, only the patterns inside prefix count (see find).
+func (r *Router) noMatch(c *riptide.Ctx, path []byte, prefix string) {
 	var store [24]string
-	allowed := r.allowed(c.Host(), path, store[:0])
+	allowed := r.allowed(c.Host(), path, prefix, store[:0])
 	if len(allowed) <= 1 { // OPTIONS only: the path is not routed
 		r.notFound(c)
 		return
@@ -138,23 +141,24 @@ func (r *Router) noMatch(c *riptide.Ctx, path []byte) {
 }
 
 // allowed appends to dst, sorted, the methods the path, or the path with a
-// slash added (which would be redirected to), is routed for.
-func (r *Router) allowed(host, path []byte, dst []string) []string {
-	dst = r.allowedFor(host, path, dst)
+// slash added (which would be redirected to), is routed for: by patterns
+// inside prefix, where it is not "".
+func (r *Router) allowed(host, path []byte, prefix string, dst []string) []string {
+	dst = r.allowedFor(host, path, prefix, dst)
 	if path[len(path)-1] != '/' {
 		buf := bufPool.Get().(*[]byte)
 		defer bufPool.Put(buf)
 		*buf = append(append((*buf)[:0], path...), '/')
-		dst = r.allowedFor(host, *buf, dst)
+		dst = r.allowedFor(host, *buf, prefix, dst)
 	}
 	return dst
 }
 
-func (r *Router) allowedFor(host, path []byte, dst []string) []string {
+func (r *Router) allowedFor(host, path []byte, prefix string, dst []string) []string {
 	n := len(dst)
 	for _, t := range []*table{r.hostTable(host), &r.all} {
 		for _, m := range t.allow {
-			if !slices.Contains(dst, m) && t.allows(m, path) {
+			if !slices.Contains(dst, m) && t.allows(m, path, prefix) {
 				dst = append(dst, m)
 			}
 		}

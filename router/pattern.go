@@ -29,6 +29,22 @@ type segment struct {
 
 func (p *pattern) String() string { return p.str }
 
+// scope returns the literal segments at the start of p's path, up to its
+// first wildcard or {$}, as a path in match form ("/api/users" for
+// "GET /api/users/{id}" and for "/api/users/", "" for "/" and "/{x}"):
+// every path p matches is scope or below it.
+func (p *pattern) scope() string {
+	var b strings.Builder
+	for _, s := range p.segs {
+		if s.wild || s.s == "/" {
+			break
+		}
+		b.WriteByte('/')
+		b.WriteString(s.s)
+	}
+	return b.String()
+}
+
 // parsePattern parses s as net/http.ServeMux does, and also refuses a path
 // that is not clean (it could never match: the router redirects such paths).
 func parsePattern(s string) (*pattern, error) {

@@ -59,7 +59,7 @@ type Router struct {
 	mw    []Middleware // router-wide, see Use
 	// owners are the groups with middleware that own their prefix, see
 	// Group.
-	owners []owner
+	owners []*owner
 	// serve is dispatch wrapped in mw; nil without middleware.
 	serve riptide.Handler
 }
@@ -96,7 +96,7 @@ func (r *Router) Handle(pattern string, h riptide.Handler) {
 		}
 	}
 	t.patterns = append(t.patterns, p)
-	t.root(p.method).add(&route{pat: p, h: h})
+	t.root(p.method).add(&route{pat: p, h: h, scope: p.scope()})
 	t.noteMethod(p.method)
 }
 
@@ -119,14 +119,22 @@ func (r *Router) Mount(prefix string, h http.Handler) {
 // wrapped in mw (the first outermost).
 //
 // A group with a prefix and middleware owns its prefix: a request for the
-// prefix or a path below it ("/api", "/api/x/y") that no pattern serves
-// gets the router's answer (NotFound, MethodNotAllowed, or the automatic
-// OPTIONS with Allow) through the group's middleware, so an
+// prefix or a path below it ("/api", "/api/x/y") that no pattern inside the
+// prefix serves gets the router's answer (NotFound, MethodNotAllowed, or
+// the automatic OPTIONS with Allow) through the group's middleware, so an
 // authenticating group answers 401 rather than 404 to paths it does not
-// route, and a CORS middleware answers preflights. The innermost (longest)
-// prefix owns a path; of groups with the same prefix, the first created.
-// Redirects to a clean path or to a trailing slash are not routed content
-// and are answered outside any group.
+// route, and a CORS middleware answers preflights. A pattern is inside the
+// prefix when every path it matches is: its path starts with the prefix's
+// segments, literally ("GET /api/users/{id}", "/api/", also when
+// registered on r rather than on the group). A pattern that is not — a
+// catch-all "GET /" or "/{path...}", or "/{section}/x" — never serves a
+// path the group owns, however it was registered, so static files on
+// "GET /" do not bypass the group's authentication. The innermost
+// (longest) prefix owns a path; of groups with the same prefix, the first
+// created. Redirects to a clean path or to a trailing slash are not routed
+// content and are answered outside any group (under the prefix, only to a
+// path a pattern inside it serves). docs/router.md states the rule in
+// full.
 func (r *Router) Group(prefix string, mw ...Middleware) *Group {
 	g := &Group{r: r, prefix: strings.TrimSuffix(prefix, "/"), mw: mw}
 	r.own(g)
@@ -136,7 +144,7 @@ func (r *Router) Group(prefix string, mw ...Middleware) *Group {
 // owner is a group that owns its prefix: fallback is the router's own
 // answer (groupFallback) wrapped in the group's middleware.
 type owner struct {
-	prefix   string
+	prefix   string // in match form (see normalize)
 	fallback riptide.Handler
 }
 
@@ -145,31 +153,37 @@ func (r *Router) own(g *Group) {
 	if g.prefix == "" || len(g.mw) == 0 {
 		return
 	}
+	prefix := string(normalize(nil, []byte(g.prefix)))
 	for _, o := range r.owners {
-		if o.prefix == g.prefix {
+		if o.prefix == prefix {
 			return
 		}
 	}
-	var h riptide.Handler = riptide.HandlerFunc(r.groupFallback)
+	var h riptide.Handler = riptide.HandlerFunc(func(c *riptide.Ctx) { r.groupFallback(c, prefix) })
 	for i := len(g.mw) - 1; i >= 0; i-- {
 		h = g.mw[i](h)
 	}
-	r.owners = append(r.owners, owner{prefix: g.prefix, fallback: h})
+	r.owners = append(r.owners, &owner{prefix: prefix, fallback: h})
 }
 
 // owning returns the group that owns the match-form path: the longest
 // prefix that is the path or ends where a segment of it does.
 func (r *Router) owning(path []byte) *owner {
 	var best *owner
-	for i := range r.owners {
-		o := &r.owners[i]
-		n := len(o.prefix)
-		if len(path) >= n && string(path[:n]) == o.prefix && (len(path) == n || path[n] == '/') &&
-			(best == nil || n > len(best.prefix)) {
+	for _, o := range r.owners {
+		if under(string(path), o.prefix) && (best == nil || len(o.prefix) > len(best.prefix)) {
 			best = o
 		}
 	}
 	return best
+}
+
+// under reports whether path is prefix or below it: prefix is a prefix of
+// path that ends where a segment of path does. The string conversion of
+// a []byte argument does not allocate where under is inlined.
+func under(path, prefix string) bool {
+	n := len(prefix)
+	return len(path) >= n && path[:n] == prefix && (len(path) == n || path[n] == '/')
 }
 
 // Group is a set of routes sharing a path prefix and middleware.

@@ -30,7 +30,7 @@ var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 func (r *Router) dispatch(c *riptide.Ctx) {
 	path := c.Path()
 	var caps captures
-	rt := r.lookup(c, path, &caps)
+	rt := r.find(c, path, &caps)
 	var buf *[]byte
 	// A path without '%' needs no second match; one IndexByte over it
 	// rules that out more cheaply than a look at each capture, but a
@@ -53,7 +53,7 @@ func (r *Router) dispatch(c *riptide.Ctx) {
 		*buf = slices.Grow((*buf)[:0], 2*len(path))
 		*buf = normalize(*buf, path)
 		path = *buf
-		rt = r.lookup(c, path, &caps)
+		rt = r.find(c, path, &caps)
 	}
 	// Cleanliness is a property of the path as sent (ServeMux cleans the
 	// escaped path: "%2e%2e" is not ".."), so the captures of a match in
@@ -84,13 +84,13 @@ func (r *Router) dispatch(c *riptide.Ctx) {
 		o.fallback.ServeCtx(c)
 		return
 	}
-	r.noMatch(c, path)
+	r.noMatch(c, path, "")
 }
 
-// groupFallback is noMatch for a request under a group that owns its
+// groupFallback is noMatch for a request under the group that owns
 // prefix, called inside the group's middleware: it finds the match-form
 // path again.
-func (r *Router) groupFallback(c *riptide.Ctx) {
+func (r *Router) groupFallback(c *riptide.Ctx, prefix string) {
 	path := c.Path()
 	if bytes.IndexByte(path, '%') >= 0 {
 		buf := bufPool.Get().(*[]byte)
@@ -98,7 +98,30 @@ func (r *Router) groupFallback(c *riptide.Ctx) {
 		*buf = normalize((*buf)[:0], path)
 		path = *buf
 	}
-	r.noMatch(c, path)
+	r.noMatch(c, path, prefix)
+}
+
+// find is lookup with the groups' ownership applied: under the prefix of
+// a group that owns it, only a pattern inside that prefix may serve the
+// path (see Router.Group). Where the request host's patterns offer only
+// one outside the prefix, those without a host are asked too: within one
+// table, a match outside the prefix means none inside matches (such two
+// patterns would conflict), but across tables it does not.
+func (r *Router) find(c *riptide.Ctx, path []byte, caps *captures) *route {
+	rt := r.lookup(c, path, caps)
+	if rt == nil || len(r.owners) == 0 {
+		return rt
+	}
+	o := r.owning(path)
+	if o == nil || rt.inside(o.prefix) {
+		return rt
+	}
+	if r.hostTable(c.Host()) != &r.all {
+		if rt := r.all.match(c.Method(), path, caps); rt != nil && rt.inside(o.prefix) {
+			return rt
+		}
+	}
+	return nil
 }
 
 // lookup finds the route for the request with the match-form path: the

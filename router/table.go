@@ -117,18 +117,23 @@ func (t *table) match(method, path []byte, caps *captures) *route {
 }
 
 // allows reports whether a request with method m would match path, for the
-// Allow header (OPTIONS always does: the router answers it).
-func (t *table) allows(m string, path []byte) bool {
+// Allow header (OPTIONS always does: the router answers it); where prefix
+// is not "", by a pattern inside it.
+func (t *table) allows(m string, path []byte, prefix string) bool {
 	if m == "OPTIONS" {
 		return true
 	}
 	var caps captures
-	if n := t.tree(m); n != nil && n.match(path, &caps, 0) != nil {
-		return true
+	if n := t.tree(m); n != nil {
+		if rt := n.match(path, &caps, 0); rt != nil && (prefix == "" || rt.inside(prefix)) {
+			return true
+		}
 	}
 	if m == "HEAD" { // served by GET patterns too
-		n := t.tree("GET")
-		return n != nil && n.match(path, &caps, 0) != nil
+		if n := t.tree("GET"); n != nil {
+			rt := n.match(path, &caps, 0)
+			return rt != nil && (prefix == "" || rt.inside(prefix))
+		}
 	}
 	return false
 }

@@ -39,7 +39,14 @@ type route struct {
 	// multi: the pattern ends in a multi wildcard (named or a trailing
 	// slash), whose capture is the last.
 	multi bool
+	// scope is the literal start of the pattern's path (see
+	// pattern.scope): every path the pattern matches is scope or below.
+	scope string
 }
+
+// inside reports whether every path r matches is prefix or below it: r
+// may serve a path that a group with that prefix owns.
+func (r *route) inside(prefix string) bool { return under(r.scope, prefix) }
 
 // maxCaptures bounds the values one match captures: the named wildcards
 // and the anonymous multi wildcard of a trailing slash.

@@ -28,7 +28,9 @@ func serveEngine(t *testing.T, e riptide.Engine, h riptide.Handler) string {
 // keep-alive connection, costs no allocation per request on either engine
 // (testing.AllocsPerRun counts the whole process; the client allocates
 // nothing). Also its index.html through a directory path, a Range request
-// and a 304.
+// and a 304, and the error answers made without touching the file system
+// (a refused path, a method, an unsatisfiable range), through Ctx.Error. A
+// missing file is not cached: looking it up allocates.
 func TestZeroAllocs(t *testing.T) {
 	if israce.Enabled {
 		t.Skip("the race detector allocates")
@@ -54,6 +56,9 @@ func TestZeroAllocs(t *testing.T) {
 			{"HEAD", "HEAD /4k.txt HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 200"},
 			{"not modified", "GET /4k.txt HTTP/1.1\r\nHost: x\r\nIf-None-Match: ETAG\r\n\r\n", "HTTP/1.1 304"},
 			{"if-modified-since", "GET /4k.txt HTTP/1.1\r\nHost: x\r\nIf-Modified-Since: LM\r\n\r\n", "HTTP/1.1 304"},
+			{"refused path: 404 by Ctx.Error", "GET /.env HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 404"},
+			{"method: 405 by Ctx.Error", "DELETE /4k.txt HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 405"},
+			{"unsatisfiable range: 416 by Ctx.Error", "GET /4k.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=9000-\r\n\r\n", "HTTP/1.1 416"},
 		} {
 			t.Run(e.String()+"/"+tc.name, func(t *testing.T) {
 				req := strings.NewReplacer("ETAG", etag, "LM", lm).Replace(tc.req)

@@ -17,7 +17,8 @@
 // a directory; pre-compressed name.br and name.gz siblings when the client
 // accepts them (Options.Precompressed); Cache-Control by path prefix and
 // extension (Options.CacheControl). Directory listings are off unless
-// Options.Browse.
+// Options.Browse. Error answers (404, 405, 416) are made with
+// riptide.Ctx.Error, so that Server.ErrorHandler shapes them.
 //
 // Security: the request path is resolved by a strict parser before any
 // file system call, and a path it cannot resolve to exactly one name

@@ -128,9 +128,7 @@ func (h *Handler) serveRanges(c *riptide.Ctx, v *file, rh []byte) {
 		if outcome == rangesNoOverlap {
 			c.SetHeaderBytes("Content-Range", strconv.AppendInt(append(b[:0], "bytes */"...), v.size, 10))
 		}
-		c.SetContentType("text/plain; charset=utf-8")
-		c.SetStatus(http.StatusRequestedRangeNotSatisfiable)
-		c.WriteString("416 requested range not satisfiable\n")
+		c.Error(http.StatusRequestedRangeNotSatisfiable, "416 requested range not satisfiable")
 	case len(rs) == 0:
 		c.SetContentType(v.ctype)
 		c.SendFile(v.f, 0, v.size)

@@ -15,12 +15,13 @@ const pathBuf = maxPath + 256
 
 // ServeCtx serves the file the request path names. GET and HEAD only
 // (405 otherwise). A refused or missing path is 404; a directory asked
-// for without its trailing slash is redirected (301) to it.
+// for without its trailing slash is redirected (301) to it. Errors (404,
+// 405 with Allow, 416) are answered with Ctx.Error, so that
+// Server.ErrorHandler shapes them as it does the router's.
 func (h *Handler) ServeCtx(c *riptide.Ctx) {
 	if m := c.Method(); string(m) != "GET" && string(m) != "HEAD" {
 		c.SetHeader("Allow", "GET, HEAD")
-		c.SetStatus(http.StatusMethodNotAllowed)
-		c.WriteString("405 method not allowed\n")
+		c.Error(http.StatusMethodNotAllowed, "405 method not allowed")
 		return
 	}
 	p := c.Path()
@@ -87,11 +88,7 @@ func (h *Handler) serveDir(c *riptide.Ctx, rel []byte) {
 	h.list(c, string(rel))
 }
 
-func notFound(c *riptide.Ctx) {
-	c.SetContentType("text/plain; charset=utf-8")
-	c.SetStatus(http.StatusNotFound)
-	c.WriteString("404 page not found\n")
-}
+func notFound(c *riptide.Ctx) { c.Error(http.StatusNotFound, "404 page not found") }
 
 // serveFile answers with e (or its pre-compressed sibling): conditional
 // requests, then ranges, then the body with sendfile.

@@ -1,11 +1,15 @@
 package static
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/riptide-http/riptide"
 )
 
 func TestIndexListingAndRedirects(t *testing.T) {
@@ -161,5 +165,63 @@ func TestChangedFile(t *testing.T) {
 	os.Remove(p)
 	if res, _ := get(t, addr, "GET", "/f.txt"); res.StatusCode != 404 {
 		t.Fatalf("after removal: %d", res.StatusCode)
+	}
+}
+
+// TestErrorHandlerShapesErrors (examples finding 2): the Handler's error
+// answers go through Ctx.Error, so Server.ErrorHandler shapes them (a JSON
+// API's 404), keeping the fields that belong to them (Allow,
+// Content-Range); without one they are http.Error's plain text.
+func TestErrorHandlerShapesErrors(t *testing.T) {
+	dir := tree(t, map[string]string{"f.txt": "0123456789"})
+	h, err := New(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &riptide.Server{Handler: h, ErrorHandler: func(c *riptide.Ctx, code int, msg string) {
+		c.SetContentType("application/json")
+		c.SetStatus(code)
+		c.WriteString(`{"status":` + strconv.Itoa(code) + `,"error":"` + msg + `"}`)
+	}}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	shaped, plain := ln.Addr().String(), serveDir(t, dir, Options{})
+	for _, tc := range []struct {
+		rule, method, target string
+		hdr                  []string
+		code                 int
+		field, value         string // a header field the answer keeps
+		json, text           string
+	}{
+		{"missing file", "GET", "/missing", nil, 404, "", "",
+			`{"status":404,"error":"404 page not found"}`, "404 page not found\n"},
+		{"refused path", "GET", "/.hidden", nil, 404, "", "",
+			`{"status":404,"error":"404 page not found"}`, "404 page not found\n"},
+		{"method", "POST", "/f.txt", []string{"Content-Length", "0"}, 405, "Allow", "GET, HEAD",
+			`{"status":405,"error":"405 method not allowed"}`, "405 method not allowed\n"},
+		{"unsatisfiable range", "GET", "/f.txt", []string{"Range", "bytes=50-60"}, 416, "Content-Range", "bytes */10",
+			`{"status":416,"error":"416 requested range not satisfiable"}`, "416 requested range not satisfiable\n"},
+	} {
+		res, body := get(t, shaped, tc.method, tc.target, tc.hdr...)
+		if res.StatusCode != tc.code || body != tc.json || res.Header.Get("Content-Type") != "application/json" ||
+			res.Header.Get(tc.field) != tc.value {
+			t.Errorf("%s, with ErrorHandler: %d %q %q %s %q, want %d %q application/json %q",
+				tc.rule, res.StatusCode, body, res.Header.Get("Content-Type"), tc.field, res.Header.Get(tc.field), tc.code, tc.json, tc.value)
+		}
+		res, body = get(t, plain, tc.method, tc.target, tc.hdr...)
+		if res.StatusCode != tc.code || body != tc.text || res.Header.Get("Content-Type") != "text/plain; charset=utf-8" ||
+			res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get(tc.field) != tc.value {
+			t.Errorf("%s, plain: %d %q %q nosniff %q %s %q, want %d %q", tc.rule, res.StatusCode, body,
+				res.Header.Get("Content-Type"), res.Header.Get("X-Content-Type-Options"), tc.field, res.Header.Get(tc.field), tc.code, tc.text)
+		}
+	}
+	// What is served stays served.
+	if res, body := get(t, shaped, "GET", "/f.txt"); res.StatusCode != 200 || body != "0123456789" {
+		t.Errorf("file with ErrorHandler: %d %q", res.StatusCode, body)
 	}
 }

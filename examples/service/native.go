@@ -35,12 +35,11 @@ func nativeServer(cfg config, st *store, log *slog.Logger) (*riptide.Server, err
 		compress.New(compress.Config{}),                // zstd, br or gzip for JSON, text and static files
 	)
 	r.Handle("GET /metrics", srv.MetricsHandlerWith(st.appendMetrics))
-	// The page and its assets. Not "GET /": a catch-all would serve every
-	// path, those under /admin too, so the groups below would own nothing
-	// (a group answers only the paths no pattern serves) and an unknown
-	// path would get the static handler's text 404 instead of JSON.
-	r.Handle("GET /{$}", files)
-	r.Handle("GET /assets/", files)
+	// The page and its assets: every GET the routes below do not serve.
+	// The groups still own their prefixes (a catch-all is not inside
+	// /admin, so it never serves /admin/other: BasicAuth asks first), and
+	// the static handler's 404 goes through ErrorHandler as JSON too.
+	r.Handle("GET /", files)
 
 	// The /api group owns its prefix: CORS answers the preflights of its
 	// routes, and its 404/405 are JSON too.
