@@ -354,3 +354,10 @@ func (c *Conn) reserve(n int64) bool {
 
 // release returns n bytes to the header budget.
 func (c *Conn) release(n int64) { c.budget.Add(n) }
+
+// activeStreams returns the number of request streams being served.
+func (c *Conn) activeStreams() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.active
+}

@@ -71,10 +71,7 @@ func TestGet(t *testing.T) {
 	default:
 		t.Error("stream credit not released after the handler")
 	}
-	p.cli.CloseWithError(0, "")
-	<-p.served
-	p.served <- nil
-	base.check(t, 1<<20)
+	p.closeAndCheck(base)
 }
 
 func TestPostEcho(t *testing.T) {
@@ -229,9 +226,7 @@ func TestConnectionErrors(t *testing.T) {
 			if code := p.waitClosed(); code != tc.code {
 				t.Errorf("closed with %v, want %v", code, tc.code)
 			}
-			<-p.served
-			p.served <- nil
-			base.check(t, 1<<20)
+			p.closeAndCheck(base)
 		})
 	}
 }

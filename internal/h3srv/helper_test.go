@@ -2,7 +2,6 @@ package h3srv
 
 import (
 	"context"
-	"errors"
 	"io"
 	"runtime"
 	"strconv"
@@ -146,15 +145,6 @@ func readResponse(t *testing.T, s io.Reader) *response {
 	return r
 }
 
-// streamCode returns the code of a stream error, or -1.
-func streamCode(err error) int64 {
-	var se *quicxtest.StreamError
-	if errors.As(err, &se) {
-		return int64(se.Code)
-	}
-	return -1
-}
-
 // waitClosed waits for the connection to be closed and returns its code
 // as the client sees it.
 func (p *peer) waitClosed() h3.ErrorCode {
@@ -216,4 +206,14 @@ func (b baseline) check(t *testing.T, slack uint64) {
 	}
 	buf := make([]byte, 1<<20)
 	t.Fatalf("goroutines %d (baseline %d), live heap %d (baseline %d + %d)\n%s", g, b.goroutines, h, b.heap, slack, buf[:runtime.Stack(buf, true)])
+}
+
+// closeAndCheck closes the connection, waits for Serve to return and
+// checks that goroutines and the live heap are back to base.
+func (p *peer) closeAndCheck(base baseline) {
+	p.t.Helper()
+	p.cli.CloseWithError(0, "")
+	<-p.served
+	p.served <- nil
+	base.check(p.t, 1<<20)
 }

@@ -95,6 +95,44 @@ type Conn struct {
 	// open counts the streams this side opened that the peer holds
 	// credit for (guarded by sh.mu).
 	open, openUni int
+	// hold keeps the peer's new bidirectional streams from AcceptStream
+	// until Deliver (guarded by sh.mu).
+	hold bool
+	held []*Stream
+}
+
+// Hold keeps the bidirectional streams the peer opens from now on out of
+// AcceptStream until Deliver hands them over: a test prepares streams
+// (their allocations) before measuring how the acceptor serves them.
+func (c *Conn) Hold() {
+	c.sh.mu.Lock()
+	c.hold = true
+	c.sh.mu.Unlock()
+}
+
+// Deliver hands over the oldest held stream to AcceptStream.
+func (c *Conn) Deliver() {
+	c.sh.mu.Lock()
+	s := c.held[0]
+	c.held = c.held[1:]
+	c.sh.mu.Unlock()
+	c.accept <- s
+}
+
+// Reserve gives the stream's receive buffer room for n bytes, so that the
+// peer's writes up to n do not allocate.
+func (s *Stream) Reserve(n int) {
+	s.conn.sh.mu.Lock()
+	s.recv.buf = make([]byte, 0, n)
+	s.conn.sh.mu.Unlock()
+}
+
+// Unread returns how many bytes written on the stream the peer has not
+// read (nor dropped).
+func (s *Stream) Unread() int {
+	s.conn.sh.mu.Lock()
+	defer s.conn.sh.mu.Unlock()
+	return len(s.send.buf)
 }
 
 var _ quicx.Conn = (*Conn)(nil)
@@ -191,12 +229,16 @@ func (c *Conn) open1(uni, wait bool) (*Stream, error) {
 		local.recv, remote.send = in, in
 		local.ctx, local.cancel = context.WithCancel(sh.ctx)
 		remote.ctx, remote.cancel = context.WithCancel(sh.ctx)
-		in.onStop = local.cancel
-		out.onStop = remote.cancel
+		// STOP_SENDING from a reader ends its writer's Context.
+		in.onStop = remote.cancel
+		out.onStop = local.cancel
 	}
 	q := c.peer.accept
 	if uni {
 		q = c.peer.acceptUni
+	} else if c.peer.hold {
+		c.peer.held = append(c.peer.held, remote)
+		return local, nil
 	}
 	select {
 	case q <- remote:
@@ -328,8 +370,9 @@ type pipe struct {
 	buf      []byte
 	fin      bool
 	reset    *StreamError // RESET_STREAM from the writer
-	stop     *StreamError // STOP_SENDING from the reader
-	finished bool         // the writer is done (FIN or reset)
+	stop     StreamError  // STOP_SENDING from the reader, if stopped
+	stopped  bool
+	finished bool // the writer is done (FIN or reset)
 	rdl, wdl time.Time
 	rtimer   *time.Timer
 	wtimer   *time.Timer
@@ -380,8 +423,8 @@ func (s *Stream) Read(b []byte) (int, error) {
 	defer sh.mu.Unlock()
 	for {
 		switch {
-		case p.stop != nil:
-			return 0, p.stop
+		case p.stopped:
+			return 0, &StreamError{Code: p.stop.Code}
 		case len(p.buf) > 0:
 			n := copy(b, p.buf)
 			p.buf = p.buf[n:]
@@ -412,7 +455,7 @@ func (s *Stream) Write(b []byte) (int, error) {
 	n := 0
 	for {
 		switch {
-		case p.stop != nil:
+		case p.stopped:
 			return n, &StreamError{Code: p.stop.Code, Remote: true}
 		case p.finished:
 			return n, errors.New("quicxtest: write on a finished stream")
@@ -472,8 +515,8 @@ func (s *Stream) CancelRead(code uint64) {
 	p := s.recv
 	p.sh.mu.Lock()
 	defer p.sh.mu.Unlock()
-	if p.stop == nil {
-		p.stop = &StreamError{Code: code}
+	if !p.stopped {
+		p.stop, p.stopped = StreamError{Code: code}, true
 		p.buf = nil
 		p.sh.cond.Broadcast()
 		if p.onStop != nil {
@@ -548,7 +591,7 @@ func (s *Stream) ResetCode() (reset, stop uint64, hasReset, hasStop bool) {
 	if s.recv != nil && s.recv.reset != nil {
 		reset, hasReset = s.recv.reset.Code, true
 	}
-	if s.send != nil && s.send.stop != nil {
+	if s.send != nil && s.send.stopped {
 		stop, hasStop = s.send.stop.Code, true
 	}
 	return
