@@ -175,7 +175,9 @@ func (c *Conn) openControl() error {
 	if err != nil {
 		return err
 	}
-	c.ctrl = s
+	c.mu.Lock()
+	c.ctrl = s // Shutdown writes GOAWAY on it
+	c.mu.Unlock()
 	b := h3.AppendVarint(make([]byte, 0, 32), uint64(h3.StreamControl))
 	b = h3.AppendSettings(b, &h3.Settings{MaxFieldSectionSize: uint64(c.cfg.MaxHeaderBytes), HasMaxFieldSectionSize: true})
 	_, err = s.Write(b)

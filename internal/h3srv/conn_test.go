@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/h3"
@@ -142,23 +145,28 @@ func TestConcurrentStreams(t *testing.T) {
 // TestStreamErrors: the request stream rules answered per stream.
 func TestStreamErrors(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		b      []byte
-		status int    // response sent, 0: none
-		code   uint64 // STOP_SENDING or RESET_STREAM code
+		name    string
+		b       []byte
+		status  int    // response sent, 0: none
+		code    uint64 // STOP_SENDING or RESET_STREAM code
+		handler bool   // the handler runs (the error is in the body)
 	}{
-		{"RFC 9114 §4.1.2: FIN before HEADERS is H3_REQUEST_INCOMPLETE", nil, 0, uint64(h3.CodeRequestIncomplete)},
-		{"RFC 9114 §4.1.2: FIN inside HEADERS is H3_REQUEST_INCOMPLETE", reqHead("GET", "/")[:5], 0, uint64(h3.CodeRequestIncomplete)},
-		{"RFC 9114 §4.1.2: content-length longer than the body", append(reqHead("POST", "/", "content-length", "10"), data([]byte("abc"))...), 400, uint64(h3.CodeMessageError)},
-		{"RFC 9114 §4.1.2: body longer than content-length", append(reqHead("POST", "/", "content-length", "2"), data([]byte("abc"))...), 400, uint64(h3.CodeMessageError)},
-		{"RFC 9114 §4.2: connection-specific field", reqHead("GET", "/", "connection", "close"), 400, uint64(h3.CodeMessageError)},
-		{"RFC 9114 §4.3.1: missing :path", headers(":method", "GET", ":scheme", "https", ":authority", "a"), 400, uint64(h3.CodeMessageError)},
-		{"RFC 9114 §4.2.2: HEADERS over MaxHeaderBytes answered 431 before reading", append(h3.AppendFrameHeader(nil, h3.FrameHeaders, 1<<20), 0, 0), 431, uint64(h3.CodeExcessiveLoad)},
+		{"RFC 9114 §4.1.2: FIN before HEADERS is H3_REQUEST_INCOMPLETE", nil, 0, uint64(h3.CodeRequestIncomplete), false},
+		{"RFC 9114 §4.1.2: FIN inside HEADERS is H3_REQUEST_INCOMPLETE", reqHead("GET", "/")[:5], 0, uint64(h3.CodeRequestIncomplete), false},
+		{"RFC 9114 §4.1.2: FIN inside DATA is H3_REQUEST_INCOMPLETE", append(reqHead("POST", "/"), data([]byte("abc"))[:3]...), 0, uint64(h3.CodeRequestIncomplete), true},
+		{"RFC 9114 §4.1.2: content-length longer than the body", append(reqHead("POST", "/", "content-length", "10"), data([]byte("abc"))...), 400, uint64(h3.CodeMessageError), true},
+		{"RFC 9114 §4.1.2: body longer than content-length", append(reqHead("POST", "/", "content-length", "2"), data([]byte("abc"))...), 400, uint64(h3.CodeMessageError), true},
+		{"RFC 9114 §4.2: connection-specific field", reqHead("GET", "/", "connection", "close"), 400, uint64(h3.CodeMessageError), false},
+		{"RFC 9114 §4.3.1: missing :path", headers(":method", "GET", ":scheme", "https", ":authority", "a"), 400, uint64(h3.CodeMessageError), false},
+		{"RFC 9114 §4.3: pseudo-header in trailers", append(reqHead("POST", "/"), headers(":path", "/x")...), 400, uint64(h3.CodeMessageError), true},
+		{"RFC 9114 §4.2.2: HEADERS over MaxHeaderBytes answered 431 before reading", append(h3.AppendFrameHeader(nil, h3.FrameHeaders, 1<<20), 0, 0), 431, uint64(h3.CodeExcessiveLoad), false},
+		{"RFC 9114 §4.2.2: decoded fields over MaxHeaderBytes answered 431", reqHead("GET", "/", "x-big", strings.Repeat("a", 70<<10)), 431, uint64(h3.CodeExcessiveLoad), false},
+		{"RFC 9220: extended CONNECT not enabled", headers(":method", "CONNECT", ":protocol", "websocket", ":scheme", "https", ":authority", "a", ":path", "/"), 400, uint64(h3.CodeMessageError), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ran := false
+			var ran atomic.Bool
 			p := start(t, quicxtest.Options{}, nil, HandlerFunc(func(s *Stream) {
-				ran = true
+				ran.Store(true)
 				io.ReadAll(s)
 			}), false)
 			s := p.open(tc.b, true)
@@ -173,7 +181,9 @@ func TestStreamErrors(t *testing.T) {
 			if p.cli.CloseCode() != nil {
 				t.Errorf("connection closed: %v", p.cli.CloseCode())
 			}
-			_ = ran
+			if ran.Load() != tc.handler {
+				t.Errorf("handler ran %v, want %v", ran.Load(), tc.handler)
+			}
 		})
 	}
 }
@@ -200,6 +210,9 @@ func TestConnectionErrors(t *testing.T) {
 		{"RFC 9114 §6.2.1: control stream without SETTINGS first", func(p *peer) { p.uni(ctrl(h3.AppendGoaway(nil, 0)), false) }, h3.CodeMissingSettings},
 		{"RFC 9114 §7.2.4: second SETTINGS", func(p *peer) { p.uni(ctrl(settings, settings), false) }, h3.CodeFrameUnexpected},
 		{"SETTINGS over 8 KiB", func(p *peer) { p.uni(ctrl(big), false) }, h3.CodeExcessiveLoad},
+		{"PRIORITY_UPDATE over 1 KiB", func(p *peer) {
+			p.uni(ctrl(settings, h3.AppendFrameHeader(nil, h3.FramePriorityUpdateRequest, 2<<10), make([]byte, 2<<10)), false)
+		}, h3.CodeExcessiveLoad},
 		{"RFC 9114 §6.2.1: control stream closed", func(p *peer) { p.uni(ctrl(settings), true) }, h3.CodeClosedCriticalStream},
 		{"RFC 9114 §6.2.2: push stream from a client", func(p *peer) { p.uni(ctrl(settings), false); p.uni([]byte{1}, false) }, h3.CodeStreamCreationError},
 		{"RFC 9204 §4.3: encoder stream inserting", func(p *peer) { p.uni(ctrl(settings), false); p.uni([]byte{2, 0xc0 | 17}, false) }, h3.CodeQPACKEncoderStreamError},
@@ -228,5 +241,54 @@ func TestConnectionErrors(t *testing.T) {
 			}
 			p.closeAndCheck(base)
 		})
+	}
+}
+
+// TestOneWrite: a response's HEADERS and its first DATA leave in one write.
+func TestOneWrite(t *testing.T) {
+	p := start(t, quicxtest.Options{}, nil, HandlerFunc(func(s *Stream) {
+		s.WriteHeaders(200, []h1.Header{hdr("content-type", "text/plain")})
+		s.WriteData([]byte("Hello, World!"))
+	}), false)
+	s := p.open(reqHead("GET", "/"), true)
+	if r := readResponse(t, s); r.status != 200 || string(r.body) != "Hello, World!" {
+		t.Fatalf("response %+v", r)
+	}
+	if n := s.PeerWrites(); n != 1 {
+		t.Errorf("response written in %d writes, want 1", n)
+	}
+}
+
+// TestLargeFields: fields decoded beyond the pooled buffer (a 20 KiB
+// cookie, 10 KiB trailers) are served whole, and a 20 KiB response head is
+// sent whole.
+func TestLargeFields(t *testing.T) {
+	p := start(t, quicxtest.Options{}, nil, echo, false)
+	big := strings.Repeat("c", 20<<10)
+	b := append(reqHead("POST", "/", "x-test", big), data([]byte("x"))...)
+	b = append(b, headers("x-trailer", strings.Repeat("t", 10<<10))...)
+	r := readResponse(t, p.open(b, true))
+	if r.status != 200 || r.fields["x-test"] != big || len(r.trailers["x-trailer"]) != 10<<10 {
+		t.Fatalf("status %d, x-test %d bytes, trailer %d bytes", r.status, len(r.fields["x-test"]), len(r.trailers["x-trailer"]))
+	}
+}
+
+// TestReadHeaderTimeout: a stream whose HEADERS do not complete in time is
+// reset with H3_REQUEST_INCOMPLETE and its budget returned.
+func TestReadHeaderTimeout(t *testing.T) {
+	p := start(t, quicxtest.Options{}, &Config{ReadHeaderTimeout: 20 * time.Millisecond}, echo, false)
+	s := p.open(reqHead("GET", "/")[:6], false)
+	if reset, _, ok, _ := waitStopped(t, s); !ok || reset != uint64(h3.CodeRequestIncomplete) {
+		t.Errorf("reset %v %#x, want H3_REQUEST_INCOMPLETE", ok, reset)
+	}
+	for p.engine.activeStreams() > 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if got := p.engine.budget.Load(); got != DefaultHeaderBudget {
+		t.Errorf("header budget %d after the stream, want %d", got, DefaultHeaderBudget)
+	}
+	// A complete request on the same connection is served.
+	if r := readResponse(t, p.open(reqHead("GET", "/after"), true)); r.status != 200 {
+		t.Errorf("next request: %+v", r)
 	}
 }

@@ -25,8 +25,8 @@ const (
 )
 
 // Stream is one request stream: the request's head and body, and the
-// response's writes. A Handler uses it from one goroutine; Reset and Done
-// may be used from any. Nothing of it (the request's bytes included) may
+// response's writes. A Handler uses it from one goroutine; only Done may
+// be watched from others. Nothing of it (the request's bytes included) may
 // be kept after ServeStream returns.
 type Stream struct {
 	c  *Conn

@@ -127,6 +127,13 @@ func (s *Stream) Reserve(n int) {
 	s.conn.sh.mu.Unlock()
 }
 
+// PeerWrites returns how many Write calls the peer made on the stream.
+func (s *Stream) PeerWrites() int {
+	s.conn.sh.mu.Lock()
+	defer s.conn.sh.mu.Unlock()
+	return s.recv.writes
+}
+
 // Unread returns how many bytes written on the stream the peer has not
 // read (nor dropped).
 func (s *Stream) Unread() int {
@@ -377,6 +384,7 @@ type pipe struct {
 	rtimer   *time.Timer
 	wtimer   *time.Timer
 	onStop   context.CancelFunc // cancels the writer's Context
+	writes   int                // Write calls that added bytes
 }
 
 func newPipe(sh *shared) *pipe {
@@ -465,6 +473,9 @@ func (s *Stream) Write(b []byte) (int, error) {
 			return n, os.ErrDeadlineExceeded
 		}
 		if room := sh.opts.Window - len(p.buf); room > 0 {
+			if n == 0 {
+				p.writes++
+			}
 			k := min(room, len(b)-n)
 			p.buf = append(p.buf, b[n:n+k]...)
 			n += k
