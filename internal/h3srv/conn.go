@@ -3,7 +3,6 @@ package h3srv
 import (
 	"context"
 	"errors"
-	"io"
 	"sync"
 	"sync/atomic"
 
@@ -70,6 +69,10 @@ func (c *Conn) Serve() error {
 	for {
 		qs, err := c.qc.AcceptStream(ctx)
 		if err != nil {
+			// The connection closed (the only reason quic-go gives);
+			// close it in any case, so that the goroutines reading its
+			// streams end.
+			c.qc.CloseWithError(uint64(h3.CodeInternalError), "")
 			return err
 		}
 		id := qs.StreamID()
@@ -276,15 +279,15 @@ func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 	case h3.StreamQPACKDecoder:
 		err = drainQPACK(&r, h3.DrainDecoderStream)
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		err = h3.ErrClosedCriticalStream // RFC 9114 §6.2.1, RFC 9204 §4.2
-	}
 	var e *h3.Error
-	if errors.As(err, &e) {
+	switch {
+	case errors.As(err, &e):
 		c.closeWith(err)
+	case c.qc.Context().Err() == nil:
+		// The stream ended (FIN) or was reset while the connection
+		// lives: RFC 9114 §6.2.1, RFC 9204 §4.2.
+		c.closeWith(h3.ErrClosedCriticalStream)
 	}
-	// Any other error is the connection's end or the stream's reset,
-	// which the connection's close reports.
 }
 
 var errTooManyUni = &h3.Error{Code: h3.CodeExcessiveLoad, Conn: true, Reason: "too many unidirectional streams of unknown type"}

@@ -214,6 +214,14 @@ func TestConnectionErrors(t *testing.T) {
 			p.uni(ctrl(settings, h3.AppendFrameHeader(nil, h3.FramePriorityUpdateRequest, 2<<10), make([]byte, 2<<10)), false)
 		}, h3.CodeExcessiveLoad},
 		{"RFC 9114 §6.2.1: control stream closed", func(p *peer) { p.uni(ctrl(settings), true) }, h3.CodeClosedCriticalStream},
+		{"RFC 9114 §6.2.1: control stream reset", func(p *peer) {
+			s := p.uni(ctrl(settings), false)
+			for s.Unread() > 0 { // reset once read: before its type, it would be ignored
+				time.Sleep(time.Millisecond)
+			}
+			s.CancelWrite(uint64(h3.CodeNoError))
+		}, h3.CodeClosedCriticalStream},
+		{"RFC 9204 §4.2: QPACK decoder stream closed", func(p *peer) { p.uni(ctrl(settings), false); p.uni([]byte{3}, true) }, h3.CodeClosedCriticalStream},
 		{"RFC 9114 §6.2.2: push stream from a client", func(p *peer) { p.uni(ctrl(settings), false); p.uni([]byte{1}, false) }, h3.CodeStreamCreationError},
 		{"RFC 9204 §4.3: encoder stream inserting", func(p *peer) { p.uni(ctrl(settings), false); p.uni([]byte{2, 0xc0 | 17}, false) }, h3.CodeQPACKEncoderStreamError},
 		{"RFC 9204 §2.2.3: dynamic table reference", func(p *peer) {
