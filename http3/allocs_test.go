@@ -34,11 +34,16 @@ func dialRaw(t *testing.T, addr string) *rawClient {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { qc.CloseWithError(0, "") })
+	return &rawClient{qc: qc, req: dialRawRequest(), buf: make([]byte, 4096)}
+}
+
+// dialRawRequest returns the HEADERS frame of a GET /hello.
+func dialRawRequest() []byte {
 	sec := h3.AppendFieldSectionPrefix(nil)
 	for _, f := range [][2]string{{":method", "GET"}, {":scheme", "https"}, {":authority", "localhost"}, {":path", "/hello"}, {"user-agent", "alloc-test"}} {
 		sec = h3.AppendField(sec, f[0], f[1], true)
 	}
-	return &rawClient{qc: qc, req: append(h3.AppendFrameHeader(nil, h3.FrameHeaders, uint64(len(sec))), sec...), buf: make([]byte, 4096)}
+	return append(h3.AppendFrameHeader(nil, h3.FrameHeaders, uint64(len(sec))), sec...)
 }
 
 // do makes one request and returns the response's bytes (valid until the

@@ -20,20 +20,15 @@ import (
 func TestRapidReset(t *testing.T) {
 	base := takeBaseline()
 	const limit, n = 10, 1000
-	var inflight, peak, ran atomic.Int32
+	var inflight quicxtest.Gauge
+	var ran atomic.Int32
 	gate := make(chan struct{})
 	p := start(t, quicxtest.Options{MaxStreams: limit}, nil, HandlerFunc(func(s *Stream) {
-		now := inflight.Add(1)
-		for {
-			old := peak.Load()
-			if now <= old || peak.CompareAndSwap(old, now) {
-				break
-			}
-		}
+		inflight.Inc()
 		ran.Add(1)
 		<-s.Done() // the reset is noticed...
 		<-gate     // ...but the handler takes a while to return
-		inflight.Add(-1)
+		inflight.Dec()
 	}), false)
 	req := reqHead("GET", "/")
 	sent := make(chan struct{})
@@ -63,10 +58,10 @@ func TestRapidReset(t *testing.T) {
 	}
 	close(gate)
 	<-sent
-	if got := peak.Load(); got > limit {
+	if got := inflight.Peak(); got > limit {
 		t.Errorf("%d handlers in flight at once, limit %d", got, limit)
 	}
-	t.Logf("%d streams reset, %d handlers ran, at most %d at once", n, ran.Load(), peak.Load())
+	t.Logf("%d streams reset, %d handlers ran, at most %d at once", n, ran.Load(), inflight.Peak())
 	p.closeAndCheck(base)
 }
 

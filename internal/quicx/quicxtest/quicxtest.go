@@ -17,6 +17,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/internal/quicx"
@@ -607,3 +608,27 @@ func (s *Stream) ResetCode() (reset, stop uint64, hasReset, hasStop bool) {
 	}
 	return
 }
+
+// Gauge counts things in progress (handlers in flight) and keeps the
+// highest count reached. Safe for concurrent use.
+type Gauge struct{ cur, peak atomic.Int32 }
+
+// Inc counts one more.
+func (g *Gauge) Inc() {
+	now := g.cur.Add(1)
+	for {
+		old := g.peak.Load()
+		if now <= old || g.peak.CompareAndSwap(old, now) {
+			return
+		}
+	}
+}
+
+// Dec counts one less.
+func (g *Gauge) Dec() { g.cur.Add(-1) }
+
+// Load returns the count.
+func (g *Gauge) Load() int32 { return g.cur.Load() }
+
+// Peak returns the highest count reached.
+func (g *Gauge) Peak() int32 { return g.peak.Load() }
