@@ -104,7 +104,7 @@ func TestUnfinishedHeadersFlood(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	grown := int64(liveHeap()) - int64(base.heap)
+	grown := int64(quicxtest.LiveHeap()) - int64(base.heap)
 	t.Logf("%d streams stalled in HEADERS: %d refused, live heap +%d KiB", streams, rejected, grown>>10)
 	if rejected < streams-2 {
 		t.Errorf("%d of %d streams refused, want all but 2 (budget 2 MiB, frames of 1 MiB)", rejected, streams)

@@ -3,6 +3,7 @@ package h3srv
 import (
 	"bytes"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -299,4 +300,30 @@ func TestReadHeaderTimeout(t *testing.T) {
 	if r := readResponse(t, p.open(reqHead("GET", "/after"), true)); r.status != 200 {
 		t.Errorf("next request: %+v", r)
 	}
+}
+
+// TestIdleGoroutines: an idle connection that served requests one at a
+// time holds at most four goroutines of the engine's: Serve's accept loop, the
+// unidirectional accept loop, the peer's control stream reader and one idle
+// worker (kept so that the next request starts without allocating).
+func TestIdleGoroutines(t *testing.T) {
+	base := takeBaseline()
+	p := start(t, quicxtest.Options{}, nil, echo, false)
+	for range 3 {
+		if r := readResponse(t, p.open(reqHead("GET", "/"), true)); r.status != 200 {
+			t.Fatalf("response %+v", r)
+		}
+	}
+	var g int
+	for i := 0; ; i++ {
+		// The last stream's worker goes idle after the response ends.
+		if g = runtime.NumGoroutine() - base.goroutines; g <= 4 || i == 500 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if g > 4 {
+		t.Errorf("%d goroutines for an idle connection, want at most 4", g)
+	}
+	p.closeAndCheck(base)
 }

@@ -179,16 +179,8 @@ type baseline struct {
 	heap       uint64
 }
 
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 func takeBaseline() baseline {
-	return baseline{goroutines: runtime.NumGoroutine(), heap: liveHeap()}
+	return baseline{goroutines: runtime.NumGoroutine(), heap: quicxtest.LiveHeap()}
 }
 
 // check waits for goroutines to return to the baseline and the live heap
@@ -198,7 +190,7 @@ func (b baseline) check(t *testing.T, slack uint64) {
 	var g int
 	var h uint64
 	for range 500 {
-		g, h = runtime.NumGoroutine(), liveHeap()
+		g, h = runtime.NumGoroutine(), quicxtest.LiveHeap()
 		if g <= b.goroutines && h <= b.heap+slack {
 			return
 		}

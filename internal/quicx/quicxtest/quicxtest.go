@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -632,3 +633,13 @@ func (g *Gauge) Load() int32 { return g.cur.Load() }
 
 // Peak returns the highest count reached.
 func (g *Gauge) Peak() int32 { return g.peak.Load() }
+
+// LiveHeap returns the bytes of live heap objects after two collections,
+// for tests that check a bound on memory or its return to a baseline.
+func LiveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
