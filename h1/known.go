@@ -1,5 +1,7 @@
 package h1
 
+import "github.com/riptide-http/riptide/internal/ascii"
+
 // Known identifies a header field that the codec or its users look up often.
 // Parsers tag each Header with its Known value so lookups compare one byte
 // instead of folding strings.
@@ -151,4 +153,22 @@ func knownHeader(hs []Header, known *[numKnown]uint8, k Known) []byte {
 		}
 	}
 	return nil
+}
+
+// ConnectionSpecific reports a field name (any case) that HTTP/2 and
+// HTTP/3 forbid in a message (RFC 9113 §8.2.2, RFC 9114 §4.2): Connection
+// and the fields it would name. A server speaking those protocols drops
+// them from a response.
+func ConnectionSpecific(name []byte) bool {
+	switch len(name) {
+	case 7:
+		return ascii.EqualFold(name, "upgrade")
+	case 10:
+		return ascii.EqualFold(name, "connection") || ascii.EqualFold(name, "keep-alive")
+	case 16:
+		return ascii.EqualFold(name, "proxy-connection")
+	case 17:
+		return ascii.EqualFold(name, "transfer-encoding")
+	}
+	return false
 }

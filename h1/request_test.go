@@ -620,3 +620,16 @@ func TestRequestBuild(t *testing.T) {
 		t.Error("a target with a space was accepted")
 	}
 }
+
+func TestConnectionSpecific(t *testing.T) {
+	for _, n := range []string{"Connection", "keep-alive", "Proxy-Connection", "TRANSFER-ENCODING", "upgrade"} {
+		if !ConnectionSpecific([]byte(n)) {
+			t.Errorf("%s: false", n)
+		}
+	}
+	for _, n := range []string{"content-length", "te", "connections", "upgrade-insecure-requests", ""} {
+		if ConnectionSpecific([]byte(n)) {
+			t.Errorf("%s: true", n)
+		}
+	}
+}

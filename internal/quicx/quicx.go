@@ -9,8 +9,8 @@
 // whose methods convert the codes: wrapping a stream costs nothing per
 // request.
 //
-// This is a sketch for issue 25: the connection logic that uses it is not
-// written yet, and its needs may add methods.
+// internal/h3srv, the HTTP/3 server engine, is written against it;
+// internal/quicx/quicxtest is an in-memory implementation for its tests.
 package quicx
 
 import (
@@ -53,6 +53,11 @@ type SendStream interface {
 type Stream interface {
 	ReceiveStream
 	SendStream
+	// Context is done when the sending half can no longer be used: the
+	// peer asked to stop it (STOP_SENDING, as a client's reset does), it
+	// was closed or cancelled, or the connection closed. A server hands
+	// its Done channel to a handler as the reset notification.
+	Context() context.Context
 }
 
 // State is what the HTTP/3 layer needs of a connection's state.

@@ -1,0 +1,93 @@
+package http3
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/riptide-http/riptide/h3"
+	"github.com/riptide-http/riptide/internal/h3srv"
+	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
+)
+
+// TestRapidResetQUIC: over real QUIC, a client that resets each stream as
+// soon as it sent the HEADERS runs at most MaxStreams handlers at a time:
+// quic-go (RequireStreamCreditRelease) gives the credit of a stream back
+// only after the engine released it, once its handler returned.
+func TestRapidResetQUIC(t *testing.T) {
+	const limit, n = 10, 300
+	var inflight quicxtest.Gauge
+	var ran atomic.Int32
+	gate := make(chan struct{})
+	started := make(chan struct{}, n)
+	cfg := &h3srv.Config{MaxStreams: limit}
+	addr := startEngine(t, cfg, h3srv.HandlerFunc(func(s *h3srv.Stream) {
+		inflight.Inc()
+		ran.Add(1)
+		started <- struct{}{}
+		io.Copy(io.Discard, s) // sees the reset: the receiving half completes
+		<-s.Done()
+		<-gate
+		inflight.Dec()
+	}))
+	qc, err := quic.DialAddr(t.Context(), addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}, &quic.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer qc.CloseWithError(0, "")
+	req := dialRawRequest()
+	sent := make(chan error, 1)
+	go func() {
+		for range n {
+			s, err := qc.OpenStreamSync(t.Context())
+			if err != nil {
+				sent <- err
+				return
+			}
+			s.Write(req)
+			// Reset once the handler runs (quic-go drops the HEADERS of
+			// a stream reset before they are read: no handler runs).
+			select {
+			case <-started:
+			case <-time.After(10 * time.Second):
+				sent <- errors.New("handler did not start")
+				return
+			}
+			s.CancelWrite(quic.StreamErrorCode(h3.CodeRequestCancelled))
+			s.CancelRead(quic.StreamErrorCode(h3.CodeRequestCancelled))
+		}
+		sent <- nil
+	}()
+	// Wait for the limit to fill with handlers.
+	for i := 0; inflight.Load() < limit; i++ {
+		select {
+		case err := <-sent:
+			t.Fatalf("client done (%v) with %d handlers in flight", err, inflight.Load())
+		case <-time.After(time.Millisecond):
+		}
+		if i == 20000 {
+			t.Fatalf("%d handlers in flight", inflight.Load())
+		}
+	}
+	// No stream can be opened while they run. (A bounded wait for what
+	// must not happen: it can miss a regression on a stalled machine,
+	// never fail a correct engine.)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	if s, err := qc.OpenStreamSync(ctx); err == nil {
+		t.Errorf("stream %d opened with %d handlers in flight", s.StreamID(), limit)
+	}
+	cancel()
+	close(gate)
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	if got := inflight.Peak(); got > limit {
+		t.Errorf("%d handlers in flight at once, limit %d", got, limit)
+	}
+	t.Logf("%d streams reset, %d handlers ran, at most %d at once", n, ran.Load(), inflight.Peak())
+}

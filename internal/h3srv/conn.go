@@ -1,0 +1,368 @@
+package h3srv
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/riptide-http/riptide/h3"
+	"github.com/riptide-http/riptide/internal/quicx"
+)
+
+// maxIdleWorkers is how many goroutines a connection keeps waiting for the
+// next request stream; more exit when their stream is done.
+const maxIdleWorkers = 4
+
+// Conn serves HTTP/3 on one QUIC connection.
+type Conn struct {
+	qc  quicx.Conn
+	cfg Config
+	lim h3.Limits
+	h   Handler
+
+	// budget is what is left of cfg.HeaderBudget.
+	budget atomic.Int64
+
+	work    chan *Stream  // idle workers receive the next stream here
+	quit    chan struct{} // closed when Serve stops accepting
+	idle    atomic.Int32  // workers waiting on work
+	workers sync.WaitGroup
+
+	mu        sync.Mutex
+	ctrl      quicx.SendStream // our control stream
+	active    int              // request streams being served
+	maxID     int64            // highest request stream ID accepted, -1 none
+	goaway    int64            // first stream ID refused after GOAWAY, -1 none
+	drained   chan struct{}    // closed when active reaches 0 after GOAWAY
+	uni       h3.UniStreams
+	unknown   int // unidirectional streams of unknown type seen
+	uniActive sync.WaitGroup
+}
+
+// NewConn returns an engine for qc serving h under cfg (nil: defaults).
+func NewConn(qc quicx.Conn, cfg *Config, h Handler) *Conn {
+	c := &Conn{qc: qc, cfg: cfg.norm(), h: h, work: make(chan *Stream), quit: make(chan struct{}), maxID: -1, goaway: -1}
+	c.lim = c.cfg.limits()
+	c.budget.Store(int64(c.cfg.HeaderBudget))
+	return c
+}
+
+// QUIC returns the connection the engine serves.
+func (c *Conn) QUIC() quicx.Conn { return c.qc }
+
+// Serve opens the control stream with our SETTINGS, reads the peer's
+// unidirectional streams and serves request streams until the connection
+// closes; then it waits for the handlers and returns the error that ended
+// the connection.
+func (c *Conn) Serve() error {
+	defer c.workers.Wait()
+	defer close(c.quit)
+	if err := c.openControl(); err != nil {
+		c.qc.CloseWithError(uint64(h3.CodeClosedCriticalStream), "cannot open the control stream")
+		return err
+	}
+	c.uniActive.Add(1)
+	go c.acceptUni()
+	defer c.uniActive.Wait()
+	ctx := c.qc.Context()
+	for {
+		qs, err := c.qc.AcceptStream(ctx)
+		if err != nil {
+			// The connection closed (the only reason quic-go gives);
+			// close it in any case, so that the goroutines reading its
+			// streams end.
+			c.qc.CloseWithError(uint64(h3.CodeInternalError), "")
+			return err
+		}
+		id := qs.StreamID()
+		c.mu.Lock()
+		if c.goaway >= 0 && id >= c.goaway {
+			c.mu.Unlock()
+			reject(qs, h3.CodeRequestRejected)
+			continue
+		}
+		c.maxID = max(c.maxID, id)
+		c.active++
+		c.mu.Unlock()
+		st := getStream(c, qs)
+		select {
+		case c.work <- st:
+		default:
+			c.workers.Add(1)
+			go c.worker(st)
+		}
+	}
+}
+
+// reject refuses a request stream unprocessed.
+func reject(qs quicx.Stream, code h3.ErrorCode) {
+	qs.CancelRead(uint64(code))
+	qs.CancelWrite(uint64(code))
+	qs.ReleaseStreamCredit()
+}
+
+// worker serves st and then further streams until enough workers idle.
+func (c *Conn) worker(st *Stream) {
+	defer c.workers.Done()
+	for {
+		c.serve(st)
+		if c.idle.Add(1) > maxIdleWorkers {
+			c.idle.Add(-1)
+			return
+		}
+		select {
+		case st = <-c.work:
+			c.idle.Add(-1)
+		case <-c.quit:
+			c.idle.Add(-1)
+			return
+		}
+	}
+}
+
+// serve reads st's head, applies the 0-RTT policy, runs the handler and
+// ends the stream.
+func (c *Conn) serve(st *Stream) {
+	if st.readHead() && !c.tooEarly(st) {
+		c.h.ServeStream(st)
+	}
+	st.finish()
+	c.mu.Lock()
+	c.active--
+	if c.active == 0 && c.drained != nil {
+		close(c.drained)
+		c.drained = nil
+	}
+	c.mu.Unlock()
+	putStream(st)
+}
+
+// tooEarly applies the 0-RTT policy (RFC 8470): a request received before
+// the handshake completed on a connection that used 0-RTT may be a
+// replay; unless its method is safe it waits for the handshake
+// (Config.Wait0RTT) or is answered 425. It reports whether the request was
+// answered or abandoned.
+func (c *Conn) tooEarly(st *Stream) bool {
+	hs := c.qc.HandshakeComplete()
+	select {
+	case <-hs:
+		return false
+	default:
+	}
+	switch string(st.req.Method) {
+	case "GET", "HEAD", "OPTIONS":
+		return false
+	}
+	if !c.qc.State().Used0RTT {
+		return false
+	}
+	if c.cfg.Wait0RTT {
+		select {
+		case <-hs:
+			return false
+		case <-c.qc.Context().Done():
+			st.Reset(h3.CodeRequestCancelled)
+			return true
+		}
+	}
+	st.respond(425)
+	return true
+}
+
+// openControl opens our control stream and sends its type and SETTINGS in
+// one write (RFC 9114 §6.2.1: SETTINGS first). The QPACK dynamic table
+// capacity is left at its default, 0.
+func (c *Conn) openControl() error {
+	s, err := c.qc.OpenUniStream()
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.ctrl = s // Shutdown writes GOAWAY on it
+	c.mu.Unlock()
+	b := h3.AppendVarint(make([]byte, 0, 32), uint64(h3.StreamControl))
+	b = h3.AppendSettings(b, &h3.Settings{MaxFieldSectionSize: uint64(c.cfg.MaxHeaderBytes), HasMaxFieldSectionSize: true})
+	_, err = s.Write(b)
+	return err
+}
+
+// Shutdown sends GOAWAY with the first stream ID the engine will not
+// process (streams from it on are refused with H3_REQUEST_REJECTED), waits
+// for the streams in progress to finish or ctx to be done, and closes the
+// connection with H3_NO_ERROR.
+func (c *Conn) Shutdown(ctx context.Context) error {
+	c.mu.Lock()
+	if c.goaway < 0 {
+		c.goaway = c.maxID + 4
+		if c.maxID < 0 {
+			c.goaway = 0
+		}
+	}
+	id := c.goaway
+	wait := c.drained
+	if wait == nil && c.active > 0 {
+		wait = make(chan struct{})
+		c.drained = wait
+	}
+	ctrl := c.ctrl
+	c.mu.Unlock()
+	var err error
+	if ctrl != nil {
+		_, err = ctrl.Write(h3.AppendGoaway(nil, uint64(id)))
+	}
+	if wait != nil {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
+	c.qc.CloseWithError(uint64(h3.CodeNoError), "")
+	return err
+}
+
+// closeWith closes the connection with err's code (a connection error).
+func (c *Conn) closeWith(err error) {
+	c.qc.CloseWithError(uint64(h3.CodeOf(err)), err.Error())
+}
+
+// acceptUni accepts the peer's unidirectional streams.
+func (c *Conn) acceptUni() {
+	defer c.uniActive.Done()
+	ctx := c.qc.Context()
+	for {
+		rs, err := c.qc.AcceptUniStream(ctx)
+		if err != nil {
+			return
+		}
+		c.uniActive.Add(1)
+		go c.serveUni(rs)
+	}
+}
+
+// serveUni reads a unidirectional stream's type and then the stream.
+func (c *Conn) serveUni(rs quicx.ReceiveStream) {
+	defer c.uniActive.Done()
+	var buf [64]byte
+	r := reader{r: rs, b: buf[:]}
+	t, err := r.varint()
+	if err != nil {
+		// Ended or reset before its type: ignore it (RFC 9114 §6.2).
+		rs.CancelRead(uint64(h3.CodeStreamCreationError))
+		rs.ReleaseStreamCredit()
+		return
+	}
+	c.mu.Lock()
+	err = c.uni.Accept(h3.StreamType(t))
+	if err == h3.ErrUnknownStreamType {
+		c.unknown++
+		if c.unknown > c.cfg.MaxUniStreams {
+			err = errTooManyUni
+		}
+	}
+	c.mu.Unlock()
+	switch {
+	case err == h3.ErrUnknownStreamType:
+		rs.CancelRead(uint64(h3.CodeStreamCreationError))
+		rs.ReleaseStreamCredit()
+		return
+	case err != nil:
+		c.closeWith(err)
+		return
+	}
+	switch h3.StreamType(t) {
+	case h3.StreamControl:
+		err = c.readControl(&r)
+	case h3.StreamQPACKEncoder:
+		err = drainQPACK(&r, h3.DrainEncoderStream)
+	case h3.StreamQPACKDecoder:
+		err = drainQPACK(&r, h3.DrainDecoderStream)
+	}
+	var e *h3.Error
+	switch {
+	case errors.As(err, &e):
+		c.closeWith(err)
+	case c.qc.Context().Err() == nil:
+		// The stream ended (FIN) or was reset while the connection
+		// lives: RFC 9114 §6.2.1, RFC 9204 §4.2.
+		c.closeWith(h3.ErrClosedCriticalStream)
+	}
+}
+
+var errTooManyUni = &h3.Error{Code: h3.CodeExcessiveLoad, Conn: true, Reason: "too many unidirectional streams of unknown type"}
+
+// readControl reads the peer's control stream to its end.
+func (c *Conn) readControl(r *reader) error {
+	var cs h3.ControlStream
+	var payload []byte
+	for {
+		h, err := r.frameHeader()
+		if err != nil {
+			return err
+		}
+		skip, err := cs.Check(h, &c.lim)
+		if err != nil {
+			return err
+		}
+		if skip {
+			if err := r.skip(h.Length); err != nil {
+				return err
+			}
+			continue
+		}
+		// Check bounded h.Length (SETTINGS 8 KiB, PRIORITY_UPDATE 1 KiB,
+		// the others 8 bytes).
+		if uint64(cap(payload)) < h.Length {
+			payload = make([]byte, h.Length)
+		}
+		p := payload[:h.Length]
+		if err := r.readFull(p); err != nil {
+			return err
+		}
+		if err := cs.Apply(h, p); err != nil {
+			return err
+		}
+		if h.Type == h3.FrameSettings && cap(payload) > 64 {
+			payload = nil // a large SETTINGS buffer is not kept
+		}
+	}
+}
+
+// drainQPACK reads a QPACK stream to its end through drain.
+func drainQPACK(r *reader, drain func([]byte) (int, error)) error {
+	for {
+		n, err := drain(r.b[r.i:r.n])
+		r.i += n
+		if err != nil {
+			return err
+		}
+		if r.n-r.i == len(r.b) {
+			// A partial instruction filling the buffer: a QPACK integer
+			// never needs 64 bytes.
+			return h3.ErrEncoderStream
+		}
+		if err := r.fill(); err != nil {
+			return err
+		}
+	}
+}
+
+// reserve takes n bytes from the header budget.
+func (c *Conn) reserve(n int64) bool {
+	if c.budget.Add(-n) < 0 {
+		c.budget.Add(n)
+		return false
+	}
+	return true
+}
+
+// release returns n bytes to the header budget.
+func (c *Conn) release(n int64) { c.budget.Add(n) }
+
+// activeStreams returns the number of request streams being served.
+func (c *Conn) activeStreams() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.active
+}

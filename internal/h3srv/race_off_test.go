@@ -1,0 +1,5 @@
+//go:build !race
+
+package h3srv
+
+const raceEnabled = false

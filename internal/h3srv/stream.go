@@ -1,0 +1,516 @@
+package h3srv
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/h3"
+	"github.com/riptide-http/riptide/internal/quicx"
+)
+
+// Buffer sizes of a pooled Stream; larger buffers a stream grew are not
+// kept.
+const (
+	readBufSize  = 512
+	fieldBufSize = 4 << 10
+	writeBufSize = 4 << 10
+	keepBufSize  = 16 << 10
+	// headRoom is room before a HEADERS payload for its frame header
+	// (type 1 byte, length up to 8), written once the length is known.
+	headRoom = 9
+)
+
+// Stream is one request stream: the request's head and body, and the
+// response's writes. A Handler uses it from one goroutine; only Done may
+// be watched from others. Nothing of it (the request's bytes included) may
+// be kept after ServeStream returns.
+type Stream struct {
+	c  *Conn
+	qs quicx.Stream
+
+	rd   reader
+	rbuf [readBufSize]byte
+	rs   h3.RequestStream
+	head h3.RequestHead
+	req  h1.Request
+
+	hbuf     []byte     // a HEADERS payload being read
+	reserved int64      // header budget held
+	fields   []h3.Field // decoded request fields, into dbuf
+	dbuf     []byte
+	trailers []h3.Field
+
+	dataLeft uint64 // payload bytes left in the current DATA frame
+	got      int64  // body bytes received
+	bodyErr  error  // sticky: io.EOF at the body's end
+
+	wbuf      []byte
+	pending   []byte // a response HEADERS (and DATA) not yet written: a slice of wbuf
+	wroteHead bool   // final response HEADERS written or pending
+	done      bool   // the response ended (FIN or reset)
+	headDL    bool   // a read deadline was set for the head
+}
+
+var streamPool = sync.Pool{New: func() any {
+	return &Stream{
+		fields: make([]h3.Field, 0, 32),
+		dbuf:   make([]byte, 0, fieldBufSize),
+		wbuf:   make([]byte, 0, writeBufSize),
+	}
+}}
+
+func getStream(c *Conn, qs quicx.Stream) *Stream {
+	st := streamPool.Get().(*Stream)
+	st.c, st.qs = c, qs
+	st.rd = reader{r: qs, b: st.rbuf[:]}
+	return st
+}
+
+func putStream(st *Stream) {
+	if cap(st.hbuf) > keepBufSize {
+		st.hbuf = nil
+	}
+	if cap(st.dbuf) > keepBufSize {
+		st.dbuf = make([]byte, 0, fieldBufSize)
+	}
+	if cap(st.wbuf) > keepBufSize {
+		st.wbuf = make([]byte, 0, writeBufSize)
+	}
+	clear(st.fields[:cap(st.fields)])
+	st.c, st.qs, st.rd = nil, nil, reader{}
+	st.rs, st.head = h3.RequestStream{}, h3.RequestHead{}
+	st.req.Reset()
+	st.trailers, st.pending = nil, nil
+	st.dataLeft, st.got, st.bodyErr = 0, 0, nil
+	st.wroteHead, st.done, st.headDL = false, false, false
+	streamPool.Put(st)
+}
+
+// ID returns the QUIC stream ID.
+func (st *Stream) ID() int64 { return st.qs.StreamID() }
+
+// Request returns the request head. Its slices point into the stream's
+// buffers.
+func (st *Stream) Request() *h1.Request { return &st.req }
+
+// Head returns the request's validated field section, with the fields an
+// h1.Request does not hold (:scheme, :authority).
+func (st *Stream) Head() *h3.RequestHead { return &st.head }
+
+// Conn returns the engine serving the stream's connection.
+func (st *Stream) Conn() *Conn { return st.c }
+
+// Done is closed when the response can no longer be sent: the client
+// reset the stream or stopped reading it, or the connection closed.
+func (st *Stream) Done() <-chan struct{} { return st.qs.Context().Done() }
+
+// SetReadDeadline sets the deadline for reading the body.
+func (st *Stream) SetReadDeadline(t time.Time) error { return st.qs.SetReadDeadline(t) }
+
+// SetWriteDeadline sets the deadline for writing the response.
+func (st *Stream) SetWriteDeadline(t time.Time) error { return st.qs.SetWriteDeadline(t) }
+
+// readHead reads frames up to the request's HEADERS, decodes and validates
+// them into st.req. It reports false when the stream was answered or reset
+// instead (or the connection closed).
+func (st *Stream) readHead() bool {
+	c := st.c
+	if c.cfg.ReadHeaderTimeout > 0 {
+		st.qs.SetReadDeadline(time.Now().Add(c.cfg.ReadHeaderTimeout))
+		st.headDL = true
+	}
+	for {
+		h, err := st.rd.frameHeader()
+		if err != nil {
+			st.readFailed(err)
+			return false
+		}
+		part, err := st.rs.Check(h, &c.lim)
+		if err != nil {
+			st.fail(err)
+			return false
+		}
+		if part == h3.PartSkip {
+			if err := st.rd.skip(h.Length); err != nil {
+				st.readFailed(err)
+				return false
+			}
+			continue
+		}
+		// part is PartHeaders: Check refused DATA and trailers before it.
+		fs, err := st.readFields(h.Length, st.fields[:0], st.dbuf[:0])
+		if err != nil {
+			st.failAny(err)
+			return false
+		}
+		st.fields = fs
+		if err := st.head.Parse(fs, false); err != nil {
+			st.fail(err)
+			return false
+		}
+		if err := st.head.Build(&st.req); err != nil {
+			if err == h1.ErrBadTarget {
+				err = h3.ErrBadPath
+			}
+			st.fail(err)
+			return false
+		}
+		break
+	}
+	if st.headDL {
+		st.qs.SetReadDeadline(time.Time{})
+	}
+	return true
+}
+
+// readFields reads a HEADERS payload of n bytes (Check bounded n by
+// MaxHeaderBytes) within the header budget and decodes it, appending to
+// fields and buf. On success st.dbuf holds the decoded bytes.
+func (st *Stream) readFields(n uint64, fields []h3.Field, buf []byte) ([]h3.Field, error) {
+	c := st.c
+	if !c.reserve(int64(n)) {
+		return fields, errBudget
+	}
+	st.reserved = int64(n)
+	defer st.unreserve()
+	if uint64(cap(st.hbuf)) < n {
+		st.hbuf = make([]byte, n)
+	}
+	p := st.hbuf[:n]
+	if err := st.rd.readFull(p); err != nil {
+		return fields, err
+	}
+	max := uint64(c.cfg.MaxHeaderBytes)
+	fs, b, err := h3.DecodeFieldSection(fields, buf, p, max)
+	if err == h3.ErrFieldSectionTooLarge && uint64(cap(buf)-len(buf)) < max {
+		// Decoded bytes beyond the pooled buffer: decode again into one
+		// with room for the limit. Fields already in st.dbuf (the head's,
+		// when these are trailers) stay in the old one.
+		buf = make([]byte, 0, max)
+		fs, b, err = h3.DecodeFieldSection(fields, buf, p, max)
+	}
+	if err != nil {
+		return fields, err
+	}
+	st.dbuf = b
+	return fs, nil
+}
+
+func (st *Stream) unreserve() {
+	st.c.release(st.reserved)
+	st.reserved = 0
+}
+
+// errBudget refuses a stream whose HEADERS do not fit the header budget.
+var errBudget = &h3.Error{Code: h3.CodeRequestRejected, Reason: "header budget spent"}
+
+// errIncomplete resets a stream that ended or timed out before a complete
+// request (RFC 9114 §4.1.2).
+var errIncomplete = &h3.Error{Code: h3.CodeRequestIncomplete, Reason: "request incomplete"}
+
+// readFailed handles a read error on the request stream: its end inside
+// the request, or a deadline, is H3_REQUEST_INCOMPLETE; a reset by the
+// peer or the connection's close ends the stream quietly.
+func (st *Stream) readFailed(err error) {
+	if err == io.EOF || err == io.ErrUnexpectedEOF || errors.Is(err, os.ErrDeadlineExceeded) {
+		st.fail(errIncomplete)
+		return
+	}
+	st.Reset(h3.CodeRequestCancelled)
+}
+
+// failAny answers a protocol error or a read error.
+func (st *Stream) failAny(err error) {
+	var e *h3.Error
+	if errors.As(err, &e) {
+		st.fail(err)
+	} else {
+		st.readFailed(err)
+	}
+}
+
+// fail answers a protocol error on the stream: a connection error closes
+// the connection; a stream error with a status is answered with it when
+// no response was started, and reading stops with its code; otherwise the
+// stream is reset with it.
+func (st *Stream) fail(err error) {
+	var e *h3.Error
+	if !errors.As(err, &e) {
+		st.Reset(h3.CodeInternalError)
+		return
+	}
+	if e.Conn {
+		st.c.closeWith(err)
+		st.done = true
+		return
+	}
+	if e.Status != 0 && !st.wroteHead && !st.done {
+		st.respond(e.Status)
+		st.qs.CancelRead(uint64(e.Code))
+		st.bodyErr = err
+		return
+	}
+	st.Reset(e.Code)
+}
+
+// emptyBody is the head of a response without a body.
+var emptyBody = []h1.Header{{Name: []byte("content-length"), Value: []byte("0"), Key: h1.Lookup([]byte("content-length"))}}
+
+// respond sends a response with no body and ends the stream.
+func (st *Stream) respond(status int) {
+	if st.WriteHeaders(status, emptyBody) == nil {
+		st.Close()
+	}
+}
+
+// Read reads the request body: the payload of DATA frames. It returns
+// io.EOF at the body's end, after which Trailers holds the trailer fields.
+// A body whose length differs from its content-length resets the stream
+// with H3_MESSAGE_ERROR and returns h3.ErrBodyLength.
+func (st *Stream) Read(p []byte) (int, error) {
+	for st.dataLeft == 0 {
+		if st.bodyErr != nil {
+			return 0, st.bodyErr
+		}
+		if err := st.nextFrame(); err != nil {
+			return 0, err
+		}
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, err := st.rd.read(p[:min(uint64(len(p)), st.dataLeft)])
+	st.dataLeft -= uint64(n)
+	st.got += int64(n)
+	if n == 0 && err != nil {
+		st.bodyFailed(eofIn(err, true))
+		return 0, st.bodyErr
+	}
+	return n, nil
+}
+
+// nextFrame reads the next frame header of the body: a DATA frame sets
+// dataLeft, trailers are read whole, unknown frames skipped, the stream's
+// end checked against the content-length.
+func (st *Stream) nextFrame() error {
+	h, err := st.rd.frameHeader()
+	if err == io.EOF {
+		if err := h3.CheckBodyLength(st.head.ContentLength, st.got, true); err != nil {
+			st.fail(err)
+			return err
+		}
+		st.bodyErr = io.EOF
+		return io.EOF
+	}
+	if err != nil {
+		st.bodyFailed(err)
+		return st.bodyErr
+	}
+	part, err := st.rs.Check(h, &st.c.lim)
+	if err == nil {
+		switch part {
+		case h3.PartSkip:
+			if err := st.rd.skip(h.Length); err != nil {
+				st.bodyFailed(eofIn(err, true))
+				return st.bodyErr
+			}
+		case h3.PartData:
+			// Refuse a body over its content-length before reading it.
+			err = h3.CheckBodyLength(st.head.ContentLength, st.got+int64(min(h.Length, 1<<62)), false)
+			st.dataLeft = h.Length
+		case h3.PartTrailers:
+			var fs []h3.Field
+			fs, err = st.readFields(h.Length, st.fields[len(st.fields):], st.dbuf)
+			if err == nil {
+				err = h3.CheckTrailers(fs)
+				st.trailers = fs
+			}
+		}
+	}
+	if err != nil {
+		st.failAny(err)
+		if st.bodyErr == nil || st.bodyErr == errReset {
+			st.bodyErr = err
+		}
+		return st.bodyErr
+	}
+	return nil
+}
+
+// bodyFailed records a read error of the body and answers it.
+func (st *Stream) bodyFailed(err error) {
+	st.readFailed(err)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	st.bodyErr = err
+}
+
+// Trailers returns the request's trailer fields, once Read returned
+// io.EOF. They point into the stream's buffers.
+func (st *Stream) Trailers() []h3.Field { return st.trailers }
+
+// WriteHeaders sends a response head: a 1xx interim response at once, or
+// the final response's HEADERS, kept to leave in one write with the first
+// DATA (or Flush, or Close). Field names are sent lower case;
+// connection-specific fields (RFC 9114 §4.2) are dropped.
+func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
+	if st.wroteHead || st.done {
+		return errWroteHead
+	}
+	if status < 100 || status > 999 || status == 101 {
+		return errBadStatus
+	}
+	b := st.wbuf[:headRoom]
+	b = h3.AppendFieldSectionPrefix(b)
+	b = h3.AppendStatus(b, status)
+	for i := range fields {
+		f := &fields[i]
+		if h1.ConnectionSpecific(f.Name) {
+			continue
+		}
+		b = h3.AppendFieldBytes(b, f.Name, f.Value, true)
+	}
+	st.wbuf = b[:0]
+	n := uint64(len(b) - headRoom)
+	start := headRoom - 1 - h3.VarintLen(n)
+	h3.AppendFrameHeader(b[start:start], h3.FrameHeaders, n)
+	if status < 200 {
+		_, err := st.qs.Write(b[start:])
+		return err
+	}
+	st.wroteHead = true
+	st.pending = b[start:]
+	return nil
+}
+
+var (
+	errWroteHead = errors.New("h3srv: response head already written")
+	errBadStatus = errors.New("h3srv: invalid status code")
+	errNoHead    = errors.New("h3srv: response data before its head")
+	errDone      = errors.New("h3srv: response already ended")
+)
+
+// WriteData sends p as a DATA frame, together with the pending response
+// head if any: in one write when p fits the stream's buffer.
+func (st *Stream) WriteData(p []byte) (int, error) {
+	if st.done {
+		return 0, errDone
+	}
+	if !st.wroteHead {
+		return 0, errNoHead
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	b := st.pending
+	if len(b) == 0 {
+		b = st.wbuf[:0]
+	}
+	b = h3.AppendFrameHeader(b, h3.FrameData, uint64(len(p)))
+	if len(b)+len(p) <= cap(b) {
+		b = append(b, p...)
+		st.pending = nil
+		if _, err := st.qs.Write(b); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	st.pending = nil
+	if _, err := st.qs.Write(b); err != nil {
+		return 0, err
+	}
+	return st.qs.Write(p)
+}
+
+// Flush writes the pending response head, if any.
+func (st *Stream) Flush() error {
+	if len(st.pending) == 0 {
+		return nil
+	}
+	b := st.pending
+	st.pending = nil
+	_, err := st.qs.Write(b)
+	return err
+}
+
+// WriteTrailers sends the trailer fields and ends the response.
+func (st *Stream) WriteTrailers(fields []h1.Header) error {
+	if st.done {
+		return errDone
+	}
+	if !st.wroteHead {
+		return errNoHead
+	}
+	if err := st.Flush(); err != nil {
+		return err
+	}
+	b := st.wbuf[:headRoom]
+	b = h3.AppendFieldSectionPrefix(b)
+	for i := range fields {
+		if !h1.ConnectionSpecific(fields[i].Name) {
+			b = h3.AppendFieldBytes(b, fields[i].Name, fields[i].Value, true)
+		}
+	}
+	st.wbuf = b[:0]
+	n := uint64(len(b) - headRoom)
+	start := headRoom - 1 - h3.VarintLen(n)
+	h3.AppendFrameHeader(b[start:start], h3.FrameHeaders, n)
+	if _, err := st.qs.Write(b[start:]); err != nil {
+		return err
+	}
+	return st.Close()
+}
+
+// Close ends the response (FIN), writing the pending head first.
+func (st *Stream) Close() error {
+	if st.done {
+		return nil
+	}
+	err := st.Flush()
+	st.done = true
+	if err != nil {
+		st.qs.CancelWrite(uint64(h3.CodeInternalError))
+		return err
+	}
+	return st.qs.Close()
+}
+
+// Reset abandons the stream in both directions with code.
+func (st *Stream) Reset(code h3.ErrorCode) {
+	st.qs.CancelRead(uint64(code))
+	if !st.done {
+		st.qs.CancelWrite(uint64(code))
+		st.done = true
+	}
+	if st.bodyErr == nil {
+		st.bodyErr = errReset
+	}
+}
+
+var errReset = errors.New("h3srv: stream reset")
+
+// finish ends the stream after the handler: the response (a 200 with no
+// body if none was written), reading the rest of the body (stopped with
+// H3_NO_ERROR, RFC 9114 §4.1.2) and, last, the stream credit, so that the
+// peer can open a stream in its place only now.
+func (st *Stream) finish() {
+	if !st.done {
+		if !st.wroteHead {
+			st.respond(200)
+		} else {
+			st.Close()
+		}
+	}
+	if st.bodyErr == nil {
+		st.qs.CancelRead(uint64(h3.CodeNoError))
+	}
+	if st.reserved != 0 {
+		st.unreserve()
+	}
+	st.qs.ReleaseStreamCredit()
+}
