@@ -54,7 +54,7 @@ func TestZeroAllocs(t *testing.T) {
 // TestGroupZeroAllocs: group ownership (a catch-all beside a group, a
 // host's catch-all, the group's own 404) costs no allocation either.
 func TestGroupZeroAllocs(t *testing.T) {
-	if loopback.Race {
+	if israce.Enabled {
 		t.Skip("the race detector allocates")
 	}
 	r := New()
