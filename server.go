@@ -184,9 +184,10 @@ type Server struct {
 	// ProxyProtocol, when set, requires a PROXY protocol header (v1 or v2)
 	// on every connection, accepted only from trusted networks (proxy.go).
 	ProxyProtocol *ProxyConfig
-	// Forwarded, when set, takes the client address from the
-	// X-Forwarded-For or Forwarded header of requests that come from
-	// trusted proxies (forwarded.go). Off by default.
+	// Forwarded, when set, takes the client address from the header its
+	// Header names (X-Forwarded-For unless set to Forwarded; never the one
+	// the request chooses) of requests that come from trusted proxies
+	// (forwarded.go). Off by default.
 	Forwarded *ForwardedConfig
 
 	// stats are the counters behind Stats (stats.go).

@@ -26,7 +26,7 @@ import (
 
 var (
 	proxyFrom   = flag.String("proxy-from", "", "accept the PROXY protocol (v1, v2) from these comma-separated networks (CIDR) only")
-	fwdFrom     = flag.String("forwarded-from", "", "take the client address from X-Forwarded-For/Forwarded of requests from these networks (CIDR)")
+	fwdFrom     = flag.String("forwarded-from", "", "take the client address from X-Forwarded-For of requests from these networks (CIDR)")
 	metricsFlag = flag.Bool("metrics", false, "serve the server's statistics at GET /metrics (Prometheus text)")
 	drainFlag   = flag.Duration("drain", 10*time.Second, "how long in-flight requests may take to finish at shutdown")
 )
