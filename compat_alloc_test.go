@@ -55,8 +55,8 @@ func TestCompatAllocs(t *testing.T) {
 	nh := testing.AllocsPerRun(2000, newAllocClient(t, ln2.Addr().String(), compatAllocRequest).roundTrip)
 
 	t.Logf("GET with 10 headers through an http.HandlerFunc: riptide compat %v allocs/request, net/http %v", rip, nh)
-	if rip > 6 {
-		t.Errorf("riptide compat: %v allocs per request, want at most 6", rip)
+	if rip > 4 {
+		t.Errorf("riptide compat: %v allocs per request, want at most 4", rip)
 	}
 }
 
