@@ -84,19 +84,22 @@ func TestCompatCompactHeadRequest(t *testing.T) {
 }
 
 // compatBlocks are listed smallest first and each fills a malloc size
-// class exactly (on 64-bit platforms), so the room for values and head
-// costs no bytes the allocator would not round up to anyway.
+// class exactly (on 64-bit platforms), with the 8-byte header the runtime
+// puts before an object with pointers larger than 512 bytes, so the room
+// for values and head costs no bytes the allocator would not round up to
+// anyway.
 func TestCompatBlockSizeClasses(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes are for 64-bit platforms")
 	}
-	classes := map[uintptr]bool{768: true, 896: true, 1024: true, 1280: true, 1536: true, 2048: true}
-	if s := unsafe.Sizeof(compatRequestHead{}); !classes[s] {
+	classes := map[uintptr]bool{768: true, 896: true, 1024: true, 1152: true, 1280: true, 1536: true, 2048: true}
+	const mallocHeader = 8
+	if s := unsafe.Sizeof(compatRequestHead{}) + mallocHeader; !classes[s] {
 		t.Errorf("compatRequestHead is %d bytes: not a size class", s)
 	}
 	var prev uintptr
 	for i, bl := range compatBlocks {
-		if !classes[bl.size] {
+		if !classes[bl.size+mallocHeader] {
 			t.Errorf("block %d (%d values, %d head bytes) is %d bytes: not a size class", i, bl.vals, bl.head, bl.size)
 		}
 		if bl.size < prev {

@@ -20,8 +20,9 @@ import (
 
 // compatInlineHead is the longest request head a compatRequest for a
 // request without header values (besides Host) holds without a separate
-// allocation. It brings compatRequestHead to the 768-byte size class.
-const compatInlineHead = 128
+// allocation. It brings compatRequestHead to the 768-byte size class (with
+// the runtime's 8-byte header, see compatBlocks).
+const compatInlineHead = 120
 
 // compatRequest is everything a compat request owns: the *http.Request
 // handed to the handler with its URL, Context and Body. It is allocated in
@@ -88,23 +89,29 @@ func block[V, H any]() compatBlock {
 }
 
 // compatBlocks are the shapes a request is allocated in, smallest first;
-// each fills a malloc size class (compatRequest is 640 bytes on 64-bit
-// platforms; TestCompatBlockSizeClasses checks). A request is allocated in
-// the first that holds its header values and compact head; a larger one
-// takes separate allocations for what does not fit.
+// each, with the 8-byte header the runtime puts before an object with
+// pointers larger than 512 bytes, fills a malloc size class
+// (compatRequest is 640 bytes on 64-bit platforms;
+// TestCompatBlockSizeClasses checks). A request is allocated in the first
+// that holds its header values and compact head; a larger one takes
+// separate allocations for what does not fit.
 var compatBlocks = [...]compatBlock{
-	block[[6]string, [32]byte](),    // 768
-	block[[6]string, [160]byte](),   // 896
-	block[[10]string, [96]byte](),   // 896
-	block[[6]string, [288]byte](),   // 1024
-	block[[10]string, [224]byte](),  // 1024
-	block[[16]string, [128]byte](),  // 1024
-	block[[10]string, [480]byte](),  // 1280
-	block[[16]string, [384]byte](),  // 1280
-	block[[10]string, [736]byte](),  // 1536
-	block[[16]string, [640]byte](),  // 1536
-	block[[10]string, [1248]byte](), // 2048
-	block[[16]string, [1152]byte](), // 2048
+	block[[3]string, [72]byte](),    // 768
+	block[[6]string, [24]byte](),    // 768
+	block[[6]string, [152]byte](),   // 896
+	block[[10]string, [88]byte](),   // 896
+	block[[6]string, [280]byte](),   // 1024
+	block[[10]string, [216]byte](),  // 1024
+	block[[16]string, [120]byte](),  // 1024
+	block[[6]string, [408]byte](),   // 1152
+	block[[10]string, [344]byte](),  // 1152
+	block[[16]string, [248]byte](),  // 1152
+	block[[10]string, [472]byte](),  // 1280
+	block[[16]string, [376]byte](),  // 1280
+	block[[10]string, [728]byte](),  // 1536
+	block[[16]string, [632]byte](),  // 1536
+	block[[10]string, [1240]byte](), // 2048
+	block[[16]string, [1144]byte](), // 2048
 }
 
 // newRequest builds the *http.Request for the request in x. On a target
