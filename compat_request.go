@@ -214,6 +214,7 @@ type headString struct {
 	s    string
 	base unsafe.Pointer
 	segs []headSeg
+	next int // the segment after the last one of's search found
 }
 
 // headSeg is one piece of the head held by a compact headString: n bytes
@@ -221,13 +222,21 @@ type headString struct {
 type headSeg struct{ off, n, at int }
 
 // of returns the substring for b, a slice of the parsed head.
-func (h headString) of(b []byte) string {
+func (h *headString) of(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
 	o := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(h.base))
 	if h.segs == nil {
 		return h.s[o : o+len(b)]
+	}
+	// header asks for the fields' pieces in head order, one segment
+	// after another: try the next segment before searching.
+	if k := h.next; k < len(h.segs) {
+		if sg := h.segs[k]; sg.off <= o && o+len(b) <= sg.off+sg.n {
+			h.next = k + 1
+			return h.s[sg.at+o-sg.off : sg.at+o-sg.off+len(b)]
+		}
 	}
 	// The segments are in head order: the last one starting at or
 	// before o is the only one that can hold b.
@@ -242,6 +251,7 @@ func (h headString) of(b []byte) string {
 	}
 	if i >= 0 {
 		if sg := h.segs[i]; o+len(b) <= sg.off+sg.n {
+			h.next = i + 1
 			return h.s[sg.at+o-sg.off : sg.at+o-sg.off+len(b)]
 		}
 	}
