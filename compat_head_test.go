@@ -200,3 +200,28 @@ func TestCompatRetainedHeadersStayIntact(t *testing.T) {
 		}
 	}
 }
+
+// Repeated fields, known or not, in any case, first or last, merge in
+// order into one key, as net/http's textproto does.
+func TestCompatRepeatedFields(t *testing.T) {
+	got := make(chan http.Header, 1)
+	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header
+		io.WriteString(w, "ok")
+	}))
+	nc, br := dialRaw(t, addr)
+	io.WriteString(nc, "GET / HTTP/1.1\r\nAccept: a\r\nHost: x\r\nx-foo: 1\r\nAccept: b\r\nX-FOO: 2\r\n"+
+		"Cookie: c1\r\ncookie: c2\r\nX-Once: o\r\nX-Last: z\r\nx-last: y\r\n\r\n")
+	readResponse(t, br)
+	h := <-got
+	want := map[string][]string{"Accept": {"a", "b"}, "X-Foo": {"1", "2"}, "Cookie": {"c1", "c2"},
+		"X-Once": {"o"}, "X-Last": {"z", "y"}}
+	if len(h) != len(want) {
+		t.Errorf("header %v, want %v", h, want)
+	}
+	for k, vs := range want {
+		if g := h[k]; strings.Join(g, ",") != strings.Join(vs, ",") || len(g) != len(vs) {
+			t.Errorf("%s: %q, want %q", k, g, vs)
+		}
+	}
+}

@@ -421,29 +421,13 @@ func headerValues(hr *h1.Request) int {
 // one key with several values. vals, of length headerValues(hr), backs the
 // values; sp holds the map's header (newHeaderIn).
 func header(hr *h1.Request, sub headString, vals []string, sp *headerMapSpace) http.Header {
-	hs := hr.Headers
 	// An exact hint (at most one key per value) saves the map growth.
 	h := newHeaderIn(sp, len(vals))
-	nv := 0
-	for i := range hs {
-		f := &hs[i]
-		var key string
-		switch f.Key {
-		case h1.HeaderHost, h1.HeaderTransferEncoding:
-			continue
-		case h1.Unknown:
-			key = textproto.CanonicalMIMEHeaderKey(sub.of(f.Name))
-		default:
-			key = f.Key.String()
-		}
-		v := sub.of(f.Value)
-		if old, ok := h[key]; ok {
-			h[key] = append(old, v)
-			continue
-		}
-		vals[nv] = v
-		h[key] = vals[nv : nv+1 : nv+1]
-		nv++
+	if !fillHeader(h, hr.Headers, &sub, vals, false) {
+		// A repeated field: again, merging its values.
+		clear(h)
+		sub.next = 0
+		fillHeader(h, hr.Headers, &sub, vals, true)
 	}
 	// RFC 9111 §5.4, as net/http: "Pragma: no-cache" alone implies
 	// "Cache-Control: no-cache".
@@ -453,6 +437,48 @@ func header(hr *h1.Request, sub headString, vals []string, sp *headerMapSpace) h
 		}
 	}
 	return h
+}
+
+// fillHeader adds the fields hs to h (see header). Without merge it makes
+// one map operation per field and stops, returning false, at the first key
+// seen before (it did not grow the map); with merge it looks each key up
+// first and appends to the values of a repeated one.
+func fillHeader(h http.Header, hs []h1.Header, sub *headString, vals []string, merge bool) bool {
+	nv := 0
+	for i := range hs {
+		f := &hs[i]
+		key, ok := fieldKey(f, sub)
+		if !ok {
+			continue
+		}
+		v := sub.of(f.Value)
+		if merge {
+			if old, ok := h[key]; ok {
+				h[key] = append(old, v)
+				continue
+			}
+		}
+		n := len(h)
+		vals[nv] = v
+		h[key] = vals[nv : nv+1 : nv+1]
+		if len(h) == n {
+			return false
+		}
+		nv++
+	}
+	return true
+}
+
+// fieldKey returns the Header key of the field f, canonical; ok is false
+// for the fields the Header leaves out (Host, Transfer-Encoding).
+func fieldKey(f *h1.Header, sub *headString) (key string, ok bool) {
+	switch f.Key {
+	case h1.HeaderHost, h1.HeaderTransferEncoding:
+		return "", false
+	case h1.Unknown:
+		return textproto.CanonicalMIMEHeaderKey(sub.of(f.Name)), true
+	}
+	return f.Key.String(), true
 }
 
 // declaredTrailers returns the Trailer map net/http prepares for a chunked
