@@ -1,10 +1,12 @@
 package riptide
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
 )
@@ -24,7 +26,7 @@ func TestCompatCompactHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st compatState
-	h := st.compactHead(&hr, buf)
+	h := st.compactHead(buf, make([]byte, st.compactSegs(&hr, buf)))
 	kept := []string{"PROPFIND", "/dav/a%20b?depth=1", "example.com:8080", "application/json",
 		"X-Custom-Thing", "one", "X-Custom-Thing", "two"}
 	if want := strings.Join(kept, ""); h.s != want {
@@ -46,7 +48,7 @@ func TestCompatCompactHead(t *testing.T) {
 		}
 	}
 	// A second request on the same state reuses the segment table.
-	h2 := st.compactHead(&hr, buf)
+	h2 := st.compactHead(buf, make([]byte, st.compactSegs(&hr, buf)))
 	if h2.s != h.s {
 		t.Errorf("second compact head %q, want %q", h2.s, h.s)
 	}
@@ -77,6 +79,149 @@ func TestCompatCompactHeadRequest(t *testing.T) {
 		if r.Header.Get("User-Agent") != "t/1" || r.Header.Get("Accept") != "*/*" || r.Header.Get("Pragma") != "no-cache" ||
 			r.Header.Get("Cache-Control") != "no-cache" || len(r.Header) != 5 {
 			t.Errorf("%s: header %v", m, r.Header)
+		}
+	}
+}
+
+// compatBlocks are listed smallest first and each fills a malloc size
+// class exactly (on 64-bit platforms), with the 8-byte header the runtime
+// puts before an object with pointers larger than 512 bytes, so the room
+// for values and head costs no bytes the allocator would not round up to
+// anyway.
+func TestCompatBlockSizeClasses(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes are for 64-bit platforms")
+	}
+	classes := map[uintptr]bool{768: true, 896: true, 1024: true, 1152: true, 1280: true, 1536: true, 2048: true}
+	const mallocHeader = 8
+	if s := unsafe.Sizeof(compatRequestHead{}) + mallocHeader; !classes[s] {
+		t.Errorf("compatRequestHead is %d bytes: not a size class", s)
+	}
+	var prev uintptr
+	for i, bl := range compatBlocks {
+		if !classes[bl.size+mallocHeader] {
+			t.Errorf("block %d (%d values, %d head bytes) is %d bytes: not a size class", i, bl.vals, bl.head, bl.size)
+		}
+		if bl.size < prev {
+			t.Errorf("block %d (%d bytes) after a %d-byte one", i, bl.size, prev)
+		}
+		prev = bl.size
+		rq, vals, head := bl.alloc()
+		if rq == nil || len(vals) != bl.vals || len(head) != bl.head {
+			t.Errorf("block %d: alloc gave %d values, %d head bytes", i, len(vals), len(head))
+		}
+	}
+}
+
+// Requests whose values and compact head fit each block, and those too
+// large for any (separate allocations), reach the handler intact.
+func TestCompatRequestBlocks(t *testing.T) {
+	got := make(chan *http.Request, 1)
+	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r
+		io.WriteString(w, "ok")
+	}))
+	nc, br := dialRaw(t, addr)
+	for _, nf := range []int{0, 1, 6, 7, 10, 11, 16, 17, 40} {
+		for _, vlen := range []int{1, 20, 100, 300} {
+			var b strings.Builder
+			b.WriteString("GET /blocks HTTP/1.1\r\nHost: x\r\n")
+			for i := range nf {
+				fmt.Fprintf(&b, "X-F%d: %s\r\n", i, strings.Repeat(string(rune('a'+i%26)), vlen))
+			}
+			b.WriteString("\r\n")
+			io.WriteString(nc, b.String())
+			readResponse(t, br)
+			r := <-got
+			if len(r.Header) != nf {
+				t.Errorf("%d fields of %d bytes: %d header keys", nf, vlen, len(r.Header))
+			}
+			for i := range nf {
+				want := strings.Repeat(string(rune('a'+i%26)), vlen)
+				if v := r.Header[fmt.Sprintf("X-F%d", i)]; len(v) != 1 || v[0] != want {
+					t.Errorf("%d fields of %d bytes: X-F%d = %q", nf, vlen, i, v)
+				}
+			}
+			if r.URL.Path != "/blocks" || r.Host != "x" {
+				t.Errorf("%d fields of %d bytes: path %q host %q", nf, vlen, r.URL.Path, r.Host)
+			}
+		}
+	}
+}
+
+// A handler may keep the request, its Header and the response Header map
+// after ServeHTTP returns (their map headers live in the request's own
+// allocation): later requests on the connection leave them intact, and
+// the handler's goroutines may go on using them (-race sees any server
+// access to them).
+func TestCompatRetainedHeadersStayIntact(t *testing.T) {
+	type kept struct {
+		r    *http.Request
+		resp http.Header
+	}
+	keptc := make(chan kept, 1)
+	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-N", r.Header.Get("X-N"))
+		keptc <- kept{r, w.Header()}
+		io.WriteString(w, "ok")
+	}))
+	nc, br := dialRaw(t, addr)
+	const n = 50
+	var all []kept
+	done := make(chan struct{})
+	users := make(chan kept, n)
+	go func() { // the handler's goroutine that goes on using what it kept
+		defer close(done)
+		for k := range users {
+			k.r.Header.Set("X-Later", "1")
+			k.resp.Set("X-Later", "1")
+		}
+	}()
+	for i := range n {
+		fmt.Fprintf(nc, "GET /k%d HTTP/1.1\r\nHost: x\r\nX-N: %d\r\nUser-Agent: t\r\n\r\n", i, i)
+		res, _ := readResponse(t, br)
+		if got := res.Header.Get("X-N"); got != fmt.Sprint(i) {
+			t.Fatalf("response %d: X-N %q", i, got)
+		}
+		k := <-keptc
+		all = append(all, k)
+		users <- k
+	}
+	close(users)
+	<-done
+	for i, k := range all {
+		want := fmt.Sprint(i)
+		if k.r.URL.Path != "/k"+want || k.r.Header.Get("X-N") != want || k.r.Header.Get("User-Agent") != "t" ||
+			k.r.Header.Get("X-Later") != "1" || len(k.r.Header) != 3 {
+			t.Errorf("kept request %d: %s %v", i, k.r.URL.Path, k.r.Header)
+		}
+		if k.resp.Get("X-N") != want || k.resp.Get("X-Later") != "1" || len(k.resp) != 2 {
+			t.Errorf("kept response header %d: %v", i, k.resp)
+		}
+	}
+}
+
+// Repeated fields, known or not, in any case, first or last, merge in
+// order into one key, as net/http's textproto does.
+func TestCompatRepeatedFields(t *testing.T) {
+	got := make(chan http.Header, 1)
+	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header
+		io.WriteString(w, "ok")
+	}))
+	nc, br := dialRaw(t, addr)
+	io.WriteString(nc, "GET / HTTP/1.1\r\nAccept: a\r\nHost: x\r\nx-foo: 1\r\nAccept: b\r\nX-FOO: 2\r\n"+
+		"Cookie: c1\r\ncookie: c2\r\nX-Once: o\r\nX-Last: z\r\nx-last: y\r\n\r\n")
+	readResponse(t, br)
+	h := <-got
+	want := map[string][]string{"Accept": {"a", "b"}, "X-Foo": {"1", "2"}, "Cookie": {"c1", "c2"},
+		"X-Once": {"o"}, "X-Last": {"z", "y"}}
+	if len(h) != len(want) {
+		t.Errorf("header %v, want %v", h, want)
+	}
+	for k, vs := range want {
+		if g := h[k]; strings.Join(g, ",") != strings.Join(vs, ",") || len(g) != len(vs) {
+			t.Errorf("%s: %q, want %q", k, g, vs)
 		}
 	}
 }

@@ -18,46 +18,29 @@ import (
 	"github.com/riptide-http/riptide/h1"
 )
 
-// compatInlineValues is how many request header values a compatRequest
-// holds without a separate allocation; compatFewValues is the smaller
-// variant's room, which keeps a request with few header fields (an API
-// client's) in a smaller size class (640 bytes rather than 704).
-const (
-	compatInlineValues = 10
-	compatFewValues    = 6
-)
-
 // compatInlineHead is the longest request head a compatRequest for a
 // request without header values (besides Host) holds without a separate
-// allocation. It brings compatRequestHead to the 640-byte size class.
-const compatInlineHead = 96
+// allocation. It brings compatRequestHead to the 768-byte size class (with
+// the runtime's 8-byte header, see compatBlocks).
+const compatInlineHead = 120
 
 // compatRequest is everything a compat request owns: the *http.Request
 // handed to the handler with its URL, Context and Body. It is allocated in
-// one piece with either the backing array of its header values
-// (compatRequestFewVals, compatRequestVals; the strings then share one
-// compact copy of the head, compactHead) or, when the request has no header
-// values, the bytes of its head (compatRequestHead), so that a request
-// costs at most two allocations besides its Header map. It is never pooled:
-// the handler may keep any of it after ServeHTTP returns, as net/http
-// allows, and a string the handler keeps keeps all of it alive.
+// one piece with the backing array of its header values and the compact
+// copy of the head its strings share (compactHead), in a compatBlock
+// chosen to fit them, or, when the request has no header values, with the
+// bytes of its head (compatRequestHead), so that a request costs one
+// allocation besides its Header map. It is never pooled: the handler may
+// keep any of it after ServeHTTP returns, as net/http allows, and a string
+// the handler keeps keeps all of it alive.
 type compatRequest struct {
 	req  http.Request
 	url  url.URL
 	ctx  compatContext
 	body compatBody
-}
-
-// compatRequestVals is a compatRequest with room for its header values.
-type compatRequestVals struct {
-	compatRequest
-	vals [compatInlineValues]string
-}
-
-// compatRequestFewVals is compatRequestVals for up to compatFewValues.
-type compatRequestFewVals struct {
-	compatRequest
-	vals [compatFewValues]string
+	// hdr and resp hold the map headers of Request.Header and of the
+	// ResponseWriter's Header (newHeaderIn).
+	hdr, resp headerMapSpace
 }
 
 // compatRequestHead is a compatRequest with room for a short head. The
@@ -66,6 +49,69 @@ type compatRequestFewVals struct {
 type compatRequestHead struct {
 	compatRequest
 	head [compatInlineHead]byte
+}
+
+// compatRequestBlock is a compatRequest with room for V (an array of
+// header value strings) and H (an array of bytes for the compact head),
+// allocated together. Like compatRequestHead's, the head array is written
+// once, before any string refers to it.
+type compatRequestBlock[V, H any] struct {
+	compatRequest
+	vals V
+	head H
+}
+
+// compatBlock is one shape of compatRequestBlock: room for vals header
+// values and head bytes of compact head.
+type compatBlock struct {
+	vals, head int
+	size       uintptr // of the whole block
+	alloc      func() (*compatRequest, []string, []byte)
+}
+
+// newCompatBlock allocates a compatRequestBlock[V, H] and returns its
+// request and its two arrays as slices.
+func newCompatBlock[V, H any]() (*compatRequest, []string, []byte) {
+	b := new(compatRequestBlock[V, H])
+	vals := unsafe.Slice((*string)(unsafe.Pointer(&b.vals)), unsafe.Sizeof(b.vals)/unsafe.Sizeof(""))
+	head := unsafe.Slice((*byte)(unsafe.Pointer(&b.head)), unsafe.Sizeof(b.head))
+	return &b.compatRequest, vals, head
+}
+
+func block[V, H any]() compatBlock {
+	var b compatRequestBlock[V, H]
+	return compatBlock{
+		vals:  int(unsafe.Sizeof(b.vals) / unsafe.Sizeof("")),
+		head:  int(unsafe.Sizeof(b.head)),
+		size:  unsafe.Sizeof(b),
+		alloc: newCompatBlock[V, H],
+	}
+}
+
+// compatBlocks are the shapes a request is allocated in, smallest first;
+// each, with the 8-byte header the runtime puts before an object with
+// pointers larger than 512 bytes, fills a malloc size class
+// (compatRequest is 640 bytes on 64-bit platforms;
+// TestCompatBlockSizeClasses checks). A request is allocated in the first
+// that holds its header values and compact head; a larger one takes
+// separate allocations for what does not fit.
+var compatBlocks = [...]compatBlock{
+	block[[3]string, [72]byte](),    // 768
+	block[[6]string, [24]byte](),    // 768
+	block[[6]string, [152]byte](),   // 896
+	block[[10]string, [88]byte](),   // 896
+	block[[6]string, [280]byte](),   // 1024
+	block[[10]string, [216]byte](),  // 1024
+	block[[16]string, [120]byte](),  // 1024
+	block[[6]string, [408]byte](),   // 1152
+	block[[10]string, [344]byte](),  // 1152
+	block[[16]string, [248]byte](),  // 1152
+	block[[10]string, [472]byte](),  // 1280
+	block[[16]string, [376]byte](),  // 1280
+	block[[10]string, [728]byte](),  // 1536
+	block[[16]string, [632]byte](),  // 1536
+	block[[10]string, [1240]byte](), // 2048
+	block[[16]string, [1144]byte](), // 2048
 }
 
 // newRequest builds the *http.Request for the request in x. On a target
@@ -83,24 +129,25 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	nvals := headerValues(hr)
 	var rq *compatRequest
 	var vals []string
-	switch {
-	case nvals == 0 && len(head) <= compatInlineHead:
+	if nvals == 0 && len(head) <= compatInlineHead {
 		rh := new(compatRequestHead)
 		n := copy(rh.head[:], head)
 		sub.s = unsafe.String(&rh.head[0], n)
 		rq = &rh.compatRequest
-	case nvals <= compatFewValues:
-		rv := new(compatRequestFewVals)
-		sub = st.compactHead(hr, head)
-		rq, vals = &rv.compatRequest, rv.vals[:nvals]
-	case nvals <= compatInlineValues:
-		rv := new(compatRequestVals)
-		sub = st.compactHead(hr, head)
-		rq, vals = &rv.compatRequest, rv.vals[:nvals]
-	default:
-		rq = new(compatRequest)
-		sub = st.compactHead(hr, head)
-		vals = make([]string, nvals)
+	} else {
+		n := st.compactSegs(hr, head)
+		var buf []byte
+		for i := range compatBlocks {
+			if bl := &compatBlocks[i]; bl.vals >= nvals && bl.head >= n {
+				rq, vals, buf = bl.alloc()
+				break
+			}
+		}
+		if rq == nil {
+			rq, vals, buf = new(compatRequest), make([]string, nvals), make([]byte, n)
+		}
+		sub = st.compactHead(head, buf[:n])
+		vals = vals[:nvals]
 	}
 	r := &rq.req
 
@@ -120,7 +167,7 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	} else {
 		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.0", 1, 0
 	}
-	r.Header = header(hr, sub, vals)
+	r.Header = header(hr, sub, vals, &rq.hdr)
 	r.Host = rq.url.Host
 	if r.Host == "" {
 		r.Host = sub.of(hr.Host)
@@ -167,6 +214,7 @@ type headString struct {
 	s    string
 	base unsafe.Pointer
 	segs []headSeg
+	next int // the segment after the last one of's search found
 }
 
 // headSeg is one piece of the head held by a compact headString: n bytes
@@ -174,13 +222,21 @@ type headString struct {
 type headSeg struct{ off, n, at int }
 
 // of returns the substring for b, a slice of the parsed head.
-func (h headString) of(b []byte) string {
+func (h *headString) of(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
 	o := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(h.base))
 	if h.segs == nil {
 		return h.s[o : o+len(b)]
+	}
+	// header asks for the fields' pieces in head order, one segment
+	// after another: try the next segment before searching.
+	if k := h.next; k < len(h.segs) {
+		if sg := h.segs[k]; sg.off <= o && o+len(b) <= sg.off+sg.n {
+			h.next = k + 1
+			return h.s[sg.at+o-sg.off : sg.at+o-sg.off+len(b)]
+		}
 	}
 	// The segments are in head order: the last one starting at or
 	// before o is the only one that can hold b.
@@ -195,6 +251,7 @@ func (h headString) of(b []byte) string {
 	}
 	if i >= 0 {
 		if sg := h.segs[i]; o+len(b) <= sg.off+sg.n {
+			h.next = i + 1
 			return h.s[sg.at+o-sg.off : sg.at+o-sg.off+len(b)]
 		}
 	}
@@ -203,14 +260,15 @@ func (h headString) of(b []byte) string {
 	return string(b)
 }
 
-// compactHead copies, into one string, only the pieces of the head the
-// Request can refer to: the method unless internMethod has a constant for
-// it, the target, the names of fields without a canonical constant and
-// every field value. The request line's and the fields' framing and the
-// known names are left out: for an API client's request that is more than
-// half of the head. The segment table is st's, reused: the headString is
-// used only while newRequest runs.
-func (st *compatState) compactHead(hr *h1.Request, head []byte) headString {
+// compactSegs finds the pieces of the head the Request can refer to: the
+// method unless internMethod has a constant for it, the target, the names
+// of fields without a canonical constant and every field value. The
+// request line's and the fields' framing and the known names are left
+// out: for an API client's request that is more than half of the head.
+// It returns their total length; the segment table is st's, reused
+// (compactHead copies them; the headString is used only while newRequest
+// runs).
+func (st *compatState) compactSegs(hr *h1.Request, head []byte) int {
 	segs := st.segs[:0]
 	n := 0
 	add := func(b []byte) {
@@ -236,15 +294,20 @@ func (st *compatState) compactHead(hr *h1.Request, head []byte) headString {
 		}
 		add(f.Value)
 	}
-	buf := make([]byte, n)
-	for _, sg := range segs {
+	st.segs = segs
+	return n
+}
+
+// compactHead copies the pieces compactSegs found into buf, which is as
+// long as their total and never written again (the string made from it is
+// immutable), and returns the headString over them.
+func (st *compatState) compactHead(head, buf []byte) headString {
+	for _, sg := range st.segs {
 		copy(buf[sg.at:], head[sg.off:sg.off+sg.n])
 	}
-	st.segs = segs
-	h := headString{base: unsafe.Pointer(unsafe.SliceData(head)), segs: segs}
-	if n > 0 {
-		// buf is never written again: the string is immutable.
-		h.s = unsafe.String(&buf[0], n)
+	h := headString{base: unsafe.Pointer(unsafe.SliceData(head)), segs: st.segs}
+	if len(buf) > 0 {
+		h.s = unsafe.String(&buf[0], len(buf))
 	}
 	return h
 }
@@ -356,31 +419,15 @@ func headerValues(hr *h1.Request) int {
 // Transfer-Encoding are left out (they are in Request.Host and
 // Request.TransferEncoding), keys are canonical, and repeated fields become
 // one key with several values. vals, of length headerValues(hr), backs the
-// values.
-func header(hr *h1.Request, sub headString, vals []string) http.Header {
-	hs := hr.Headers
+// values; sp holds the map's header (newHeaderIn).
+func header(hr *h1.Request, sub headString, vals []string, sp *headerMapSpace) http.Header {
 	// An exact hint (at most one key per value) saves the map growth.
-	h := make(http.Header, len(vals))
-	nv := 0
-	for i := range hs {
-		f := &hs[i]
-		var key string
-		switch f.Key {
-		case h1.HeaderHost, h1.HeaderTransferEncoding:
-			continue
-		case h1.Unknown:
-			key = textproto.CanonicalMIMEHeaderKey(sub.of(f.Name))
-		default:
-			key = f.Key.String()
-		}
-		v := sub.of(f.Value)
-		if old, ok := h[key]; ok {
-			h[key] = append(old, v)
-			continue
-		}
-		vals[nv] = v
-		h[key] = vals[nv : nv+1 : nv+1]
-		nv++
+	h := newHeaderIn(sp, len(vals))
+	if !fillHeader(h, hr.Headers, &sub, vals, false) {
+		// A repeated field: again, merging its values.
+		clear(h)
+		sub.next = 0
+		fillHeader(h, hr.Headers, &sub, vals, true)
 	}
 	// RFC 9111 §5.4, as net/http: "Pragma: no-cache" alone implies
 	// "Cache-Control: no-cache".
@@ -390,6 +437,48 @@ func header(hr *h1.Request, sub headString, vals []string) http.Header {
 		}
 	}
 	return h
+}
+
+// fillHeader adds the fields hs to h (see header). Without merge it makes
+// one map operation per field and stops, returning false, at the first key
+// seen before (it did not grow the map); with merge it looks each key up
+// first and appends to the values of a repeated one.
+func fillHeader(h http.Header, hs []h1.Header, sub *headString, vals []string, merge bool) bool {
+	nv := 0
+	for i := range hs {
+		f := &hs[i]
+		key, ok := fieldKey(f, sub)
+		if !ok {
+			continue
+		}
+		v := sub.of(f.Value)
+		if merge {
+			if old, ok := h[key]; ok {
+				h[key] = append(old, v)
+				continue
+			}
+		}
+		n := len(h)
+		vals[nv] = v
+		h[key] = vals[nv : nv+1 : nv+1]
+		if len(h) == n {
+			return false
+		}
+		nv++
+	}
+	return true
+}
+
+// fieldKey returns the Header key of the field f, canonical; ok is false
+// for the fields the Header leaves out (Host, Transfer-Encoding).
+func fieldKey(f *h1.Header, sub *headString) (key string, ok bool) {
+	switch f.Key {
+	case h1.HeaderHost, h1.HeaderTransferEncoding:
+		return "", false
+	case h1.Unknown:
+		return textproto.CanonicalMIMEHeaderKey(sub.of(f.Name)), true
+	}
+	return f.Key.String(), true
 }
 
 // declaredTrailers returns the Trailer map net/http prepares for a chunked

@@ -32,6 +32,7 @@ const sniffLen = 512
 // compatContext.mu (see compatContext).
 type compatWriter struct {
 	x      *Ctx
+	rq     *compatRequest // nil once ServeHTTP has returned
 	cx     *compatContext
 	st     *compatState
 	header http.Header
@@ -65,7 +66,7 @@ var (
 )
 
 func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
-	w.x, w.cx, w.st = x, &rq.ctx, x.compat
+	w.x, w.rq, w.cx, w.st = x, rq, &rq.ctx, x.compat
 	w.header = nil
 	w.status = 0
 	w.wroteHeader, w.hijacked, w.sniff, w.trailers = false, false, false, false
@@ -76,16 +77,23 @@ func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
 // is cancelled and its Body stops reading.
 func (w *compatWriter) end() {
 	w.cx.end()
+	w.rq = nil
 	w.header = nil
 	clear(w.keys)
 	w.keys = w.keys[:0]
 }
 
 // Header returns the response header map. Changes after WriteHeader (or
-// the first Write) have no effect except for trailers.
+// the first Write) have no effect except for trailers. The map is new for
+// each request; its map header lives in the request's allocation.
 func (w *compatWriter) Header() http.Header {
 	if w.header == nil {
-		w.header = make(http.Header)
+		if rq := w.rq; rq != nil {
+			// Once per request: w.header stays set until end.
+			w.header = newHeaderIn(&rq.resp, 0)
+		} else {
+			w.header = make(http.Header)
+		}
 	}
 	return w.header
 }

@@ -1,0 +1,104 @@
+package riptide
+
+import (
+	"net"
+	"net/http"
+	"strconv"
+	"testing"
+)
+
+// compatBenchRequest is the request of BenchmarkCompatVsNative: the engine
+// benchmark's GET (BenchmarkEngine).
+const compatBenchRequest = "GET /plaintext HTTP/1.1\r\nHost: localhost\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n"
+
+// BenchmarkCompatVsNative serves the same plaintext response through the
+// native door and the compat door (the bench servers' plaintext handlers),
+// in memory (no syscalls) on every P at once (b.RunParallel), one request
+// per read ("plaintext") or 16 pipelined per read ("pipelined"). One
+// operation is one request, so the compat/native ratio of ns/op is the
+// compat door's cost per request at each -cpu. cpu-ns/op is the process's
+// CPU time (every thread, the GC's included) per request, which other
+// processes' load on a shared machine disturbs less than ns/op:
+//
+//	go test -run XXX -bench CompatVsNative -benchmem -cpu 1,2,4,8 -count 5 .
+func BenchmarkCompatVsNative(b *testing.B) {
+	hello := []byte("Hello, World!")
+	native := HandlerFunc(func(c *Ctx) {
+		c.SetHeader("Content-Type", "text/plain; charset=utf-8")
+		c.Write(hello)
+	})
+	compat := FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		h := w.Header()
+		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+		h["Content-Length"] = []string{strconv.Itoa(len(hello))}
+		w.Write(hello)
+	}))
+	for _, wl := range []struct {
+		name  string
+		depth int
+	}{{"plaintext", 1}, {"pipelined", 16}} {
+		for _, door := range []struct {
+			name string
+			h    Handler
+		}{{"native", native}, {"compat", compat}} {
+			b.Run(wl.name+"/"+door.name, func(b *testing.B) {
+				benchServeParallel(b, door.h, compatBenchRequest, wl.depth)
+			})
+		}
+	}
+}
+
+// benchServeParallel serves one, depth requests per read, on a connection
+// per b.RunParallel goroutine; an operation is one request.
+func benchServeParallel(b *testing.B, h Handler, one string, depth int) {
+	s := &Server{Handler: h}
+	s.init()
+	clockAcquire() // as Serve does
+	defer clockRelease()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU()
+	b.RunParallel(func(pb *testing.PB) {
+		m := &pbConn{pb: pb, one: []byte(one), depth: depth}
+		for !m.done {
+			c := newConn(s, m)
+			s.trackConn(c, true)
+			c.serve()
+		}
+	})
+	b.StopTimer()
+	if cpu := processCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+	var st Stats
+	s.Stats(&st)
+	if st.Requests != uint64(b.N) {
+		b.Fatalf("served %d requests, want %d", st.Requests, b.N)
+	}
+}
+
+// pbConn is a memConn whose reads return up to depth copies of one
+// request, one per pb.Next, then an error; writes are discarded.
+type pbConn struct {
+	memConn
+	pb    *testing.PB
+	one   []byte
+	depth int
+	done  bool
+}
+
+func (m *pbConn) Read(p []byte) (int, error) {
+	n := 0
+	for k := 0; k < m.depth && !m.done && n+len(m.one) <= len(p); k++ {
+		if !m.pb.Next() {
+			m.done = true
+			break
+		}
+		n += copy(p[n:], m.one)
+	}
+	if n == 0 {
+		m.done = true
+		return 0, net.ErrClosed
+	}
+	return n, nil
+}
