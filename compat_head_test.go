@@ -150,8 +150,9 @@ func TestCompatRequestBlocks(t *testing.T) {
 }
 
 // A handler may keep the request, its Header and the response Header map
-// after ServeHTTP returns (their map headers live in the request's own
-// allocation): later requests on the connection leave them intact, and
+// after ServeHTTP returns (the request, its URL and its header values live
+// in one block allocated for it alone): later requests on the connection
+// leave them intact, and
 // the handler's goroutines may go on using them (-race sees any server
 // access to them).
 func TestCompatRetainedHeadersStayIntact(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 // request without header values (besides Host) holds without a separate
 // allocation. It brings compatRequestHead to the 768-byte size class (with
 // the runtime's 8-byte header, see compatBlocks).
-const compatInlineHead = 120
+const compatInlineHead = 216
 
 // compatRequest is everything a compat request owns: the *http.Request
 // handed to the handler with its URL, Context and Body. It is allocated in
@@ -38,9 +38,6 @@ type compatRequest struct {
 	url  url.URL
 	ctx  compatContext
 	body compatBody
-	// hdr and resp hold the map headers of Request.Header and of the
-	// ResponseWriter's Header (newHeaderIn).
-	hdr, resp headerMapSpace
 }
 
 // compatRequestHead is a compatRequest with room for a short head. The
@@ -91,27 +88,27 @@ func block[V, H any]() compatBlock {
 // compatBlocks are the shapes a request is allocated in, smallest first;
 // each, with the 8-byte header the runtime puts before an object with
 // pointers larger than 512 bytes, fills a malloc size class
-// (compatRequest is 640 bytes on 64-bit platforms;
+// (compatRequest is 544 bytes on 64-bit platforms;
 // TestCompatBlockSizeClasses checks). A request is allocated in the first
 // that holds its header values and compact head; a larger one takes
 // separate allocations for what does not fit.
 var compatBlocks = [...]compatBlock{
-	block[[3]string, [72]byte](),    // 768
-	block[[6]string, [24]byte](),    // 768
-	block[[6]string, [152]byte](),   // 896
-	block[[10]string, [88]byte](),   // 896
-	block[[6]string, [280]byte](),   // 1024
-	block[[10]string, [216]byte](),  // 1024
-	block[[16]string, [120]byte](),  // 1024
-	block[[6]string, [408]byte](),   // 1152
-	block[[10]string, [344]byte](),  // 1152
-	block[[16]string, [248]byte](),  // 1152
-	block[[10]string, [472]byte](),  // 1280
-	block[[16]string, [376]byte](),  // 1280
-	block[[10]string, [728]byte](),  // 1536
-	block[[16]string, [632]byte](),  // 1536
-	block[[10]string, [1240]byte](), // 2048
-	block[[16]string, [1144]byte](), // 2048
+	block[[3]string, [168]byte](),   // 768
+	block[[6]string, [120]byte](),   // 768
+	block[[6]string, [248]byte](),   // 896
+	block[[10]string, [184]byte](),  // 896
+	block[[6]string, [376]byte](),   // 1024
+	block[[10]string, [312]byte](),  // 1024
+	block[[16]string, [216]byte](),  // 1024
+	block[[6]string, [504]byte](),   // 1152
+	block[[10]string, [440]byte](),  // 1152
+	block[[16]string, [344]byte](),  // 1152
+	block[[10]string, [568]byte](),  // 1280
+	block[[16]string, [472]byte](),  // 1280
+	block[[10]string, [824]byte](),  // 1536
+	block[[16]string, [728]byte](),  // 1536
+	block[[10]string, [1336]byte](), // 2048
+	block[[16]string, [1240]byte](), // 2048
 }
 
 // newRequest builds the *http.Request for the request in x. On a target
@@ -167,7 +164,7 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	} else {
 		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.0", 1, 0
 	}
-	r.Header = header(hr, sub, vals, &rq.hdr)
+	r.Header = header(hr, sub, vals)
 	r.Host = rq.url.Host
 	if r.Host == "" {
 		r.Host = sub.of(hr.Host)
@@ -419,10 +416,10 @@ func headerValues(hr *h1.Request) int {
 // Transfer-Encoding are left out (they are in Request.Host and
 // Request.TransferEncoding), keys are canonical, and repeated fields become
 // one key with several values. vals, of length headerValues(hr), backs the
-// values; sp holds the map's header (newHeaderIn).
-func header(hr *h1.Request, sub headString, vals []string, sp *headerMapSpace) http.Header {
+// values.
+func header(hr *h1.Request, sub headString, vals []string) http.Header {
 	// An exact hint (at most one key per value) saves the map growth.
-	h := newHeaderIn(sp, len(vals))
+	h := make(http.Header, len(vals))
 	if !fillHeader(h, hr.Headers, &sub, vals, false) {
 		// A repeated field: again, merging its values.
 		clear(h)

@@ -85,15 +85,10 @@ func (w *compatWriter) end() {
 
 // Header returns the response header map. Changes after WriteHeader (or
 // the first Write) have no effect except for trailers. The map is new for
-// each request; its map header lives in the request's allocation.
+// each request (made on first use, and it stays set until end).
 func (w *compatWriter) Header() http.Header {
 	if w.header == nil {
-		if rq := w.rq; rq != nil {
-			// Once per request: w.header stays set until end.
-			w.header = newHeaderIn(&rq.resp, 0)
-		} else {
-			w.header = make(http.Header)
-		}
+		w.header = make(http.Header)
 	}
 	return w.header
 }
