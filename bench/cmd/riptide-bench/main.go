@@ -16,6 +16,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -39,9 +40,11 @@ func run() int {
 		rounds      = flag.Int("rounds", 6, "rounds per workload; each round runs every server once, order rotated")
 		duration    = flag.Duration("duration", 5*time.Second, "length of each measured wrk/h2load run (whole seconds: wrk's unit)")
 		warmup      = flag.Duration("warmup", time.Second, "unmeasured wrk run per server before each workload's rounds, whole seconds (0 disables)")
-		connections = flag.Int("connections", 50, "wrk/h2load connections for workloads that do not fix their own (c1000 uses 1000)")
-		serverCPUs  = flag.String("server-cpus", "", "pin servers with taskset -c LIST (e.g. 0); empty: no pinning")
-		wrkCPUs     = flag.String("wrk-cpus", "", "pin wrk (and h2load) with taskset -c LIST (e.g. 1); empty: no pinning")
+		connections = flag.Int("connections", 0, "wrk/h2load connections for workloads that do not fix their own (c1000 uses 1000); 0: 50, or -conns-per-thread × the -wrk-cpus CPUs when that is more")
+		perThread   = flag.Int("conns-per-thread", harness.DefaultConnsPerThread, "connections per load thread when -wrk-cpus is given and -connections is not")
+		serverCPUs  = flag.String("server-cpus", "", "pin servers with taskset -c LIST (e.g. 0, 0-3); GOMAXPROCS and server worker threads = its size; empty: no pinning")
+		wrkCPUs     = flag.String("wrk-cpus", "", "pin wrk (and h2load) with taskset -c LIST (e.g. 1, 4-15); their threads = its size; empty: no pinning, one thread")
+		prebuilt    = flag.String("prebuilt", "", "directory of prebuilt server binaries (a packed multi-core kit, bench/mc): build nothing; its buildinfo.json, if any, is recorded")
 		quick       = flag.Bool("quick", false, "smoke run: 2 rounds × 2 s, no warm-up (explicit -rounds/-duration/-warmup win)")
 		out         = flag.String("out", "", "results directory (default: bench/results/<date>[-quick])")
 		list        = flag.Bool("list", false, "list servers and workloads, then exit")
@@ -112,9 +115,24 @@ func run() int {
 	cfg := harness.Config{
 		Root: root, Servers: ss, Workloads: ws,
 		Rounds: *rounds, Duration: *duration, Warmup: *warmup, Connections: *connections,
-		ServerCPUs: *serverCPUs, WrkCPUs: *wrkCPUs, OutDir: dir,
+		ConnsPerThread: *perThread, ServerCPUs: *serverCPUs, WrkCPUs: *wrkCPUs, OutDir: dir,
 		Command:  "go -C bench run ./cmd/riptide-bench " + strings.Join(os.Args[1:], " "),
 		Progress: os.Stderr, ProgressTTY: tty, Log: os.Stderr,
+	}
+	if *prebuilt != "" {
+		cfg.Prebuilt, err = filepath.Abs(*prebuilt)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "riptide-bench: -prebuilt:", err)
+			return 2
+		}
+		cfg.Command = "riptide-bench " + strings.Join(os.Args[1:], " ")
+		if b, err := os.ReadFile(filepath.Join(cfg.Prebuilt, "buildinfo.json")); err == nil {
+			cfg.Build = new(harness.BuildInfo)
+			if err := json.Unmarshal(b, cfg.Build); err != nil {
+				fmt.Fprintln(os.Stderr, "riptide-bench: -prebuilt: buildinfo.json:", err)
+				return 2
+			}
+		}
 	}
 	res, err := harness.Run(ctx, cfg)
 	if res != nil && len(res.Runs) > 0 {

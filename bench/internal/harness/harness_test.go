@@ -278,14 +278,6 @@ func TestRounds(t *testing.T) {
 	}
 }
 
-func TestPeerThreads(t *testing.T) {
-	for cpus, want := range map[string]int{"0": 1, "0,1": 2, "0-3": 4, "0-1,4": 3} {
-		if got := peerThreads(cpus); got != want {
-			t.Errorf("peerThreads(%q) = %d, want %d", cpus, got, want)
-		}
-	}
-}
-
 func TestPeerConfigs(t *testing.T) {
 	dir := t.TempDir()
 	a, err := h2oArgs(dir, 8443, 2, true)

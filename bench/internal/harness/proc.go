@@ -40,7 +40,9 @@ type StartOptions struct {
 	// Workload shapes the ceiling's canned response and, for HTTP/2
 	// workloads, adds -h2c or -tls; nil means plaintext over HTTP/1.1.
 	Workload *Workload
-	// CPUs, when set, pins the server with `taskset -c CPUs`.
+	// CPUs, when set, pins the server with `taskset -c CPUs` and sizes it
+	// to the set: GOMAXPROCS for Go servers, worker threads or processes
+	// for the ceiling, nginx, h2o and nghttpd (every CPU when unset).
 	CPUs string
 	// Log receives the server's standard error (and nginx's logs); nil
 	// discards it.
@@ -86,11 +88,18 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		}
 	}
 	p := &Proc{Server: s, done: make(chan struct{})}
+	threads := serverThreads(o.CPUs)
+	var env []string
 	var argv []string
 	announce := true
 	switch s.Kind {
 	case KindGo:
 		argv = []string{s.BinPath(o.BinDir), "-addr", "127.0.0.1:0"}
+		if o.CPUs != "" {
+			// Go reads the affinity mask too; set it so that the log
+			// and the report say it, whatever the Go version does.
+			env = []string{"GOMAXPROCS=" + strconv.Itoa(threads)}
+		}
 		switch {
 		case o.Args != nil:
 			argv = append(argv, o.Args...)
@@ -105,7 +114,8 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		if o.Profile != "bench" {
 			return nil, fmt.Errorf("%s: only the bench profile is supported", s.Name)
 		}
-		argv = []string{s.BinPath(o.BinDir), "-addr", "127.0.0.1:0", "-profile", o.Profile}
+		argv = []string{s.BinPath(o.BinDir), "-addr", "127.0.0.1:0", "-profile", o.Profile,
+			"-threads", strconv.Itoa(threads)}
 		if o.Workload != nil {
 			argv = append(argv, o.Workload.CeilingArgs...)
 		}
@@ -123,7 +133,7 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		}
 		p.dir = dir
 		os.Chmod(dir, 0o755) // nginx workers may run as an unprivileged user
-		conf, err := writeNginxConf(dir, port)
+		conf, err := writeNginxConf(dir, port, threads)
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -149,7 +159,7 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		if s.Kind == KindNghttpd {
 			args = nghttpdArgs
 		}
-		a, err := args(dir, port, peerThreads(o.CPUs), useTLS)
+		a, err := args(dir, port, threads, useTLS)
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -162,6 +172,9 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		argv = append([]string{"taskset", "-c", o.CPUs}, argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	// Own process group, so Stop reaches nginx's workers too; killed if the
 	// harness dies without running its cleanup.
 	ownGroup(cmd)
@@ -381,8 +394,9 @@ func freePort() (int, error) {
 }
 
 // writeNginxConf writes an nginx configuration serving the bench routes that
-// stock nginx can serve (no body echo) and returns its path.
-func writeNginxConf(dir string, port int) (string, error) {
+// stock nginx can serve (no body echo), with workers worker processes, and
+// returns its path.
+func writeNginxConf(dir string, port, workers int) (string, error) {
 	body := make([]byte, 64<<10)
 	for i := range body {
 		body[i] = "0123456789abcdef"[i%16]
@@ -395,7 +409,7 @@ func writeNginxConf(dir string, port int) (string, error) {
 	}
 	conf := fmt.Sprintf(`daemon off;
 master_process on;
-worker_processes auto;
+worker_processes %[3]d;
 pid %[1]s/nginx.pid;
 error_log %[1]s/error.log warn;
 events { worker_connections 4096; }
@@ -423,7 +437,7 @@ http {
     }
   }
 }
-`, dir, port)
+`, dir, port, workers)
 	path := filepath.Join(dir, "nginx.conf")
 	return path, os.WriteFile(path, []byte(conf), 0o644)
 }

@@ -47,6 +47,22 @@ type WorkloadSummary struct {
 	Servers []ServerSummary `json:"servers"`
 }
 
+// writeTopology writes the multi-core section: both CPU sets, what they
+// gave each side and the machine's topology as read (also in topology.txt).
+func writeTopology(w io.Writer, c Config) {
+	if c.Topology == nil {
+		return
+	}
+	fmt.Fprintf(w, "## CPU sets and topology\n\n")
+	fmt.Fprintf(w, "| | CPUs | threads |\n|---|---|---|\n")
+	fmt.Fprintf(w, "| servers | %s | %d (GOMAXPROCS of the Go servers; threads of the ceiling, h2o, nghttpd; nginx worker processes) |\n",
+		orAll(c.ServerCPUs), c.Scale.ServerThreads)
+	fmt.Fprintf(w, "| load (wrk, h2load) | %s | %d, with %d connections unless a workload fixes its own |\n\n",
+		orAll(c.WrkCPUs), c.Scale.LoadThreads, c.Connections)
+	fmt.Fprintf(w, "The sets share no CPU and no physical core (checked before the run). Topology (%s):\n\n```\n%s```\n\n",
+		c.Topology.Source, c.Topology.Raw)
+}
+
 // Summarize computes the per-workload summaries from res.Runs.
 func Summarize(res *Results) []WorkloadSummary {
 	var out []WorkloadSummary
@@ -56,7 +72,7 @@ func Summarize(res *Results) []WorkloadSummary {
 		if w.Conns > 0 {
 			ws.Conns = w.Conns
 		}
-		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns)
+		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns, res.Config.Scale.LoadThreads)
 		for _, sn := range res.Servers {
 			ss := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[wn+"/"+sn]}
 			var rps, p50, p99, mean, sd, cpu, idle []float64
@@ -146,10 +162,10 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 	row("commit", m.Commit)
 	var gens []string
 	if m.Wrk != "not used" {
-		gens = append(gens, m.Wrk+", `-t1`")
+		gens = append(gens, fmt.Sprintf("%s, `-t%d`", m.Wrk, max(c.Scale.LoadThreads, 1)))
 	}
 	if m.H2load != "" {
-		gens = append(gens, fmt.Sprintf("%s, `-t1 -m%d`", m.H2load, H2Streams))
+		gens = append(gens, fmt.Sprintf("%s, `-t%d -m%d`", m.H2load, max(c.Scale.LoadThreads, 1), H2Streams))
 	}
 	row("load generator", strings.Join(gens, "; ")+"; one load-generator process at a time")
 	if len(m.Modules) > 0 {
@@ -162,11 +178,16 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 	pin := "none"
 	if c.ServerCPUs != "" || c.WrkCPUs != "" {
 		pin = fmt.Sprintf("servers on CPUs %q, wrk on CPUs %q", c.ServerCPUs, c.WrkCPUs)
+		if c.Scale.ServerThreads > 0 {
+			pin += fmt.Sprintf(" (servers: GOMAXPROCS and worker threads %d; load: %d threads, %d connections)",
+				c.Scale.ServerThreads, c.Scale.LoadThreads, c.Connections)
+		}
 	}
 	row("protocol", fmt.Sprintf("%d rounds × %s per server and workload, server order rotated each round, "+
 		"%s warm-up per server, pinning: %s", c.Rounds, c.Duration, c.Warmup, pin))
 	row("elapsed", res.Elapsed.Round(time.Second).String())
 	fmt.Fprintln(w)
+	writeTopology(w, c)
 
 	// Overview: ratio to net/http.
 	if len(res.Summary) > 0 {

@@ -1,0 +1,194 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseCPUList(t *testing.T) {
+	for in, want := range map[string]CPUSet{
+		"":            nil,
+		"0":           {0},
+		"0-3,8,10-11": {0, 1, 2, 3, 8, 10, 11},
+		" 10-11 , 0 ": {0, 10, 11},
+		"4-15":        {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+		"7,5,6":       {5, 6, 7},
+		"3-3":         {3},
+	} {
+		got, err := ParseCPUList(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseCPUList(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"a", "1-", "-1", "3-1", "0,,1", "1,1", "0-2,2", "1.5", "99999999"} {
+		if got, err := ParseCPUList(bad); err == nil {
+			t.Errorf("ParseCPUList(%q) = %v, want an error", bad, got)
+		}
+	}
+	for in, want := range map[string]string{"0-3,8,10-11": "0-3,8,10-11", "11,10,0,2,1": "0-2,10-11", "5": "5", "": ""} {
+		set, _ := ParseCPUList(in)
+		if got := set.String(); got != want {
+			t.Errorf("ParseCPUList(%q).String() = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func readTopology(t *testing.T, name string) Topology {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "topology", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := ParseLscpu(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo
+}
+
+func mustSet(t *testing.T, s string) CPUSet {
+	t.Helper()
+	set, err := ParseCPUList(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+func TestParseLscpu(t *testing.T) {
+	// 16 cores without SMT, plus an offline CPU 16.
+	topo := readTopology(t, "lscpu-16.txt")
+	if got := topo.Online().String(); got != "0-15" {
+		t.Errorf("online CPUs = %s, want 0-15 (CPU 16 is offline)", got)
+	}
+	// Columns in another order: CPU NODE SOCKET CORE; CPU 13 is core 5, node 1.
+	smt := readTopology(t, "lscpu-smt16.txt")
+	if c := smt.CPUs[13]; c != (CPUInfo{CPU: 13, Core: 5, Socket: 0, Node: 1}) {
+		t.Errorf("CPU 13 = %+v, want core 5, socket 0, node 1", c)
+	}
+	if _, err := ParseLscpu("CPU NODE\n0 0\n"); err == nil {
+		t.Error("lscpu output without CORE and SOCKET parsed without error")
+	}
+}
+
+func TestReadSysfsTopology(t *testing.T) {
+	// Two sockets of two cores with two threads; core_id repeats across
+	// sockets (it is per package): cpu0 and cpu2 are siblings (socket 0
+	// core 0), cpu4 and cpu6 too (socket 1 core 0).
+	topo, err := ReadSysfsTopology(filepath.Join("testdata", "topology", "sysfs-2s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := topo.Online().String(); got != "0-7" {
+		t.Fatalf("online = %s, want 0-7 (cpufreq is not a CPU)", got)
+	}
+	if c := topo.CPUs[6]; c != (CPUInfo{CPU: 6, Core: 0, Socket: 1, Node: 1}) {
+		t.Errorf("cpu6 = %+v, want core 0 socket 1 node 1", c)
+	}
+	if !strings.Contains(topo.Raw, "  6    0      1    1") {
+		t.Errorf("raw topology lacks cpu6's line:\n%s", topo.Raw)
+	}
+	// Same core_id on different sockets is not a shared core.
+	if err := CheckSets(mustSet(t, "0,1"), mustSet(t, "4,5"), topo); err != nil {
+		t.Errorf("sockets 0 and 1 refused: %v", err)
+	}
+	err = CheckSets(mustSet(t, "0,1"), mustSet(t, "2,3"), topo)
+	if err == nil || !strings.Contains(err.Error(), "physical core") {
+		t.Errorf("CPUs 0 and 2 (socket 0 core 0) accepted on both sides: %v", err)
+	}
+}
+
+func TestCheckSets(t *testing.T) {
+	flat := readTopology(t, "lscpu-16.txt")
+	smt := readTopology(t, "lscpu-smt16.txt")
+	tests := []struct {
+		name         string
+		server, load string
+		topo         Topology
+		refuse       string // "" accepts
+	}{
+		{"4 servers, load on 12, no SMT", "0-3", "4-15", flat, ""},
+		{"8 and 8, no SMT", "0-7", "8-15", flat, ""},
+		{"one side unpinned", "0-3", "", flat, ""},
+		{"overlap", "0-4", "4-15", flat, "overlap: CPU 4"},
+		{"offline CPU", "0-3", "4-16", flat, "CPU 16 is not online"},
+		{"SMT siblings split", "0-3", "4-15", smt, "physical core"},
+		{"whole cores each side", "0-3,8-11", "4-7,12-15", smt, ""},
+		{"sibling of a server CPU in the load", "0-1,8", "9", smt, "CPUs 1 and 9"},
+	}
+	for _, tc := range tests {
+		err := CheckSets(mustSet(t, tc.server), mustSet(t, tc.load), tc.topo)
+		switch {
+		case tc.refuse == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.refuse != "" && (err == nil || !strings.Contains(err.Error(), tc.refuse)):
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.refuse)
+		}
+	}
+}
+
+func TestScaleFor(t *testing.T) {
+	tests := []struct {
+		name         string
+		server, load string
+		conns, per   int
+		want         Scale
+	}{
+		{"unpinned: every CPU, wrk -t1 -c50", "", "", 0, 32, Scale{ServerThreads: 16, LoadThreads: 1, Connections: 50}},
+		{"2-vCPU pinning keeps 50", "0", "1", 0, 32, Scale{ServerThreads: 1, LoadThreads: 1, Connections: 50}},
+		{"4 servers, 12 load threads", "0-3", "4-15", 0, 32, Scale{ServerThreads: 4, LoadThreads: 12, Connections: 384}},
+		{"8 and 8", "0-7", "8-15", 0, 32, Scale{ServerThreads: 8, LoadThreads: 8, Connections: 256}},
+		{"-conns-per-thread 64", "0-7", "8-15", 0, 64, Scale{ServerThreads: 8, LoadThreads: 8, Connections: 512}},
+		{"-connections wins", "0-3", "4-15", 100, 32, Scale{ServerThreads: 4, LoadThreads: 12, Connections: 100}},
+		{"list form", "0-3,8,10-11", "4-7", 0, 32, Scale{ServerThreads: 7, LoadThreads: 4, Connections: 128}},
+	}
+	for _, tc := range tests {
+		got := ScaleFor(mustSet(t, tc.server), mustSet(t, tc.load), tc.conns, tc.per, DefaultConnections, 16)
+		if got != tc.want {
+			t.Errorf("%s: ScaleFor = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	// Never more load threads than connections (wrk and h2load refuse it).
+	sc := Scale{LoadThreads: 12}
+	if got := sc.loadThreads(4); got != 4 {
+		t.Errorf("loadThreads(4) with 12 load CPUs = %d, want 4", got)
+	}
+	if got := sc.loadThreads(1000); got != 12 {
+		t.Errorf("loadThreads(1000) = %d, want 12", got)
+	}
+}
+
+func TestThreadsFollowServerSet(t *testing.T) {
+	for cpus, want := range map[string]int{"0": 1, "0,1": 2, "0-3": 4, "0-1,4": 3, "0-3,8,10-11": 7} {
+		if got := serverThreads(cpus); got != want {
+			t.Errorf("serverThreads(%q) = %d, want %d", cpus, got, want)
+		}
+	}
+	// The load generators' command lines carry the load set's threads.
+	w, _ := LookupWorkload("plaintext")
+	wa := wrkRun{wrk: "wrk", script: "s.lua", addr: "127.0.0.1:1", w: w, conns: 384, duration: 1e9, cpus: "4-15", threads: 12}.args()
+	if !slices.Contains(wa, "-t12") || !slices.Contains(wa, "-c384") || wa[0] != "taskset" || wa[2] != "4-15" {
+		t.Errorf("wrk args = %v, want taskset -c 4-15 wrk -t12 -c384", wa)
+	}
+	h, _ := LookupWorkload("h2c")
+	ha := h2loadRun{h2load: "h2load", addr: "127.0.0.1:1", w: h, conns: 8, duration: 1e9, threads: 12}.args()
+	if !slices.Contains(ha, "-t8") || !slices.Contains(ha, "-c8") {
+		t.Errorf("h2load args = %v, want -t8 (capped at -c8)", ha)
+	}
+	if got := w.LoadCommand(384, 12); got != "wrk -t12 -c384" {
+		t.Errorf("LoadCommand = %q", got)
+	}
+	// nginx gets one worker process per server CPU.
+	dir := t.TempDir()
+	conf, err := writeNginxConf(dir, 8080, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(conf)
+	if !strings.Contains(string(b), "worker_processes 4;") {
+		t.Errorf("nginx.conf lacks worker_processes 4:\n%s", b)
+	}
+}
