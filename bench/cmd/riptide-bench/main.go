@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -112,12 +113,25 @@ func run() int {
 	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		tty = true
 	}
+	// Everything printed also goes to run.log in the results directory.
+	var logw io.Writer = os.Stderr
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "riptide-bench:", err)
+		return 1
+	}
+	if f, err := os.Create(filepath.Join(dir, "run.log")); err == nil {
+		defer f.Close()
+		logw = io.MultiWriter(os.Stderr, f)
+	}
 	cfg := harness.Config{
 		Root: root, Servers: ss, Workloads: ws,
 		Rounds: *rounds, Duration: *duration, Warmup: *warmup, Connections: *connections,
 		ConnsPerThread: *perThread, ServerCPUs: *serverCPUs, WrkCPUs: *wrkCPUs, OutDir: dir,
 		Command:  "go -C bench run ./cmd/riptide-bench " + strings.Join(os.Args[1:], " "),
-		Progress: os.Stderr, ProgressTTY: tty, Log: os.Stderr,
+		Progress: logw, ProgressTTY: tty, Log: logw,
+	}
+	if tty { // the redrawn progress line stays on the terminal, out of run.log
+		cfg.Progress = os.Stderr
 	}
 	if *prebuilt != "" {
 		cfg.Prebuilt, err = filepath.Abs(*prebuilt)
@@ -140,10 +154,10 @@ func run() int {
 			fmt.Fprintln(os.Stderr, "riptide-bench: writing report:", werr)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "results: %s\n", filepath.Join(dir, "results.md"))
+		fmt.Fprintf(logw, "results: %s\n", filepath.Join(dir, "results.md"))
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "riptide-bench:", err)
+		fmt.Fprintln(logw, "riptide-bench:", err)
 		return 1
 	}
 	return 0

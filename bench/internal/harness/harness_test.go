@@ -288,7 +288,7 @@ func TestPeerConfigs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"num-threads: 2", "port: 8443", "certificate-file: " + dir + "/cert.pem", "file.dir: " + dir + "/htdocs"} {
+	for _, want := range []string{"num-threads: 2", "port: 8443", "certificate-file: " + dir + "/cert.pem", "file.dir: " + dir + "/htdocs", "ocsp-update-interval: 0"} {
 		if !strings.Contains(string(conf), want) {
 			t.Errorf("h2o.conf lacks %q:\n%s", want, conf)
 		}

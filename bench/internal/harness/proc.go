@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -384,6 +385,26 @@ func tree(pid int) []int {
 	return out
 }
 
+// nginxUser is the nginx "user" line for a run as root: nobody with its own
+// primary group, named explicitly because nginx's compiled-in default group
+// (nogroup) does not exist on every distribution (a packed nginx runs on
+// machines it was not built for). "" when not root (nginx ignores the
+// directive then) or when nobody is unknown.
+func nginxUser() string {
+	if os.Geteuid() != 0 {
+		return ""
+	}
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		return ""
+	}
+	g, err := user.LookupGroupId(u.Gid)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("user nobody %s;\n", g.Name)
+}
+
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -408,7 +429,7 @@ func writeNginxConf(dir string, port, workers int) (string, error) {
 		return "", err
 	}
 	conf := fmt.Sprintf(`daemon off;
-master_process on;
+%[4]smaster_process on;
 worker_processes %[3]d;
 pid %[1]s/nginx.pid;
 error_log %[1]s/error.log warn;
@@ -437,7 +458,7 @@ http {
     }
   }
 }
-`, dir, port, workers)
+`, dir, port, workers, nginxUser())
 	path := filepath.Join(dir, "nginx.conf")
 	return path, os.WriteFile(path, []byte(conf), 0o644)
 }

@@ -176,6 +176,11 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		}
 	}
 	res.Meta = CollectSysInfo(ctx, cfg.Root, tools.wrk, tools.h2load)
+	if cfg.Topology != nil {
+		// The harness may itself be pinned (bench/mc/run.sh pins it to
+		// the load set): count the machine's CPUs, not its own.
+		res.Meta.NProc = len(cfg.Topology.CPUs)
+	}
 	if cfg.Build != nil {
 		res.Meta.GoVersion, res.Meta.Commit, res.Meta.CC = cfg.Build.Go, cfg.Build.Commit, cfg.Build.CC
 	}
