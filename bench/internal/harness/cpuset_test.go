@@ -192,3 +192,48 @@ func TestThreadsFollowServerSet(t *testing.T) {
 		t.Errorf("nginx.conf lacks worker_processes 4:\n%s", b)
 	}
 }
+
+// TestCeilingRatios checks the ×ceiling ratios the multi-core runs are
+// judged by: per round against the C ceiling over HTTP/1.1 and against h2o
+// over HTTP/2, flagged rounds left out.
+func TestCeilingRatios(t *testing.T) {
+	res := &Results{
+		Config:    Config{Connections: 384, Scale: Scale{ServerThreads: 4, LoadThreads: 12, Connections: 384}},
+		Servers:   []string{"riptide", "ceiling", "h2o"},
+		Workloads: []string{"pipelined", "h2c"},
+		PeakRSS:   map[string]int64{},
+		Runs: []RunRecord{
+			{Workload: "pipelined", Server: "riptide", Round: 1, WrkStats: WrkStats{RPS: 300}},
+			{Workload: "pipelined", Server: "ceiling", Round: 1, WrkStats: WrkStats{RPS: 600}},
+			{Workload: "pipelined", Server: "riptide", Round: 2, WrkStats: WrkStats{RPS: 400}},
+			{Workload: "pipelined", Server: "ceiling", Round: 2, WrkStats: WrkStats{RPS: 500}},
+			{Workload: "pipelined", Server: "riptide", Round: 3, WrkStats: WrkStats{RPS: 900}},
+			{Workload: "pipelined", Server: "ceiling", Round: 3, WrkStats: WrkStats{RPS: 1}, Flagged: true, Flag: "server exited"},
+			{Workload: "h2c", Server: "riptide", Round: 1, WrkStats: WrkStats{RPS: 740}},
+			{Workload: "h2c", Server: "h2o", Round: 1, WrkStats: WrkStats{RPS: 1000}},
+		},
+	}
+	res.Summary = Summarize(res)
+	got := map[string]Spread{}
+	for _, ws := range res.Summary {
+		for _, ss := range ws.Servers {
+			got[ws.Workload+"/"+ss.Server] = ss.VsCeiling
+		}
+	}
+	if r := got["pipelined/riptide"]; r.N != 2 || r.Min != 0.5 || r.Max != 0.8 || r.Median != 0.65 {
+		t.Errorf("pipelined riptide ×ceiling = %+v, want 0.5 and 0.8 (round 3 flagged)", r)
+	}
+	if r := got["h2c/riptide"]; r.N != 1 || r.Median != 0.74 {
+		t.Errorf("h2c riptide ×h2o = %+v, want 0.74", r)
+	}
+	if ws := res.Summary[0]; ws.Load != "wrk -t12 -c384" {
+		t.Errorf("pipelined load = %q, want wrk -t12 -c384", ws.Load)
+	}
+	var md strings.Builder
+	writeMarkdown(&md, res, nil)
+	for _, want := range []string{"## Throughput relative to the ceiling", "| riptide | 0.65 (0.50–0.80) | 0.74 (0.74–0.74) |", "h2c (×h2o)"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, md.String())
+		}
+	}
+}

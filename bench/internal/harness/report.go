@@ -34,6 +34,19 @@ type ServerSummary struct {
 	// net/http and fasthttp (median, min, max over rounds).
 	VsBaseline  Spread `json:"vs_nethttp"`
 	VsReference Spread `json:"vs_fasthttp"`
+	// VsCeiling is the per-round RPS ratio against the workload's
+	// ceiling (CeilingOf): the C ceiling over HTTP/1.1, h2o over HTTP/2.
+	VsCeiling Spread `json:"vs_ceiling"`
+}
+
+// CeilingOf is the server a workload's ×ceiling ratios are computed
+// against: the C ceiling for HTTP/1.1, h2o (the C HTTP/2 reference) for
+// the HTTP/2 workloads.
+func CeilingOf(w Workload) string {
+	if w.HTTP2 != H2None {
+		return "h2o"
+	}
+	return "ceiling"
 }
 
 // WorkloadSummary holds every server's summary for one workload.
@@ -105,6 +118,7 @@ func Summarize(res *Results) []WorkloadSummary {
 			ss.IdleKiBPerConn = SpreadOf(idle).Median
 			ss.VsBaseline = SpreadOf(roundRatios(res.Runs, wn, sn, Baseline))
 			ss.VsReference = SpreadOf(roundRatios(res.Runs, wn, sn, Reference))
+			ss.VsCeiling = SpreadOf(roundRatios(res.Runs, wn, sn, CeilingOf(w)))
 			ws.Servers = append(ws.Servers, ss)
 		}
 		if len(ws.Servers) > 0 {
@@ -216,6 +230,8 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		}
 	}
 
+	writeCeilingRatios(w, res)
+
 	anyH2 := false
 	for _, ws := range res.Summary {
 		h2 := ws.Tool == "h2load"
@@ -316,6 +332,44 @@ func findServer(ws WorkloadSummary, name string) *ServerSummary {
 		}
 	}
 	return nil
+}
+
+// writeCeilingRatios writes the ×ceiling table (the multi-core issue's
+// measure) when some workload ran its ceiling beside another server.
+func writeCeilingRatios(w io.Writer, res *Results) {
+	found := false
+	for _, ws := range res.Summary {
+		for _, ss := range ws.Servers {
+			found = found || (ss.VsCeiling.N > 0 && ss.Server != CeilingOf(mustWorkload(ws.Workload)))
+		}
+	}
+	if !found {
+		return
+	}
+	fmt.Fprintf(w, "## Throughput relative to the ceiling\n\n")
+	fmt.Fprintf(w, "Median over rounds of rps(server) / rps(ceiling) in the same round, min–max in parentheses; "+
+		"the ceiling is the C ceiling for HTTP/1.1 workloads and h2o for HTTP/2 ones.\n\n| server |")
+	for _, ws := range res.Summary {
+		fmt.Fprintf(w, " %s (×%s) |", ws.Workload, CeilingOf(mustWorkload(ws.Workload)))
+	}
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(res.Summary)))
+	for _, sn := range res.Servers {
+		fmt.Fprintf(w, "| %s |", sn)
+		for _, ws := range res.Summary {
+			cell := "–"
+			if ss := findServer(ws, sn); ss != nil && ss.VsCeiling.N > 0 {
+				cell = fmt.Sprintf("%.2f (%.2f–%.2f)", ss.VsCeiling.Median, ss.VsCeiling.Min, ss.VsCeiling.Max)
+			}
+			fmt.Fprintf(w, " %s |", cell)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+func mustWorkload(name string) Workload {
+	w, _ := LookupWorkload(name)
+	return w
 }
 
 func ratioCell(ss *ServerSummary, baseline bool) string {
