@@ -106,6 +106,9 @@ type Topology struct {
 	Source string `json:"source"`
 	// Raw is lscpu's output, or the same four columns built from sysfs.
 	Raw string `json:"raw"`
+	// Allowed is the CPUs this container's cgroup cpuset lets processes
+	// use, nil when no cpuset file was found (all online CPUs).
+	Allowed CPUSet `json:"allowed,omitempty"`
 }
 
 // ParseLscpu parses the output of `lscpu -e=CPU,CORE,SOCKET,NODE`: a
@@ -233,8 +236,31 @@ func readInt(p string) (int, error) {
 }
 
 // LoadTopology reads this machine's topology with lscpu, falling back to
-// /sys when lscpu is missing or fails.
+// /sys when lscpu is missing or fails, and the CPUs the cgroup allows.
 func LoadTopology(ctx context.Context) (Topology, error) {
+	t, err := loadTopology(ctx)
+	if err == nil {
+		t.Allowed = readAllowed("/sys")
+	}
+	return t, err
+}
+
+// readAllowed reads the cgroup cpuset of this process's container (v2,
+// then v1), or nil when there is none.
+func readAllowed(sys string) CPUSet {
+	for _, f := range []string{"fs/cgroup/cpuset.cpus.effective", "fs/cgroup/cpuset/cpuset.effective_cpus", "fs/cgroup/cpuset/cpuset.cpus"} {
+		b, err := os.ReadFile(filepath.Join(sys, f))
+		if err != nil {
+			continue
+		}
+		if set, err := ParseCPUList(string(b)); err == nil && len(set) > 0 {
+			return set
+		}
+	}
+	return nil
+}
+
+func loadTopology(ctx context.Context) (Topology, error) {
 	var lerr error
 	if p, err := exec.LookPath("lscpu"); err == nil {
 		out, err := exec.CommandContext(ctx, p, "-e=CPU,CORE,SOCKET,NODE").Output()
@@ -274,6 +300,9 @@ func CheckSets(server, load CPUSet, t Topology) error {
 			if _, ok := byCPU[c]; !ok {
 				return fmt.Errorf("%s %s: CPU %d is not online (online: %s)", s.name, s.set, c, t.Online())
 			}
+			if t.Allowed != nil && !slices.Contains(t.Allowed, c) {
+				return fmt.Errorf("%s %s: CPU %d is outside this container's cpuset %s", s.name, s.set, c, t.Allowed)
+			}
 		}
 	}
 	if len(server) == 0 || len(load) == 0 {
@@ -305,6 +334,88 @@ func (t Topology) Online() CPUSet {
 		s = append(s, c.CPU)
 	}
 	return s
+}
+
+// cores groups the usable CPUs (online and allowed) by physical core, in
+// the order of each core's lowest CPU; a core with a CPU the cpuset does
+// not allow is left out whole.
+func (t Topology) cores() []CPUSet {
+	type key struct{ socket, core int }
+	idx := map[key]int{}
+	var out []CPUSet
+	bad := map[key]bool{}
+	for _, c := range t.CPUs { // sorted by CPU
+		k := key{c.Socket, c.Core}
+		if t.Allowed != nil && !slices.Contains(t.Allowed, c.CPU) {
+			bad[k] = true
+		}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], c.CPU)
+	}
+	var usable []CPUSet
+	for k, i := range idx {
+		if !bad[k] {
+			usable = append(usable, out[i])
+		}
+	}
+	slices.SortFunc(usable, func(a, b CPUSet) int { return a[0] - b[0] })
+	return usable
+}
+
+// ResolveSets turns the -server-cpus and -wrk-cpus arguments into sets on
+// topology t. Besides a CPU list, -server-cpus takes "auto:N": at least N
+// CPUs as whole physical cores (with their SMT siblings), lowest first;
+// -wrk-cpus takes "rest": every usable CPU on a core the servers do not
+// use. So "auto:4" and "rest" give 0-3 and 4-15 on 16 cores without SMT,
+// and 0-1,8-9 and the rest where CPU n and n+8 are siblings.
+func ResolveSets(serverArg, loadArg string, t Topology) (server, load CPUSet, err error) {
+	cores := t.cores()
+	if n, ok := strings.CutPrefix(serverArg, "auto:"); ok {
+		want, err := strconv.Atoi(n)
+		if err != nil || want < 1 {
+			return nil, nil, fmt.Errorf("-server-cpus %q: want auto:N with N ≥ 1", serverArg)
+		}
+		for _, c := range cores {
+			if len(server) >= want {
+				break
+			}
+			server = append(server, c...)
+		}
+		if len(server) < want {
+			return nil, nil, fmt.Errorf("-server-cpus %s: only %d usable CPUs", serverArg, len(server))
+		}
+		slices.Sort(server)
+	} else if server, err = ParseCPUList(serverArg); err != nil {
+		return nil, nil, fmt.Errorf("-server-cpus: %w", err)
+	}
+	if loadArg == "rest" {
+		byCPU := map[int]CPUInfo{}
+		for _, c := range t.CPUs {
+			byCPU[c.CPU] = c
+		}
+		for _, c := range cores {
+			ci := byCPU[c[0]]
+			taken := slices.ContainsFunc(server, func(s int) bool {
+				si := byCPU[s]
+				return si.Socket == ci.Socket && si.Core == ci.Core
+			})
+			if !taken {
+				load = append(load, c...)
+			}
+		}
+		if len(load) == 0 {
+			return nil, nil, fmt.Errorf("-wrk-cpus rest: no usable core left beside the servers' %s", server)
+		}
+		slices.Sort(load)
+	} else if load, err = ParseCPUList(loadArg); err != nil {
+		return nil, nil, fmt.Errorf("-wrk-cpus: %w", err)
+	}
+	return server, load, nil
 }
 
 // DefaultConnsPerThread is the load generator's connections per thread in

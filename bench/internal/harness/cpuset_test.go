@@ -237,3 +237,57 @@ func TestCeilingRatios(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveSets(t *testing.T) {
+	flat := readTopology(t, "lscpu-16.txt")
+	smt := readTopology(t, "lscpu-smt16.txt") // CPU n and n+8 share core n
+	limited := smt
+	limited.Allowed = mustSet(t, "0-5,8-15") // CPUs 6 and 7 outside the cpuset: cores 6 and 7 unusable
+	tests := []struct {
+		name                 string
+		serverArg, loadArg   string
+		topo                 Topology
+		wantServer, wantLoad string
+		wantErr              string
+	}{
+		{"auto:4 on 16 cores", "auto:4", "rest", flat, "0-3", "4-15", ""},
+		{"auto:8 on 16 cores", "auto:8", "rest", flat, "0-7", "8-15", ""},
+		{"auto:4 takes whole SMT cores", "auto:4", "rest", smt, "0-1,8-9", "2-7,10-15", ""},
+		{"auto:3 rounds up to whole cores", "auto:3", "rest", smt, "0-1,8-9", "2-7,10-15", ""},
+		{"explicit list, rest of the cores", "0-1,8-9", "rest", smt, "0-1,8-9", "2-7,10-15", ""},
+		{"rest leaves a half-used core out", "0", "rest", smt, "0", "1-7,9-15", ""},
+		{"rest skips cores outside the cpuset", "auto:4", "rest", limited, "0-1,8-9", "2-5,10-13", ""},
+		{"plain lists pass through", "0-3", "4-15", flat, "0-3", "4-15", ""},
+		{"too many", "auto:17", "rest", flat, "", "", "only 16 usable"},
+		{"nothing left", "auto:16", "rest", flat, "", "", "no usable core left"},
+		{"bad auto", "auto:x", "rest", flat, "", "", "auto:N"},
+	}
+	for _, tc := range tests {
+		s, l, err := ResolveSets(tc.serverArg, tc.loadArg, tc.topo)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || s.String() != tc.wantServer || l.String() != tc.wantLoad {
+			t.Errorf("%s: got %s / %s, %v; want %s / %s", tc.name, s, l, err, tc.wantServer, tc.wantLoad)
+			continue
+		}
+		if err := CheckSets(s, l, tc.topo); err != nil {
+			t.Errorf("%s: the resolved sets are refused: %v", tc.name, err)
+		}
+	}
+	// CheckSets refuses a CPU outside the cpuset.
+	if err := CheckSets(mustSet(t, "0-3"), mustSet(t, "6"), limited); err == nil || !strings.Contains(err.Error(), "cpuset") {
+		t.Errorf("CPU 6 outside the cpuset accepted: %v", err)
+	}
+}
+
+func TestReadAllowed(t *testing.T) {
+	for dir, want := range map[string]string{"cgroup2": "0-5", "cgroup1": "0-3,8-11", "sysfs-2s": ""} {
+		if got := readAllowed(filepath.Join("testdata", "topology", dir)).String(); got != want {
+			t.Errorf("readAllowed(%s) = %q, want %q", dir, got, want)
+		}
+	}
+}

@@ -74,6 +74,9 @@ func writeTopology(w io.Writer, c Config) {
 		orAll(c.WrkCPUs), c.Scale.LoadThreads, c.Connections)
 	fmt.Fprintf(w, "The sets share no CPU and no physical core (checked before the run). Topology (%s):\n\n```\n%s```\n\n",
 		c.Topology.Source, c.Topology.Raw)
+	if c.Topology.Allowed != nil {
+		fmt.Fprintf(w, "The container's cgroup cpuset allows CPUs %s.\n\n", c.Topology.Allowed)
+	}
 }
 
 // Summarize computes the per-workload summaries from res.Runs.

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -120,6 +122,14 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	if err := cfg.resolveCPUs(ctx); err != nil {
 		return nil, err
 	}
+	if cfg.ServerCPUs != "" && cfg.WrkCPUs != "" {
+		// Keep the harness's own threads off the servers' CPUs: onto the
+		// load set, every thread (-a). Unpinned servers would inherit
+		// this mask, so only when the servers are pinned.
+		if out, err := exec.CommandContext(ctx, "taskset", "-a", "-p", "-c", cfg.WrkCPUs, strconv.Itoa(os.Getpid())).CombinedOutput(); err != nil {
+			fmt.Fprintf(cfg.Log, "warning: could not pin the harness to CPUs %s: %v %s\n", cfg.WrkCPUs, err, out)
+		}
+	}
 	// wrk takes whole seconds; record what actually runs.
 	cfg.Duration = time.Duration(wholeSeconds(cfg.Duration)) * time.Second
 	if cfg.Warmup > 0 {
@@ -191,7 +201,12 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		}
 	}
 	if cfg.Topology != nil {
-		if err := os.WriteFile(filepath.Join(cfg.OutDir, "topology.txt"), []byte(cfg.Topology.Raw), 0o644); err != nil {
+		txt := cfg.Topology.Raw
+		if cfg.Topology.Allowed != nil {
+			txt += "# cgroup cpuset: " + cfg.Topology.Allowed.String() + "\n"
+		}
+		txt += fmt.Sprintf("# servers: %s, load: %s\n", orAll(cfg.ServerCPUs), orAll(cfg.WrkCPUs))
+		if err := os.WriteFile(filepath.Join(cfg.OutDir, "topology.txt"), []byte(txt), 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -225,25 +240,21 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 // resolveCPUs parses and checks the CPU sets against the machine's
 // topology, and sets Scale and the connections.
 func (cfg *Config) resolveCPUs(ctx context.Context) error {
-	server, err := ParseCPUList(cfg.ServerCPUs)
-	if err != nil {
-		return fmt.Errorf("-server-cpus: %w", err)
-	}
-	load, err := ParseCPUList(cfg.WrkCPUs)
-	if err != nil {
-		return fmt.Errorf("-wrk-cpus: %w", err)
-	}
-	cfg.ServerCPUs, cfg.WrkCPUs = server.String(), load.String()
-	if len(server) > 0 || len(load) > 0 {
+	var server, load CPUSet
+	if cfg.ServerCPUs != "" || cfg.WrkCPUs != "" {
 		t, err := LoadTopology(ctx)
 		if err != nil {
 			return fmt.Errorf("reading the CPU topology for -server-cpus/-wrk-cpus: %w", err)
+		}
+		if server, load, err = ResolveSets(cfg.ServerCPUs, cfg.WrkCPUs, t); err != nil {
+			return err
 		}
 		if err := CheckSets(server, load, t); err != nil {
 			return err
 		}
 		cfg.Topology = &t
 	}
+	cfg.ServerCPUs, cfg.WrkCPUs = server.String(), load.String()
 	per := cfg.ConnsPerThread
 	if per == 0 {
 		per = DefaultConnsPerThread
