@@ -16,8 +16,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -39,9 +41,11 @@ func run() int {
 		rounds      = flag.Int("rounds", 6, "rounds per workload; each round runs every server once, order rotated")
 		duration    = flag.Duration("duration", 5*time.Second, "length of each measured wrk/h2load run (whole seconds: wrk's unit)")
 		warmup      = flag.Duration("warmup", time.Second, "unmeasured wrk run per server before each workload's rounds, whole seconds (0 disables)")
-		connections = flag.Int("connections", 50, "wrk/h2load connections for workloads that do not fix their own (c1000 uses 1000)")
-		serverCPUs  = flag.String("server-cpus", "", "pin servers with taskset -c LIST (e.g. 0); empty: no pinning")
-		wrkCPUs     = flag.String("wrk-cpus", "", "pin wrk (and h2load) with taskset -c LIST (e.g. 1); empty: no pinning")
+		connections = flag.Int("connections", 0, "wrk/h2load connections for workloads that do not fix their own (c1000 uses 1000); 0: 50, or -conns-per-thread × the -wrk-cpus CPUs when that is more")
+		perThread   = flag.Int("conns-per-thread", harness.DefaultConnsPerThread, "connections per load thread when -wrk-cpus is given and -connections is not")
+		serverCPUs  = flag.String("server-cpus", "", "pin servers with taskset -c LIST (e.g. 0, 0-3), or auto:N (N CPUs as whole physical cores, lowest first); GOMAXPROCS and server worker threads = its size; empty: no pinning")
+		wrkCPUs     = flag.String("wrk-cpus", "", "pin wrk (and h2load) and the harness with taskset -c LIST (e.g. 1, 4-15), or rest (every core the servers do not use); their threads = its size; empty: no pinning, one thread")
+		prebuilt    = flag.String("prebuilt", "", "directory of prebuilt server binaries (a packed multi-core kit, bench/mc): build nothing; its buildinfo.json, if any, is recorded")
 		quick       = flag.Bool("quick", false, "smoke run: 2 rounds × 2 s, no warm-up (explicit -rounds/-duration/-warmup win)")
 		out         = flag.String("out", "", "results directory (default: bench/results/<date>[-quick])")
 		list        = flag.Bool("list", false, "list servers and workloads, then exit")
@@ -109,12 +113,40 @@ func run() int {
 	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		tty = true
 	}
+	// Everything printed also goes to run.log in the results directory.
+	var logw io.Writer = os.Stderr
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "riptide-bench:", err)
+		return 1
+	}
+	if f, err := os.Create(filepath.Join(dir, "run.log")); err == nil {
+		defer f.Close()
+		logw = io.MultiWriter(os.Stderr, f)
+	}
 	cfg := harness.Config{
 		Root: root, Servers: ss, Workloads: ws,
 		Rounds: *rounds, Duration: *duration, Warmup: *warmup, Connections: *connections,
-		ServerCPUs: *serverCPUs, WrkCPUs: *wrkCPUs, OutDir: dir,
+		ConnsPerThread: *perThread, ServerCPUs: *serverCPUs, WrkCPUs: *wrkCPUs, OutDir: dir,
 		Command:  "go -C bench run ./cmd/riptide-bench " + strings.Join(os.Args[1:], " "),
-		Progress: os.Stderr, ProgressTTY: tty, Log: os.Stderr,
+		Progress: logw, ProgressTTY: tty, Log: logw,
+	}
+	if tty { // the redrawn progress line stays on the terminal, out of run.log
+		cfg.Progress = os.Stderr
+	}
+	if *prebuilt != "" {
+		cfg.Prebuilt, err = filepath.Abs(*prebuilt)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "riptide-bench: -prebuilt:", err)
+			return 2
+		}
+		cfg.Command = "riptide-bench " + strings.Join(os.Args[1:], " ")
+		if b, err := os.ReadFile(filepath.Join(cfg.Prebuilt, "buildinfo.json")); err == nil {
+			cfg.Build = new(harness.BuildInfo)
+			if err := json.Unmarshal(b, cfg.Build); err != nil {
+				fmt.Fprintln(os.Stderr, "riptide-bench: -prebuilt: buildinfo.json:", err)
+				return 2
+			}
+		}
 	}
 	res, err := harness.Run(ctx, cfg)
 	if res != nil && len(res.Runs) > 0 {
@@ -122,10 +154,10 @@ func run() int {
 			fmt.Fprintln(os.Stderr, "riptide-bench: writing report:", werr)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "results: %s\n", filepath.Join(dir, "results.md"))
+		fmt.Fprintf(logw, "results: %s\n", filepath.Join(dir, "results.md"))
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "riptide-bench:", err)
+		fmt.Fprintln(logw, "riptide-bench:", err)
 		return 1
 	}
 	return 0

@@ -18,6 +18,7 @@ type h2loadRun struct {
 	conns    int
 	duration time.Duration
 	cpus     string // taskset CPU list, "" for none
+	threads  int    // -t; at most conns, 1 when 0
 }
 
 // url is the target: http:// for h2c (prior knowledge, h2load's default
@@ -42,7 +43,7 @@ func (r h2loadRun) wantProtocol() string {
 // pinned): one thread, conns connections, H2Streams concurrent streams per
 // connection, timing-based for the run's duration.
 func (r h2loadRun) args() []string {
-	a := []string{r.h2load, "-t1", "-c" + strconv.Itoa(r.conns), "-m" + strconv.Itoa(H2Streams),
+	a := []string{r.h2load, "-t" + strconv.Itoa(max(min(r.threads, r.conns), 1)), "-c" + strconv.Itoa(r.conns), "-m" + strconv.Itoa(H2Streams),
 		"-D" + strconv.Itoa(wholeSeconds(r.duration)), r.url()}
 	if r.cpus != "" {
 		a = append([]string{"taskset", "-c", r.cpus}, a...)

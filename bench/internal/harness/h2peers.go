@@ -13,9 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/riptide-http/riptide/bench/internal/benchserver"
 )
@@ -35,28 +33,6 @@ func nghttpdPath() (string, error) {
 		return "/usr/sbin/nghttpd", nil
 	}
 	return "", fmt.Errorf("nghttpd not installed (apt-get install -y nghttp2-server)")
-}
-
-// peerThreads is the worker thread count of h2o and nghttpd: the number of
-// CPUs in the servers' taskset list, or every CPU when they are not pinned
-// (what GOMAXPROCS gives the Go servers).
-func peerThreads(cpus string) int {
-	if cpus == "" {
-		return runtime.NumCPU()
-	}
-	n := 0
-	for part := range strings.SplitSeq(cpus, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
-		b, err2 := strconv.Atoi(strings.TrimSpace(hi))
-		switch {
-		case isRange && err1 == nil && err2 == nil && b >= a:
-			n += b - a + 1
-		default:
-			n++
-		}
-	}
-	return max(n, 1)
 }
 
 // writePeerFiles writes dir/htdocs/index.html and dir/htdocs/hello.txt
@@ -104,7 +80,10 @@ func h2oArgs(dir string, port, threads int, useTLS bool) ([]string, error) {
 	}
 	ssl := ""
 	if useTLS {
-		ssl = fmt.Sprintf("\n  ssl:\n    certificate-file: %s/cert.pem\n    key-file: %s/key.pem", dir, dir)
+		// No OCSP stapling: the self-signed certificate names no
+		// responder, and h2o would run its perl fetcher (absent from a
+		// packed kit) during the measured runs.
+		ssl = fmt.Sprintf("\n  ssl:\n    certificate-file: %s/cert.pem\n    key-file: %s/key.pem\n    ocsp-update-interval: 0", dir, dir)
 	}
 	// hello.txt as the index: text/plain, as the Go servers answer.
 	conf := fmt.Sprintf(`num-threads: %d

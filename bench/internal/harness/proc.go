@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -40,7 +41,9 @@ type StartOptions struct {
 	// Workload shapes the ceiling's canned response and, for HTTP/2
 	// workloads, adds -h2c or -tls; nil means plaintext over HTTP/1.1.
 	Workload *Workload
-	// CPUs, when set, pins the server with `taskset -c CPUs`.
+	// CPUs, when set, pins the server with `taskset -c CPUs` and sizes it
+	// to the set: GOMAXPROCS for Go servers, worker threads or processes
+	// for the ceiling, nginx, h2o and nghttpd (every CPU when unset).
 	CPUs string
 	// Log receives the server's standard error (and nginx's logs); nil
 	// discards it.
@@ -86,11 +89,18 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		}
 	}
 	p := &Proc{Server: s, done: make(chan struct{})}
+	threads := serverThreads(o.CPUs)
+	var env []string
 	var argv []string
 	announce := true
 	switch s.Kind {
 	case KindGo:
 		argv = []string{s.BinPath(o.BinDir), "-addr", "127.0.0.1:0"}
+		if o.CPUs != "" {
+			// Go reads the affinity mask too; set it so that the log
+			// and the report say it, whatever the Go version does.
+			env = []string{"GOMAXPROCS=" + strconv.Itoa(threads)}
+		}
 		switch {
 		case o.Args != nil:
 			argv = append(argv, o.Args...)
@@ -105,7 +115,8 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		if o.Profile != "bench" {
 			return nil, fmt.Errorf("%s: only the bench profile is supported", s.Name)
 		}
-		argv = []string{s.BinPath(o.BinDir), "-addr", "127.0.0.1:0", "-profile", o.Profile}
+		argv = []string{s.BinPath(o.BinDir), "-addr", "127.0.0.1:0", "-profile", o.Profile,
+			"-threads", strconv.Itoa(threads)}
 		if o.Workload != nil {
 			argv = append(argv, o.Workload.CeilingArgs...)
 		}
@@ -123,7 +134,7 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		}
 		p.dir = dir
 		os.Chmod(dir, 0o755) // nginx workers may run as an unprivileged user
-		conf, err := writeNginxConf(dir, port)
+		conf, err := writeNginxConf(dir, port, threads)
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -149,7 +160,7 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		if s.Kind == KindNghttpd {
 			args = nghttpdArgs
 		}
-		a, err := args(dir, port, peerThreads(o.CPUs), useTLS)
+		a, err := args(dir, port, threads, useTLS)
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -162,6 +173,9 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		argv = append([]string{"taskset", "-c", o.CPUs}, argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	// Own process group, so Stop reaches nginx's workers too; killed if the
 	// harness dies without running its cleanup.
 	ownGroup(cmd)
@@ -371,6 +385,26 @@ func tree(pid int) []int {
 	return out
 }
 
+// nginxUser is the nginx "user" line for a run as root: nobody with its own
+// primary group, named explicitly because nginx's compiled-in default group
+// (nogroup) does not exist on every distribution (a packed nginx runs on
+// machines it was not built for). "" when not root (nginx ignores the
+// directive then) or when nobody is unknown.
+func nginxUser() string {
+	if os.Geteuid() != 0 {
+		return ""
+	}
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		return ""
+	}
+	g, err := user.LookupGroupId(u.Gid)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("user nobody %s;\n", g.Name)
+}
+
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -381,8 +415,9 @@ func freePort() (int, error) {
 }
 
 // writeNginxConf writes an nginx configuration serving the bench routes that
-// stock nginx can serve (no body echo) and returns its path.
-func writeNginxConf(dir string, port int) (string, error) {
+// stock nginx can serve (no body echo), with workers worker processes, and
+// returns its path.
+func writeNginxConf(dir string, port, workers int) (string, error) {
 	body := make([]byte, 64<<10)
 	for i := range body {
 		body[i] = "0123456789abcdef"[i%16]
@@ -394,8 +429,8 @@ func writeNginxConf(dir string, port int) (string, error) {
 		return "", err
 	}
 	conf := fmt.Sprintf(`daemon off;
-master_process on;
-worker_processes auto;
+%[4]smaster_process on;
+worker_processes %[3]d;
 pid %[1]s/nginx.pid;
 error_log %[1]s/error.log warn;
 events { worker_connections 4096; }
@@ -423,7 +458,7 @@ http {
     }
   }
 }
-`, dir, port)
+`, dir, port, workers, nginxUser())
 	path := filepath.Join(dir, "nginx.conf")
 	return path, os.WriteFile(path, []byte(conf), 0o644)
 }

@@ -34,6 +34,19 @@ type ServerSummary struct {
 	// net/http and fasthttp (median, min, max over rounds).
 	VsBaseline  Spread `json:"vs_nethttp"`
 	VsReference Spread `json:"vs_fasthttp"`
+	// VsCeiling is the per-round RPS ratio against the workload's
+	// ceiling (CeilingOf): the C ceiling over HTTP/1.1, h2o over HTTP/2.
+	VsCeiling Spread `json:"vs_ceiling"`
+}
+
+// CeilingOf is the server a workload's ×ceiling ratios are computed
+// against: the C ceiling for HTTP/1.1, h2o (the C HTTP/2 reference) for
+// the HTTP/2 workloads.
+func CeilingOf(w Workload) string {
+	if w.HTTP2 != H2None {
+		return "h2o"
+	}
+	return "ceiling"
 }
 
 // WorkloadSummary holds every server's summary for one workload.
@@ -47,6 +60,25 @@ type WorkloadSummary struct {
 	Servers []ServerSummary `json:"servers"`
 }
 
+// writeTopology writes the multi-core section: both CPU sets, what they
+// gave each side and the machine's topology as read (also in topology.txt).
+func writeTopology(w io.Writer, c Config) {
+	if c.Topology == nil {
+		return
+	}
+	fmt.Fprintf(w, "## CPU sets and topology\n\n")
+	fmt.Fprintf(w, "| | CPUs | threads |\n|---|---|---|\n")
+	fmt.Fprintf(w, "| servers | %s | %d (GOMAXPROCS of the Go servers; threads of the ceiling, h2o, nghttpd; nginx worker processes) |\n",
+		orAll(c.ServerCPUs), c.Scale.ServerThreads)
+	fmt.Fprintf(w, "| load (wrk, h2load) | %s | %d, with %d connections unless a workload fixes its own |\n\n",
+		orAll(c.WrkCPUs), c.Scale.LoadThreads, c.Connections)
+	fmt.Fprintf(w, "The sets share no CPU and no physical core (checked before the run). Topology (%s):\n\n```\n%s```\n\n",
+		c.Topology.Source, c.Topology.Raw)
+	if c.Topology.Allowed != nil {
+		fmt.Fprintf(w, "The container's cgroup cpuset allows CPUs %s.\n\n", c.Topology.Allowed)
+	}
+}
+
 // Summarize computes the per-workload summaries from res.Runs.
 func Summarize(res *Results) []WorkloadSummary {
 	var out []WorkloadSummary
@@ -56,7 +88,7 @@ func Summarize(res *Results) []WorkloadSummary {
 		if w.Conns > 0 {
 			ws.Conns = w.Conns
 		}
-		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns)
+		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns, res.Config.Scale.LoadThreads)
 		for _, sn := range res.Servers {
 			ss := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[wn+"/"+sn]}
 			var rps, p50, p99, mean, sd, cpu, idle []float64
@@ -89,6 +121,7 @@ func Summarize(res *Results) []WorkloadSummary {
 			ss.IdleKiBPerConn = SpreadOf(idle).Median
 			ss.VsBaseline = SpreadOf(roundRatios(res.Runs, wn, sn, Baseline))
 			ss.VsReference = SpreadOf(roundRatios(res.Runs, wn, sn, Reference))
+			ss.VsCeiling = SpreadOf(roundRatios(res.Runs, wn, sn, CeilingOf(w)))
 			ws.Servers = append(ws.Servers, ss)
 		}
 		if len(ws.Servers) > 0 {
@@ -146,10 +179,10 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 	row("commit", m.Commit)
 	var gens []string
 	if m.Wrk != "not used" {
-		gens = append(gens, m.Wrk+", `-t1`")
+		gens = append(gens, fmt.Sprintf("%s, `-t%d`", m.Wrk, max(c.Scale.LoadThreads, 1)))
 	}
 	if m.H2load != "" {
-		gens = append(gens, fmt.Sprintf("%s, `-t1 -m%d`", m.H2load, H2Streams))
+		gens = append(gens, fmt.Sprintf("%s, `-t%d -m%d`", m.H2load, max(c.Scale.LoadThreads, 1), H2Streams))
 	}
 	row("load generator", strings.Join(gens, "; ")+"; one load-generator process at a time")
 	if len(m.Modules) > 0 {
@@ -162,11 +195,16 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 	pin := "none"
 	if c.ServerCPUs != "" || c.WrkCPUs != "" {
 		pin = fmt.Sprintf("servers on CPUs %q, wrk on CPUs %q", c.ServerCPUs, c.WrkCPUs)
+		if c.Scale.ServerThreads > 0 {
+			pin += fmt.Sprintf(" (servers: GOMAXPROCS and worker threads %d; load: %d threads, %d connections)",
+				c.Scale.ServerThreads, c.Scale.LoadThreads, c.Connections)
+		}
 	}
 	row("protocol", fmt.Sprintf("%d rounds × %s per server and workload, server order rotated each round, "+
 		"%s warm-up per server, pinning: %s", c.Rounds, c.Duration, c.Warmup, pin))
 	row("elapsed", res.Elapsed.Round(time.Second).String())
 	fmt.Fprintln(w)
+	writeTopology(w, c)
 
 	// Overview: ratio to net/http.
 	if len(res.Summary) > 0 {
@@ -194,6 +232,8 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 			fmt.Fprintf(w, "![throughput relative to net/http](%s)\n\n", f)
 		}
 	}
+
+	writeCeilingRatios(w, res)
 
 	anyH2 := false
 	for _, ws := range res.Summary {
@@ -295,6 +335,44 @@ func findServer(ws WorkloadSummary, name string) *ServerSummary {
 		}
 	}
 	return nil
+}
+
+// writeCeilingRatios writes the ×ceiling table (the multi-core issue's
+// measure) when some workload ran its ceiling beside another server.
+func writeCeilingRatios(w io.Writer, res *Results) {
+	found := false
+	for _, ws := range res.Summary {
+		for _, ss := range ws.Servers {
+			found = found || (ss.VsCeiling.N > 0 && ss.Server != CeilingOf(mustWorkload(ws.Workload)))
+		}
+	}
+	if !found {
+		return
+	}
+	fmt.Fprintf(w, "## Throughput relative to the ceiling\n\n")
+	fmt.Fprintf(w, "Median over rounds of rps(server) / rps(ceiling) in the same round, min–max in parentheses; "+
+		"the ceiling is the C ceiling for HTTP/1.1 workloads and h2o for HTTP/2 ones.\n\n| server |")
+	for _, ws := range res.Summary {
+		fmt.Fprintf(w, " %s (×%s) |", ws.Workload, CeilingOf(mustWorkload(ws.Workload)))
+	}
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(res.Summary)))
+	for _, sn := range res.Servers {
+		fmt.Fprintf(w, "| %s |", sn)
+		for _, ws := range res.Summary {
+			cell := "–"
+			if ss := findServer(ws, sn); ss != nil && ss.VsCeiling.N > 0 {
+				cell = fmt.Sprintf("%.2f (%.2f–%.2f)", ss.VsCeiling.Median, ss.VsCeiling.Min, ss.VsCeiling.Max)
+			}
+			fmt.Fprintf(w, " %s |", cell)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+func mustWorkload(name string) Workload {
+	w, _ := LookupWorkload(name)
+	return w
 }
 
 func ratioCell(ss *ServerSummary, baseline bool) string {

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -24,11 +27,31 @@ type Config struct {
 	Duration time.Duration `json:"duration_ns"`
 	// Warmup is the length of the unmeasured wrk run per server and workload.
 	Warmup time.Duration `json:"warmup_ns"`
-	// Connections is wrk's -c for workloads that do not fix their own.
+	// Connections is wrk's -c for workloads that do not fix their own; 0
+	// derives it from the load set (ScaleFor: ConnsPerThread × its size,
+	// at least 50). Run records the value used.
 	Connections int `json:"connections"`
-	// ServerCPUs and WrkCPUs pin with `taskset -c` when non-empty.
+	// ConnsPerThread is the connections per load-generator thread when
+	// Connections is 0 and WrkCPUs is set (0: DefaultConnsPerThread).
+	ConnsPerThread int `json:"conns_per_thread,omitempty"`
+	// ServerCPUs and WrkCPUs pin with `taskset -c` when non-empty
+	// (multi-core mode): the servers get as many threads (GOMAXPROCS,
+	// workers) as ServerCPUs has CPUs, wrk and h2load as many threads as
+	// WrkCPUs has. Run refuses sets that overlap or share a physical core.
 	ServerCPUs string `json:"server_cpus"`
 	WrkCPUs    string `json:"wrk_cpus"`
+	// Scale is what the sets gave each side; set by Run.
+	Scale Scale `json:"scale"`
+	// Topology is the machine's CPU topology, read by Run when a set is
+	// given (nil otherwise).
+	Topology *Topology `json:"topology,omitempty"`
+	// Prebuilt, when set, is a directory holding every server binary
+	// already built (a packed multi-core kit): Run builds nothing and
+	// needs neither go nor cc.
+	Prebuilt string `json:"prebuilt,omitempty"`
+	// Build describes how Prebuilt's binaries were made (recorded in
+	// place of this machine's go, git and cc).
+	Build *BuildInfo `json:"build,omitempty"`
 	// OutDir receives the results.
 	OutDir string `json:"-"`
 	// Command is the command line, recorded in the report.
@@ -93,8 +116,19 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
-	if cfg.Rounds < 1 || cfg.Duration <= 0 || cfg.Connections < 1 {
-		return nil, errors.New("rounds, duration and connections must be positive")
+	if cfg.Rounds < 1 || cfg.Duration <= 0 || cfg.Connections < 0 || cfg.ConnsPerThread < 0 {
+		return nil, errors.New("rounds and duration must be positive, connections not negative")
+	}
+	if err := cfg.resolveCPUs(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.ServerCPUs != "" && cfg.WrkCPUs != "" {
+		// Keep the harness's own threads off the servers' CPUs: onto the
+		// load set, every thread (-a). Unpinned servers would inherit
+		// this mask, so only when the servers are pinned.
+		if out, err := exec.CommandContext(ctx, "taskset", "-a", "-p", "-c", cfg.WrkCPUs, strconv.Itoa(os.Getpid())).CombinedOutput(); err != nil {
+			fmt.Fprintf(cfg.Log, "warning: could not pin the harness to CPUs %s: %v %s\n", cfg.WrkCPUs, err, out)
+		}
 	}
 	// wrk takes whole seconds; record what actually runs.
 	cfg.Duration = time.Duration(wholeSeconds(cfg.Duration)) * time.Second
@@ -123,7 +157,11 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	res := &Results{Config: cfg, PeakRSS: map[string]int64{}}
 	var servers []Server
 	for _, s := range cfg.Servers {
-		if err := s.Available(cfg.Root); err != nil {
+		avail := s.Available(cfg.Root)
+		if cfg.Prebuilt != "" {
+			avail = s.AvailablePrebuilt(cfg.Prebuilt)
+		}
+		if err := avail; err != nil {
 			if s.Optional {
 				res.Skipped = append(res.Skipped, Skip{Server: s.Name, Reason: err.Error()})
 				fmt.Fprintf(cfg.Log, "skipping %s: %v\n", s.Name, err)
@@ -138,17 +176,42 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		res.Workloads = append(res.Workloads, w.Name)
 	}
 	binDir := filepath.Join(cfg.Root, "bin")
-	fmt.Fprintf(cfg.Log, "building %d servers into %s\n", len(servers), binDir)
-	if err := Build(ctx, cfg.Root, binDir, servers); err != nil {
-		return nil, err
+	if cfg.Prebuilt != "" {
+		binDir = cfg.Prebuilt
+		fmt.Fprintf(cfg.Log, "using the %d prebuilt servers in %s\n", len(servers), binDir)
+	} else {
+		fmt.Fprintf(cfg.Log, "building %d servers into %s\n", len(servers), binDir)
+		if err := Build(ctx, cfg.Root, binDir, servers); err != nil {
+			return nil, err
+		}
 	}
 	res.Meta = CollectSysInfo(ctx, cfg.Root, tools.wrk, tools.h2load)
+	if cfg.Topology != nil {
+		// The harness may itself be pinned (bench/mc/run.sh pins it to
+		// the load set): count the machine's CPUs, not its own.
+		res.Meta.NProc = len(cfg.Topology.CPUs)
+	}
+	if cfg.Build != nil {
+		res.Meta.GoVersion, res.Meta.Commit, res.Meta.CC = cfg.Build.Go, cfg.Build.Commit, cfg.Build.CC
+	}
 
 	for _, d := range []string{"raw", "lua", "logs"} {
 		if err := os.MkdirAll(filepath.Join(cfg.OutDir, d), 0o755); err != nil {
 			return nil, err
 		}
 	}
+	if cfg.Topology != nil {
+		txt := cfg.Topology.Raw
+		if cfg.Topology.Allowed != nil {
+			txt += "# cgroup cpuset: " + cfg.Topology.Allowed.String() + "\n"
+		}
+		txt += fmt.Sprintf("# servers: %s, load: %s\n", orAll(cfg.ServerCPUs), orAll(cfg.WrkCPUs))
+		if err := os.WriteFile(filepath.Join(cfg.OutDir, "topology.txt"), []byte(txt), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(cfg.Log, "servers on CPUs %s (%d threads: GOMAXPROCS, workers), load on CPUs %s (%d threads, %d connections)\n",
+		orAll(cfg.ServerCPUs), cfg.Scale.ServerThreads, orAll(cfg.WrkCPUs), cfg.Scale.LoadThreads, cfg.Connections)
 	scripts, err := writeScripts(filepath.Join(cfg.OutDir, "lua"), cfg.Workloads)
 	if err != nil {
 		return nil, err
@@ -172,6 +235,52 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// resolveCPUs parses and checks the CPU sets against the machine's
+// topology, and sets Scale and the connections.
+func (cfg *Config) resolveCPUs(ctx context.Context) error {
+	var server, load CPUSet
+	if cfg.ServerCPUs != "" || cfg.WrkCPUs != "" {
+		t, err := LoadTopology(ctx)
+		if err != nil {
+			return fmt.Errorf("reading the CPU topology for -server-cpus/-wrk-cpus: %w", err)
+		}
+		if server, load, err = ResolveSets(cfg.ServerCPUs, cfg.WrkCPUs, t); err != nil {
+			return err
+		}
+		if err := CheckSets(server, load, t); err != nil {
+			return err
+		}
+		cfg.Topology = &t
+	}
+	cfg.ServerCPUs, cfg.WrkCPUs = server.String(), load.String()
+	per := cfg.ConnsPerThread
+	if per == 0 {
+		per = DefaultConnsPerThread
+	}
+	cfg.Scale = ScaleFor(server, load, cfg.Connections, per, DefaultConnections, runtime.NumCPU())
+	cfg.Connections = cfg.Scale.Connections
+	return nil
+}
+
+// DefaultConnections is the load generator's connections when neither
+// -connections nor a load set says otherwise (the 2-vCPU default).
+const DefaultConnections = 50
+
+func orAll(cpus string) string {
+	if cpus == "" {
+		return "(all, unpinned)"
+	}
+	return cpus
+}
+
+// BuildInfo says how a packed kit's binaries were built.
+type BuildInfo struct {
+	Commit string `json:"commit"`
+	Go     string `json:"go"`
+	CC     string `json:"cc"`
+	Packed string `json:"packed"` // UTC time
 }
 
 // loadTools are the load generators' paths ("" when no selected workload
@@ -236,9 +345,9 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 			return idleRun{proc: procs[s.Name], w: w}
 		}
 		if w.Tool() == "h2load" {
-			return h2loadRun{h2load: tools.h2load, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs}
+			return h2loadRun{h2load: tools.h2load, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs, threads: cfg.Scale.loadThreads(conns)}
 		}
-		return wrkRun{wrk: tools.wrk, script: script, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs}
+		return wrkRun{wrk: tools.wrk, script: script, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs, threads: cfg.Scale.loadThreads(conns)}
 	}
 	if cfg.Warmup > 0 {
 		for _, s := range servers {

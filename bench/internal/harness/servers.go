@@ -124,6 +124,20 @@ func (s Server) Available(root string) error {
 	return nil
 }
 
+// AvailablePrebuilt is Available for a packed kit: the Go servers and the
+// ceiling must be in binDir already (nothing is built); the others are
+// looked up as Available does.
+func (s Server) AvailablePrebuilt(binDir string) error {
+	switch s.Kind {
+	case KindGo, KindCeiling:
+		if fi, err := os.Stat(s.BinPath(binDir)); err != nil || fi.IsDir() {
+			return fmt.Errorf("%s is not in the prebuilt directory %s", filepath.Base(s.BinPath(binDir)), binDir)
+		}
+		return nil
+	}
+	return s.Available("")
+}
+
 // Supports reports whether the server can run workload w.
 func (s Server) Supports(w Workload) bool { return s.Unsupported(w) == "" }
 

@@ -171,8 +171,10 @@ func (w Workload) ServerFlags() []string {
 }
 
 // LoadCommand describes the load generator invocation for reports, e.g.
-// "wrk -t1 -c50" or "h2load -t1 -c50 -m10".
-func (w Workload) LoadCommand(conns int) string {
+// "wrk -t1 -c50" or "h2load -t1 -c50 -m10", with threads load threads
+// (at most conns).
+func (w Workload) LoadCommand(conns, threads int) string {
+	t := max(min(threads, conns), 1)
 	if w.Idle > 0 && w.HTTP2 != H2None {
 		return fmt.Sprintf("%d idle HTTP/2 connections after one GET stream each", w.Idle)
 	}
@@ -183,9 +185,9 @@ func (w Workload) LoadCommand(conns int) string {
 		return fmt.Sprintf("%d idle keep-alive connections after one GET each", w.Idle)
 	}
 	if w.HTTP2 != H2None {
-		return fmt.Sprintf("h2load -t1 -c%d -m%d", conns, H2Streams)
+		return fmt.Sprintf("h2load -t%d -c%d -m%d", t, conns, H2Streams)
 	}
-	return fmt.Sprintf("wrk -t1 -c%d", conns)
+	return fmt.Sprintf("wrk -t%d -c%d", t, conns)
 }
 
 func (w Workload) method() string {

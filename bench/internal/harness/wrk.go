@@ -155,11 +155,12 @@ type wrkRun struct {
 	conns    int
 	duration time.Duration
 	cpus     string // taskset CPU list, "" for none
+	threads  int    // -t; at most conns, 1 when 0
 }
 
 // args returns wrk's argument vector (with the taskset prefix if pinned).
 func (r wrkRun) args() []string {
-	a := []string{r.wrk, "-t1", "-c" + strconv.Itoa(r.conns),
+	a := []string{r.wrk, "-t" + strconv.Itoa(max(min(r.threads, r.conns), 1)), "-c" + strconv.Itoa(r.conns),
 		"-d" + strconv.FormatFloat(r.duration.Seconds(), 'f', -1, 64) + "s",
 		"--timeout", "2s", "--latency", "-s", r.script, "http://" + r.addr + r.w.Path}
 	if r.cpus != "" {
