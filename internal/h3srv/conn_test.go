@@ -314,10 +314,12 @@ func TestIdleGoroutines(t *testing.T) {
 			t.Fatalf("response %+v", r)
 		}
 	}
+	// The last stream's worker goes idle after the response ends: wait for
+	// it, bounded generously (a loaded -race run took over 0.5 s), so that
+	// only goroutines that stay fail the test.
 	var g int
-	for i := 0; ; i++ {
-		// The last stream's worker goes idle after the response ends.
-		if g = runtime.NumGoroutine() - base.goroutines; g <= 4 || i == 500 {
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if g = runtime.NumGoroutine() - base.goroutines; g <= 4 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(time.Millisecond)
