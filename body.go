@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 )
 
@@ -45,7 +46,7 @@ type bodyReader struct {
 
 	// stream is the HTTP/2 stream the body comes from (h2ctx.go), nil on
 	// HTTP/1.1; its trailers are copied into tbuf at the end.
-	stream   *h2Stream
+	stream   *h2.Stream
 	trailers []h1.Header
 	tbuf     []byte
 }

@@ -36,6 +36,7 @@ type conn struct {
 	nc  net.Conn
 	// wire sends responses: c itself, or the HTTP/2 stream it serves.
 	wire responseWire
+	h2w  h2Wire // the wire of an HTTP/2 stream (h2ctx.go)
 	// ec is the event-loop socket when the event-loop engine serves the
 	// connection (nc is then ec), nil on the goroutine engine.
 	ec *elConn

@@ -1,6 +1,10 @@
 package riptide
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/riptide-http/riptide/internal/h2"
+)
 
 // BenchServeMem lets the external benchmarks serve a handler in memory
 // (benchServeMem): routers and middleware import riptide, so their
@@ -13,4 +17,4 @@ type SyncBuffer = syncBuffer
 
 // AppendFrameHeader appends an HTTP/2 frame header, for the external tests
 // that build raw frame sequences.
-var AppendFrameHeader = appendFrameHeader
+var AppendFrameHeader = h2.AppendFrameHeader

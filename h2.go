@@ -1,7 +1,7 @@
 package riptide
 
-// HTTP/2 for both front doors, on riptide's own server connection loop
-// (h2conn.go and its neighbours): over TLS when ALPN picks "h2" (see
+// HTTP/2 for both front doors, on riptide's own server connection engine
+// (internal/h2, adapted here): over TLS when ALPN picks "h2" (see
 // tls.go), and in cleartext with prior knowledge ("h2c") when
 // HTTP2Config.H2C is set, or after "Upgrade: h2c" with H2CUpgrade. The
 // engine's conn stays the unit of accounting (MaxConns, Shutdown, Close,
@@ -17,13 +17,17 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
+	"github.com/riptide-http/riptide/internal/h2"
 	"golang.org/x/net/http2"
 )
 
@@ -116,24 +120,25 @@ type HTTP2Config struct {
 }
 
 // DefaultMaxConcurrentStreams is the default SETTINGS_MAX_CONCURRENT_STREAMS.
-const DefaultMaxConcurrentStreams = 100
+const DefaultMaxConcurrentStreams = h2.DefaultMaxConcurrentStreams
 
 // ErrHijackHTTP2 is returned by Ctx.Hijack for a request that arrived over
 // HTTP/2, whose connection carries other streams.
 var ErrHijackHTTP2 = errors.New("riptide: cannot hijack an HTTP/2 stream")
 
 // h2Preface is the HTTP/2 client connection preface (RFC 9113 §3.4).
-const h2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+const h2Preface = h2.Preface
 
 // h2State is a Server's HTTP/2 machinery, built on first use.
 type h2State struct {
 	once sync.Once
 	off  bool
 	h2c  bool
+	cfg  h2.Config // the engine's configuration, from HTTP2Config and the Server
 
 	// The live connections, for Shutdown's GOAWAY.
 	mu    sync.Mutex
-	conns map[*h2Conn]struct{}
+	conns map[*h2.Conn]struct{}
 	shut  bool
 }
 
@@ -148,8 +153,49 @@ func (s *Server) h2() *h2State {
 		}
 		st.off = cfg.Disable
 		st.h2c = !cfg.Disable && (cfg.H2C || cfg.H2CUpgrade)
+		st.cfg = h2.Config{
+			MaxConcurrentStreams:          cfg.MaxConcurrentStreams,
+			MaxReadFrameSize:              cfg.MaxReadFrameSize,
+			MaxReceiveBufferPerConnection: cfg.MaxReceiveBufferPerConnection,
+			MaxReceiveBufferPerStream:     cfg.MaxReceiveBufferPerStream,
+			SendPingTimeout:               cfg.SendPingTimeout,
+			PingTimeout:                   cfg.PingTimeout,
+			MaxHeaderBytes:                s.cfg.limits.MaxHeadBytes,
+			IdleTimeout:                   s.cfg.idle,
+			WriteTimeout:                  s.cfg.write,
+			ReadBodyTimeout:               s.cfg.readBody,
+			MaxConnAge:                    s.cfg.maxAge,
+			MaxRequests:                   s.cfg.maxReqs,
+			Resets:                        &s.stats.h2Resets,
+			ClientResets:                  &s.stats.h2ClientResets,
+		}
+		if ch, ok := s.Handler.(compatHandler); ok {
+			st.cfg.Handler = &h2CompatDoor{srv: s, h: &h2CompatHandler{srv: s, h: ch.h, maxBody: s.cfg.maxBody}}
+		} else {
+			h := s.Handler
+			if h == nil {
+				h = HandlerFunc(notFound)
+			}
+			st.cfg.Handler = &h2NativeDoor{srv: s, h: h}
+			st.cfg.InlineHandlers = cfg.InlineHandlers
+		}
 	})
 	return st
+}
+
+// h2Serve serves nc (its first bytes being rest) as an HTTP/2 connection
+// until it ends, registered for Shutdown's GOAWAY meanwhile.
+func (s *Server) h2Serve(nc net.Conn, rest []byte, sawPreface bool, up *h2.Upgrade) {
+	st := s.h2()
+	var in, out *atomic.Uint64
+	if s.cfg.stats {
+		sh := s.pickShard()
+		in, out = &sh.bytesIn, &sh.bytesOut
+	}
+	hc := h2.NewConn(&st.cfg, nc, rest, in, out)
+	st.register(hc, true)
+	defer st.register(hc, false)
+	hc.Serve(sawPreface, up)
 }
 
 // register adds hc to (or removes it from) the connections Shutdown tells
@@ -157,7 +203,7 @@ func (s *Server) h2() *h2State {
 // stream served and then GOAWAY (as an HTTP/1.1 connection gets its first
 // request answered with Connection: close), so a client that reached us
 // after Drain is answered rather than turned away empty-handed.
-func (st *h2State) register(hc *h2Conn, add bool) {
+func (st *h2State) register(hc *h2.Conn, add bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !add {
@@ -165,13 +211,11 @@ func (st *h2State) register(hc *h2Conn, add bool) {
 		return
 	}
 	if st.conns == nil {
-		st.conns = make(map[*h2Conn]struct{})
+		st.conns = make(map[*h2.Conn]struct{})
 	}
 	st.conns[hc] = struct{}{}
 	if st.shut {
-		hc.mu.Lock()
-		hc.goAwayAfterFirst = true
-		hc.mu.Unlock()
+		hc.GoAwayAfterFirst()
 	}
 }
 
@@ -184,7 +228,7 @@ func (s *Server) h2Shutdown() {
 	defer st.mu.Unlock()
 	st.shut = true
 	for hc := range st.conns {
-		go hc.shutdown()
+		go hc.Shutdown()
 	}
 }
 
@@ -269,9 +313,7 @@ func (c *conn) runH2(rest []byte, sawPreface bool) {
 	// conn new ones before it is pooled. rest is a copy (serveH2).
 	c.rbuf, c.wbuf, c.ctx.resp.body = nil, nil, nil
 	c.r, c.w = 0, 0
-	hc := newH2Conn(s, c.nc, rest)
-	hc.c = c
-	hc.serve(sawPreface, nil)
+	s.h2Serve(c.nc, rest, sawPreface, nil)
 	c.rbuf = make([]byte, c.cfg.readBuf)
 	c.wbuf = make([]byte, 0, c.cfg.writeBuf+1024)
 	c.ctx.resp.body = make([]byte, 0, c.cfg.writeBuf)
@@ -322,7 +364,7 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // :authority as Host; a body of unknown length reports Chunked and
 // ContentLength -1, with no Transfer-Encoding field).
 func (x *Ctx) IsHTTP2() bool {
-	_, ok := x.conn.nc.(*h2Stream)
+	_, ok := x.conn.nc.(*h2.Stream)
 	return ok
 }
 
@@ -398,7 +440,7 @@ func (s *Server) h2Upgrade(x *Ctx) bool {
 const h2UpgradeMaxBody = 1 << 20
 
 func (s *Server) h2UpgradeConn(x *Ctx, settings []byte) {
-	req, err := h2UpgradeRequest(x)
+	up, err := h2UpgradeRequest(x, settings)
 	if err != nil {
 		// The body read failed (the client stopped early, a timeout) or
 		// the target cannot form a URL; a failed body closes the
@@ -426,27 +468,21 @@ func (s *Server) h2UpgradeConn(x *Ctx, settings []byte) {
 	}
 	go func() {
 		defer s.nconns.Add(-1)
-		newH2Conn(s, nc, buffered).serve(false, h2UpgradeFrom(req, settings))
+		s.h2Serve(nc, buffered, false, up)
 	}()
 }
 
-// h2UpgradeRequest copies the upgrade request into an *http.Request, with
-// its body read whole: it becomes stream 1, already half-closed.
-func h2UpgradeRequest(x *Ctx) (*http.Request, error) {
+// h2UpgradeRequest takes the upgrade request, with its body read whole:
+// it becomes stream 1, already half-closed. A target that cannot form a
+// URL is refused, as an *http.Request could not be built for it.
+func h2UpgradeRequest(x *Ctx, settings []byte) (*h2.Upgrade, error) {
 	// h2Upgrade took only bodies of a declared length up to the limit.
 	body, err := io.ReadAll(x.Body())
 	if err != nil {
 		return nil, err
 	}
-	r, err := http.NewRequest(string(x.req.Method), "http://"+string(x.req.Host)+string(x.req.Target), bytes.NewReader(body))
-	if err != nil {
+	if _, err := url.Parse("http://" + string(x.req.Host) + string(x.req.Target)); err != nil {
 		return nil, err
 	}
-	r.RequestURI = string(x.req.Target)
-	r.Host = string(x.req.Host)
-	r.RemoteAddr = x.RemoteAddr().String()
-	for _, f := range x.req.Headers {
-		r.Header.Add(string(f.Name), string(f.Value))
-	}
-	return r, nil
+	return h2.NewUpgrade(&x.req, settings, body), nil
 }

@@ -1,46 +1,49 @@
 package riptide
 
-// The native door over HTTP/2: a Ctx serves a stream with no HTTP/1.1 text
-// in between. The request head is filled straight from the decoded fields
-// (pseudo-headers to method, target and Host; fields in order) into the
-// Ctx's h1.Request view; the body is read from the stream with flow-control
-// backpressure, its trailers reach Ctx.Trailers; and the stream is the
-// Ctx's responseWire, so the response is encoded straight to HEADERS, DATA
-// and trailing HEADERS frames.
+// The native door over HTTP/2: a Ctx serves a stream of the engine
+// (internal/h2) with no HTTP/1.1 text in between. The request head is
+// filled straight from the decoded fields (pseudo-headers to method,
+// target and Host; fields in order) into the Ctx's h1.Request view; the
+// body is read from the stream with flow-control backpressure, its
+// trailers reach Ctx.Trailers; and the conn's h2Wire is the Ctx's
+// responseWire, so the response goes to the stream as a head of fields
+// and DATA.
 //
 // The Ctx runs on an engine conn borrowed from the pool for the stream's
-// life; its net.Conn is the stream itself (below), whose Read is the
-// disconnect watch: it returns io.EOF when the stream is reset.
+// life; its net.Conn is the stream itself, whose Read is the disconnect
+// watch: it returns io.EOF when the stream is reset.
 
 import (
 	"io"
-	"net"
-	"os"
-	"strconv"
-	"time"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
-	"github.com/riptide-http/riptide/internal/ascii"
-	"golang.org/x/net/http2"
+	"github.com/riptide-http/riptide/internal/h2"
 )
 
-// serveNative runs the native Handler for the stream on an engine conn.
-func (st *h2Stream) serveNative(h Handler) {
-	hc := st.hc
-	s := hc.srv
+// h2NativeDoor serves the streams of a Server whose handler is native.
+type h2NativeDoor struct {
+	srv *Server
+	h   Handler
+}
+
+// ServeStream runs the native Handler for the stream on an engine conn.
+func (d *h2NativeDoor) ServeStream(st *h2.Stream) {
+	s := d.srv
 	c := newConn(s, st)
-	c.wire = st
+	c.h2w.st = st
+	c.wire = &c.h2w
 	c.state.Store(int32(StateActive)) // state changes are the connection's, not its streams'
 	s.stats.h2Streams.Add(1)
 	c.statRequestStart()
 	x := &c.ctx
 	x.resetResponse()
-	x.resp.head = st.method == "HEAD"
-	switch code := st.fillRequest(c); {
+	x.resp.head = st.Method() == "HEAD"
+	switch code := c.fillH2Request(st); {
 	case code != 0:
 		x.cannedH2(code)
-	case overBodyLimit(s.cfg.maxBody, st.declLen):
+	case overBodyLimit(s.cfg.maxBody, st.ContentLength()):
 		x.cannedH2(413)
 	default:
 		c.body.startStream(st)
@@ -52,8 +55,8 @@ func (st *h2Stream) serveNative(h Handler) {
 	c.statRequestDone()
 	c.body.closed = true
 	c.body.stream = nil
+	c.h2w.st = nil
 	putConn(c)
-	hc.handlerDone(st)
 }
 
 // cannedH2 answers a request the handler never sees.
@@ -64,73 +67,27 @@ func (x *Ctx) cannedH2(code int) {
 	x.WriteString("\n")
 }
 
-// fillRequest copies the request head into c.rbuf and points the Ctx's
+// fillH2Request copies the request head into c.rbuf and points the Ctx's
 // h1.Request at it. It returns 0, or the status for a request the server
 // refuses (431 for too many or too large fields, 400 for a bad target).
-func (st *h2Stream) fillRequest(c *conn) int {
-	if st.tooLarge {
-		return 431
+func (c *conn) fillH2Request(st *h2.Stream) int {
+	buf, n, code := st.FillRequest(&c.ctx.req, c.rbuf, c.cfg.limits.MaxHeaders)
+	c.rbuf = buf
+	if code == 0 {
+		c.r, c.w, c.pin = 0, 0, n
 	}
-	if len(st.fields) > c.cfg.limits.MaxHeaders {
-		return 431
-	}
-	target := st.path
-	if st.method == "CONNECT" {
-		target = st.authority
-	}
-	n := len(st.method) + len(target) + len(st.authority)
-	for _, f := range st.fields {
-		n += len(f.Name) + len(f.Value)
-	}
-	if n > len(c.rbuf) {
-		c.rbuf = make([]byte, n)
-	}
-	b := c.rbuf[:0]
-	req := &c.ctx.req
-	req.Reset()
-	method, b := appendView(b, st.method)
-	tgt, b := appendView(b, target)
-	if req.SetRequestLine(method, tgt, 1) != nil {
-		return 400
-	}
-	req.Host, b = appendView(b, st.authority)
-	for _, f := range st.fields {
-		var name, value []byte
-		name, b = appendView(b, f.Name)
-		value, b = appendView(b, f.Value)
-		req.AddHeader(name, value)
-		if len(req.Host) == 0 && req.Headers[len(req.Headers)-1].Key == h1.HeaderHost {
-			req.Host = value
-		}
-	}
-	c.r, c.w, c.pin = 0, 0, len(b)
-	switch {
-	case st.declLen >= 0:
-		req.ContentLength = st.declLen
-	case st.endAtOpen:
-		req.ContentLength = 0
-	default:
-		req.ContentLength = -1 // unknown; HTTP/2 has no Transfer-Encoding
-	}
-	return 0
-}
-
-// appendView appends s to b, which has room for it, and returns the copy.
-func appendView(b []byte, s string) ([]byte, []byte) {
-	start := len(b)
-	b = append(b, s...)
-	return b[start:len(b):len(b)], b
+	return code
 }
 
 // startStream prepares the body reader for an HTTP/2 stream's body.
-func (b *bodyReader) startStream(st *h2Stream) {
+func (b *bodyReader) startStream(st *h2.Stream) {
 	b.stream = st
 	b.chunked = false
 	b.remaining = 0
 	b.read = 0
 	b.limit = b.c.cfg.maxBody
 	b.pending = nil
-	b.done = st.endAtOpen
+	b.done = !st.HasBody()
 	b.err = nil
 	b.expect, b.sent100, b.waited, b.closed = false, true, true, false
 	b.trailers = b.trailers[:0]
@@ -138,7 +95,7 @@ func (b *bodyReader) startStream(st *h2Stream) {
 
 // readStream reads the body from the stream, with MaxRequestBodySize.
 func (b *bodyReader) readStream(p []byte) (int, error) {
-	n, err := b.stream.readBody(p)
+	n, err := b.stream.ReadBody(p)
 	if overBodyLimit(b.limit, b.read+int64(n)) {
 		return 0, b.tooLarge()
 	}
@@ -150,6 +107,8 @@ func (b *bodyReader) readStream(p []byte) (int, error) {
 		b.takeTrailers()
 		b.hitEOF()
 		return n, io.EOF
+	case h2.ErrBodyClosed:
+		err = ErrBodyReadAfterClose
 	}
 	return n, b.fail(err)
 }
@@ -157,7 +116,7 @@ func (b *bodyReader) readStream(p []byte) (int, error) {
 // takeTrailers copies the stream's trailers (final once END_STREAM is in)
 // into the reader's own buffer, as h1.Header fields.
 func (b *bodyReader) takeTrailers() {
-	ts := b.stream.trailers
+	ts := b.stream.Trailers()
 	size := 0
 	for _, f := range ts {
 		size += len(f.Name) + len(f.Value)
@@ -168,75 +127,25 @@ func (b *bodyReader) takeTrailers() {
 	buf := b.tbuf[:0]
 	for _, f := range ts {
 		var name, value []byte
-		name, buf = appendView(buf, f.Name)
-		value, buf = appendView(buf, f.Value)
+		name, buf = h2.AppendView(buf, f.Name)
+		value, buf = h2.AppendView(buf, f.Value)
 		b.trailers = append(b.trailers, h1.Header{Name: name, Value: value, Key: h1.Lookup(name)})
 	}
 }
 
-// The stream as the Ctx's net.Conn.
-
-// Read is the disconnect watch: it blocks until the stream is reset or the
-// connection ends (io.EOF), or the read deadline passes. Body bytes are
-// read through the body reader, never here.
-func (st *h2Stream) Read(p []byte) (int, error) {
-	hc := st.hc
-	hc.mu.Lock()
-	defer hc.mu.Unlock()
-	for !st.reset && !hc.dead {
-		if !st.waitUntil(st.readDeadline) {
-			return 0, os.ErrDeadlineExceeded
-		}
-	}
-	return 0, io.EOF
+// h2Wire is the responseWire of a Ctx serving an HTTP/2 stream: it turns
+// the committed response into the stream's head fields and DATA. It lives
+// in the pooled conn, with the field slice it reuses.
+type h2Wire struct {
+	st     *h2.Stream
+	fields []h2.Field
 }
 
-// Write is never used: responses go through the responseWire methods.
-func (st *h2Stream) Write(p []byte) (int, error) { return 0, ErrHijackHTTP2 }
-
-// Close is a no-op: the stream ends when its handler returns.
-func (st *h2Stream) Close() error { return nil }
-
-// LocalAddr returns the connection's local address.
-func (st *h2Stream) LocalAddr() net.Addr { return st.hc.localAddr }
-
-// RemoteAddr returns the client's address.
-func (st *h2Stream) RemoteAddr() net.Addr { return st.hc.nc.RemoteAddr() }
-
-// SetDeadline sets both deadlines.
-func (st *h2Stream) SetDeadline(t time.Time) error {
-	_ = st.SetReadDeadline(t)
-	return st.SetWriteDeadline(t)
-}
-
-// SetReadDeadline bounds body reads and the disconnect watch.
-func (st *h2Stream) SetReadDeadline(t time.Time) error {
-	hc := st.hc
-	hc.mu.Lock()
-	st.readDeadline, st.deadlineSet = t, true
-	hc.cond.Broadcast()
-	hc.mu.Unlock()
-	return nil
-}
-
-// SetWriteDeadline bounds response writes waiting for flow control.
-func (st *h2Stream) SetWriteDeadline(t time.Time) error {
-	hc := st.hc
-	hc.mu.Lock()
-	st.writeDeadline = t
-	hc.cond.Broadcast()
-	hc.mu.Unlock()
-	return nil
-}
-
-// The stream as the Ctx's responseWire.
-
-// writeHead sends the HEADERS frame for the committed response, with the
+// writeHead sends the HEADERS for the committed response, with the
 // buffered body in the same batch; a complete body without trailers ends
 // the stream with it. A Content-Length the handler declared is always
 // sent.
-func (st *h2Stream) writeHead(x *Ctx, status int, streaming bool) {
-	hc := st.hc
+func (w *h2Wire) writeHead(x *Ctx, status int, streaming bool) {
 	r := &x.resp
 	c := x.conn
 	body := r.body
@@ -248,60 +157,48 @@ func (st *h2Stream) writeHead(x *Ctx, status int, streaming bool) {
 		body = body[:r.clen] // declared less than was buffered: send what was declared
 	}
 	// Trailers set so far: more may come while streaming.
-	end := !streaming && len(body) == 0 && len(r.trl) == 0
-	if !st.lockToSend() {
-		c.werr = errH2StreamClosed
-		return
-	}
-	defer hc.mu.Unlock()
-	st.encodeHead(x, status, streaming, bodyLen)
-	hc.queueHeaders(st.id, end)
-	if end {
-		st.sendEnd = true
+	end := !streaming && len(r.trl) == 0
+	h := w.head(x, status, streaming, bodyLen)
+	if end && len(body) == 0 {
+		if err := w.st.WriteHead(&h, nil, true); err != nil {
+			c.werr = err
+		}
 		return
 	}
 	r.written += int64(len(body))
-	if err := st.writeDataLocked(body, !streaming && len(r.trl) == 0); err != nil {
+	if err := w.st.WriteHead(&h, body, end); err != nil {
 		c.werr = err
 	}
 }
 
-// encodeHead encodes :status, the handler's fields, Date, Server and
-// Content-Length into hc.hbuf (hc.mu held).
-func (st *h2Stream) encodeHead(x *Ctx, status int, streaming bool, bodyLen int) {
-	hc := st.hc
+// head builds the head: :status, the handler's fields, Date, Server and
+// Content-Length.
+func (w *h2Wire) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
 	r := &x.resp
-	hc.encodeField(":status", h2StatusText(status))
-	st.encodeLines(r.hdr)
-	if status < 200 {
-		return
+	w.fields = appendLineFields(w.fields[:0], r.hdr)
+	h := h2.Head{Status: status, ContentLength: -1}
+	if status >= 200 {
+		if !r.userDate {
+			w.fields = append(w.fields, h2.Field{Name: "date", Value: h2Date()})
+		}
+		if s := x.conn.srv; s.addsServerHeader(r.userServer) {
+			w.fields = append(w.fields, h2.Field{Name: "server", Value: s.Name})
+		}
+		if h1.BodyAllowed(status) {
+			n := r.clen
+			if n < 0 && !streaming && (!r.head || bodyLen > 0) {
+				n = int64(bodyLen)
+			}
+			h.ContentLength = n
+		}
 	}
-	if !r.userDate {
-		hc.encodeField("date", hc.dateValue())
-	}
-	if hc.srv.addsServerHeader(r.userServer) {
-		hc.encodeField("server", hc.srv.Name)
-	}
-	if !h1.BodyAllowed(status) {
-		return
-	}
-	n := r.clen
-	if n < 0 && !streaming && (!r.head || bodyLen > 0) {
-		n = int64(bodyLen)
-	}
-	if n >= 0 {
-		b := strconv.AppendInt(st.w.clenBuf[:0], n, 10)
-		// Never indexed: the string is a view of a reused buffer.
-		_ = hc.enc.WriteField(h2Field{Name: "content-length", Value: unsafe.String(&b[0], len(b)), Sensitive: true})
-	}
+	h.Fields = w.fields
+	return h
 }
 
-// encodeLines encodes validated "Name: Value\r\n" lines. Names the server
-// knows get constant lower-case spellings; other names and values are
-// views of the Ctx's buffers, so they are sent never-indexed (the encoder
-// keeps no reference to them).
-func (st *h2Stream) encodeLines(lines []byte) {
-	hc := st.hc
+// appendLineFields appends validated "Name: Value\r\n" lines as fields
+// that are views of the Ctx's buffers.
+func appendLineFields(dst []h2.Field, lines []byte) []h2.Field {
 	for len(lines) > 0 {
 		eol := 0
 		for lines[eol] != '\n' {
@@ -314,70 +211,17 @@ func (st *h2Stream) encodeLines(lines []byte) {
 			colon++
 		}
 		name, value := line[:colon], line[colon+2:]
-		if h2ConnectionSpecific(name) {
-			continue
-		}
-		f := h2Field{Value: unsafe.String(unsafe.SliceData(value), len(value)), Sensitive: true}
-		if k := h1.Lookup(name); k != h1.Unknown {
-			f.Name = k.Lower()
-			if v := hc.knownValue(k, value); v != "" {
-				f.Value, f.Sensitive = v, false
-			}
-		} else {
-			lower := st.lowerName(name)
-			f.Name = unsafe.String(unsafe.SliceData(lower), len(lower))
-		}
-		_ = hc.enc.WriteField(f)
+		dst = append(dst, h2.Field{
+			Name:  unsafe.String(unsafe.SliceData(name), len(name)),
+			Value: unsafe.String(unsafe.SliceData(value), len(value)),
+			View:  true,
+		})
 	}
-}
-
-// h2ConnectionSpecific reports a field HTTP/2 forbids (RFC 9113 §8.2.2).
-func h2ConnectionSpecific(name []byte) bool {
-	switch len(name) {
-	case 7:
-		return ascii.EqualFold(name, "upgrade")
-	case 10:
-		return ascii.EqualFold(name, "connection") || ascii.EqualFold(name, "keep-alive")
-	case 16:
-		return ascii.EqualFold(name, "proxy-connection")
-	case 17:
-		return ascii.EqualFold(name, "transfer-encoding")
-	}
-	return false
-}
-
-// lowerName returns name in lower case, in a buffer of the stream's.
-func (st *h2Stream) lowerName(name []byte) []byte {
-	b := st.w.lower[:0]
-	for _, ch := range name {
-		if 'A' <= ch && ch <= 'Z' {
-			ch += 'a' - 'A'
-		}
-		b = append(b, ch)
-	}
-	st.w.lower = b
-	return b
-}
-
-// knownValue returns a string for the value of a known field that the
-// connection can index: the same as the last value of that field (made
-// once), or a new one for the next time (hc.mu held).
-func (hc *h2Conn) knownValue(k h1.Known, v []byte) string {
-	if int(k) >= len(hc.lastValues) {
-		return ""
-	}
-	last := hc.lastValues[k]
-	if last == string(v) {
-		return last
-	}
-	if len(v) <= 64 {
-		hc.lastValues[k] = string(v)
-	}
-	return ""
+	return dst
 }
 
 // writeBody sends body bytes after the head.
-func (st *h2Stream) writeBody(x *Ctx, p []byte) (int, error) {
+func (w *h2Wire) writeBody(x *Ctx, p []byte) (int, error) {
 	r := &x.resp
 	c := x.conn
 	switch {
@@ -391,7 +235,7 @@ func (st *h2Stream) writeBody(x *Ctx, p []byte) (int, error) {
 		return 0, ErrContentLength
 	}
 	r.written += int64(len(p))
-	if err := st.writeData(p, false); err != nil {
+	if err := w.st.WriteData(p, false); err != nil {
 		c.werr = err
 		return 0, err
 	}
@@ -400,42 +244,23 @@ func (st *h2Stream) writeBody(x *Ctx, p []byte) (int, error) {
 
 // flush has nothing to do: body bytes are queued as they are written, and
 // the connection's writer sends them.
-func (st *h2Stream) flush() error {
-	hc := st.hc
-	hc.mu.Lock()
-	defer hc.mu.Unlock()
-	if st.reset || hc.dead {
-		return errH2StreamClosed
-	}
-	return nil
-}
+func (w *h2Wire) flush() error { return w.st.Err() }
 
 // endResponse ends the stream after the handler: trailers, or an empty
 // DATA frame with END_STREAM. A body shorter than its declared length, or
 // an invalid trailer, resets the stream instead, so that the client does
 // not take the response as complete.
-func (st *h2Stream) endResponse(x *Ctx) {
-	hc := st.hc
+func (w *h2Wire) endResponse(x *Ctx) {
 	r := &x.resp
-	hc.mu.Lock()
-	defer hc.mu.Unlock()
-	if st.sendEnd || st.reset || hc.dead {
-		return
+	switch {
+	case r.badTrailer || r.clen >= 0 && !r.noBody && r.written != r.clen:
+		w.st.Reset()
+	case len(r.trl) == 0:
+		_ = w.st.EndStream()
+	default:
+		w.fields = appendLineFields(w.fields[:0], h2Trailers(r.trl))
+		_ = w.st.WriteTrailers(w.fields)
 	}
-	if r.badTrailer || r.clen >= 0 && !r.noBody && r.written != r.clen {
-		hc.closeStream(st, http2.ErrCodeInternal, true)
-		return
-	}
-	if len(r.trl) == 0 {
-		_ = st.writeDataLocked(nil, true)
-		return
-	}
-	if !hc.waitOutput() {
-		return
-	}
-	st.encodeLines(h2Trailers(r.trl))
-	hc.queueHeaders(st.id, true)
-	st.sendEnd = true
 }
 
 // h2Trailers returns the trailer lines without those RFC 9110 §6.5.1
@@ -461,13 +286,29 @@ func h2Trailers(lines []byte) []byte {
 }
 
 // writeInformational sends a 1xx response.
-func (st *h2Stream) writeInformational(x *Ctx, code int) error {
-	hc := st.hc
-	if !st.lockToSend() {
-		return errH2StreamClosed
+func (w *h2Wire) writeInformational(x *Ctx, code int) error {
+	h := w.head(x, code, true, 0)
+	return w.st.WriteHead(&h, nil, false)
+}
+
+// h2DateNow is the Date value of the current second, for every HTTP/2
+// connection: made once a second.
+var h2DateNow atomic.Pointer[h2DateValue]
+
+type h2DateValue struct {
+	sec int64
+	s   string
+}
+
+// h2Date returns the Date field value for the current second.
+func h2Date() string {
+	sec := clockSec.Load()
+	if v := h2DateNow.Load(); v != nil && v.sec == sec {
+		return v.s
 	}
-	defer hc.mu.Unlock()
-	st.encodeHead(x, code, true, 0)
-	hc.queueHeaders(st.id, false)
-	return nil
+	var d dateCache
+	line := d.at(sec)
+	v := &h2DateValue{sec: sec, s: string(line[len("Date: ") : len(line)-2])}
+	h2DateNow.Store(v)
+	return v.s
 }

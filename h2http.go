@@ -15,15 +15,18 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
+	"github.com/riptide-http/riptide/internal/h2"
 	"golang.org/x/net/http/httpguts"
-	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -36,86 +39,91 @@ type h2Request struct {
 	body h2Body
 }
 
-// serve runs the stream's handler on a worker goroutine and completes the
-// response.
-func (st *h2Stream) serve() {
-	hc := st.hc
-	w := &st.w
-	w.start(st)
-	if hc.native != nil {
-		st.serveNative(hc.native)
-		return
-	}
+// h2CompatDoor serves the streams of a Server whose handler is a compat
+// one (FromHTTP).
+type h2CompatDoor struct {
+	srv *Server
+	h   *h2CompatHandler
+}
+
+// h2Writers pools the streams' ResponseWriters (their buffers are reused;
+// the header map is new per request).
+var h2Writers = sync.Pool{New: func() any { return new(h2Writer) }}
+
+// ServeStream runs the stream's handler and completes the response.
+func (d *h2CompatDoor) ServeStream(st *h2.Stream) {
+	s := d.srv
+	w := h2Writers.Get().(*h2Writer)
+	w.start(s, st)
 	// Counted as the native door counts its streams (h2ctx.go) and
 	// HTTP/1.1 its requests (stats.go).
-	hc.srv.stats.h2Streams.Add(1)
+	s.stats.h2Streams.Add(1)
 	var start int64
-	if hc.srv.cfg.stats {
+	if s.cfg.stats {
 		start = monoNow()
 	}
 	var rq *h2Request
-	if st.tooLarge {
+	if st.HeadTooLarge() {
 		// As net/http: the header list is over the limit.
 		w.header = http.Header{"Content-Type": {"text/plain; charset=utf-8"}}
 		w.WriteHeader(http.StatusRequestHeaderFieldsTooLarge)
 		_, _ = io.WriteString(w, "431 Request Header Fields Too Large\n")
 		w.finish()
-	} else if rq = st.newRequest(); rq == nil {
+	} else if rq = newH2Request(s, st); rq == nil {
 		w.WriteHeader(http.StatusBadRequest)
 		w.finish()
 	} else if rq.req.Method == "OPTIONS" && rq.req.RequestURI == "*" {
 		// As net/http's server does for "OPTIONS *" (RFC 9110 §9.3.7), on
 		// HTTP/2 as on HTTP/1.1 (compat.go).
-		if hc.srv.addsServerHeader(false) {
-			w.Header().Set("Server", hc.srv.Name)
+		if s.addsServerHeader(false) {
+			w.Header().Set("Server", s.Name)
 		}
 		w.Header().Set("Content-Length", "0")
 		w.WriteHeader(http.StatusOK)
 		w.finish()
-	} else if hc.callHandler(w, &rq.req) {
+	} else if w.rq = rq; d.callHandler(w, &rq.req) {
 		w.finish()
 	}
 	if rq != nil {
 		rq.end()
 	}
-	if hc.srv.cfg.stats {
+	if s.cfg.stats {
 		status := w.status
 		if !w.wroteHeader {
 			status = 500 // the handler panicked before its head
 		}
-		hc.shard.observe(status, true, start)
+		s.pickShard().observe(status, true, start)
 	}
 	w.end()
-	hc.handlerDone(st)
+	h2Writers.Put(w)
 }
 
 // callHandler runs the handler and reports whether it returned normally.
 // A panicking handler's stream is reset (as net/http's HTTP/2 does);
 // h2CompatHandler has logged the panic.
-func (hc *h2Conn) callHandler(w *h2Writer, r *http.Request) (ok bool) {
+func (d *h2CompatDoor) callHandler(w *h2Writer, r *http.Request) (ok bool) {
 	defer func() { _ = recover() }()
-	hc.h.ServeHTTP(w, r)
+	d.h.ServeHTTP(w, r)
 	return true
 }
 
 // newRequest builds the stream's *http.Request; nil for a target net/http
 // would refuse.
-func (st *h2Stream) newRequest() *h2Request {
-	hc := st.hc
+func newH2Request(s *Server, st *h2.Stream) *h2Request {
 	rq := new(h2Request)
 	r := &rq.req
-	r.Method = st.method
+	r.Method = st.Method()
 	r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/2.0", 2, 0
-	if st.method == "CONNECT" {
-		rq.url.Host = st.authority
-		r.RequestURI = st.authority
-	} else if !rq.setURL(st.path) {
+	if r.Method == "CONNECT" {
+		rq.url.Host = st.Authority()
+		r.RequestURI = st.Authority()
+	} else if !rq.setURL(st.Path()) {
 		return nil
 	} else {
-		r.RequestURI = st.path
+		r.RequestURI = st.Path()
 	}
 	r.URL = &rq.url
-	r.Header = h2Header(st.fields)
+	r.Header = h2Header(st.Fields())
 	// As net/http's HTTP/2 server: Expect: 100-continue is answered by the
 	// server (h2Body.Read) and removed, and the Trailer announcement moves
 	// from Header to Trailer, body or not.
@@ -128,30 +136,25 @@ func (st *h2Stream) newRequest() *h2Request {
 		r.Trailer = declaredTrailers(tv)
 		delete(r.Header, "Trailer")
 	}
-	r.Host = st.authority
+	r.Host = st.Authority()
 	if r.Host == "" {
 		r.Host = r.Header.Get("Host")
 	}
-	r.RemoteAddr = hc.remoteAddr
-	r.TLS = hc.tls
+	r.RemoteAddr = st.RemoteAddrString()
+	r.TLS = st.TLS()
 	switch {
-	case st.endAtOpen:
+	case !st.HasBody():
 		r.Body = http.NoBody
 	default:
-		r.ContentLength = st.declLen
+		r.ContentLength = st.ContentLength()
 		rq.body.rq, rq.body.st = rq, st
 		rq.body.continues = continues
 		r.Body = &rq.body
 	}
-	rq.ctx.laddr = hc.localAddr
-	rq.ctx.srv = hc.srv.httpServer()
+	rq.ctx.laddr = st.LocalAddr()
+	rq.ctx.srv = s.httpServer()
 	setRequestContext(r, &rq.ctx)
-	hc.mu.Lock()
-	st.rctx = &rq.ctx
-	if st.reset {
-		rq.ctx.cancel()
-	}
-	hc.mu.Unlock()
+	st.OnReset(&rq.ctx)
 	return rq
 }
 
@@ -232,13 +235,16 @@ func (c *h2ReqCtx) Done() <-chan struct{} {
 	return ch
 }
 
+// StreamReset cancels the context: the stream was reset (h2.ResetNotifier).
+func (c *h2ReqCtx) StreamReset() { c.cancel() }
+
 // String names the context.
 func (c *h2ReqCtx) String() string { return "riptide.h2RequestContext" }
 
 // h2Body is Request.Body of a stream that has one.
 type h2Body struct {
 	rq       *h2Request
-	st       *h2Stream
+	st       *h2.Stream
 	ended    atomic.Bool
 	closed   atomic.Bool
 	trailers bool
@@ -253,9 +259,12 @@ func (b *h2Body) Read(p []byte) (int, error) {
 	}
 	if b.continues {
 		b.continues = false
-		b.st.send100Continue()
+		b.st.Send100Continue()
 	}
-	n, err := b.st.readBody(p)
+	n, err := b.st.ReadBody(p)
+	if err == h2.ErrBodyClosed {
+		err = ErrBodyReadAfterClose
+	}
 	if err == io.EOF && !b.trailers {
 		b.trailers = true
 		b.mergeTrailers()
@@ -263,27 +272,9 @@ func (b *h2Body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// send100Continue sends "100 Continue" unless the response head is out.
-func (st *h2Stream) send100Continue() {
-	hc := st.hc
-	if !st.lockToSend() {
-		return
-	}
-	defer hc.mu.Unlock()
-	if st.w.sentHeader || st.w.sent100 {
-		return
-	}
-	st.w.sent100 = true
-	hc.encodeField(":status", "100")
-	hc.queueHeaders(st.id, false)
-}
-
 // mergeTrailers fills Request.Trailer from the trailing HEADERS.
 func (b *h2Body) mergeTrailers() {
-	st := b.st
-	st.hc.mu.Lock()
-	ts := st.trailers
-	st.hc.mu.Unlock()
+	ts := b.st.Trailers()
 	if len(ts) == 0 {
 		return
 	}
@@ -304,29 +295,16 @@ func (b *h2Body) mergeTrailers() {
 // would keep the stream's trailers from ever being sent.
 func (b *h2Body) Close() error {
 	b.closed.Store(true)
-	hc := b.st.hc
-	hc.mu.Lock()
-	// ended is stored before handlerDone takes hc.mu, and the stream is
-	// only reused after handlerDone: if ended is still false here, st is
-	// still this request's stream.
-	if !b.ended.Load() {
-		st := b.st
-		st.bodyClosed = true
-		n := len(st.rbuf) - st.roff
-		st.bodyDrained()
-		if n > 0 {
-			hc.consumed(st, n)
-		}
-		hc.cond.Broadcast()
-	}
-	hc.mu.Unlock()
+	b.st.CloseBody(&b.ended)
 	return nil
 }
 
-// h2Writer is the http.ResponseWriter of a stream. It lives in the pooled
-// h2Stream; its header map is new per request (a handler may keep it).
+// h2Writer is the http.ResponseWriter of a stream. Pooled (h2Writers);
+// its header map is new per request (a handler may keep it).
 type h2Writer struct {
-	st     *h2Stream
+	srv    *Server
+	st     *h2.Stream
+	rq     *h2Request // the request, for CloseNotify
 	header http.Header
 	snap   http.Header // the header as it was at WriteHeader (net/http's rule)
 	status int
@@ -335,12 +313,10 @@ type h2Writer struct {
 	wroteHeader bool // the final status is set
 	sentHeader  bool // the HEADERS frame is queued
 	done        bool // finish ran
-	sent100     bool // a 100 Continue went out (hc.mu)
 	head        bool // HEAD request: no body is sent
 	clen        int64
 	written     int64
-	clenBuf     [20]byte
-	lower       []byte // a lower-cased field name (h2ctx.go)
+	fields      []h2.Field // the head being sent, reused
 }
 
 var (
@@ -349,20 +325,20 @@ var (
 	_ io.StringWriter     = (*h2Writer)(nil)
 )
 
-// reuse keeps old's buffer for the next request.
-func (w *h2Writer) reuse(old *h2Writer) { w.buf, w.lower = old.buf[:0], old.lower[:0] }
-
-func (w *h2Writer) start(st *h2Stream) {
-	w.st = st
+func (w *h2Writer) start(s *Server, st *h2.Stream) {
+	w.srv, w.st, w.rq = s, st, nil
 	w.header, w.snap = nil, nil
 	w.status = 0
-	w.wroteHeader, w.sentHeader, w.done, w.sent100 = false, false, false, false
-	w.head = st.method == "HEAD"
+	w.wroteHeader, w.sentHeader, w.done = false, false, false
+	w.head = st.Method() == "HEAD"
 	w.clen, w.written = -1, 0
 	w.buf = w.buf[:0]
 }
 
 func (w *h2Writer) end() {
+	w.srv, w.st, w.rq = nil, nil, nil
+	clear(w.fields)
+	w.fields = w.fields[:0]
 	w.header, w.snap = nil, nil
 	if cap(w.buf) > 64<<10 {
 		w.buf = nil
@@ -428,7 +404,7 @@ func (w *h2Writer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if !w.sentHeader {
-		if len(w.buf)+len(p) <= w.st.hc.srv.cfg.writeBuf {
+		if len(w.buf)+len(p) <= w.srv.cfg.writeBuf {
 			w.buf = append(w.buf, p...)
 			return len(p), nil
 		}
@@ -436,7 +412,7 @@ func (w *h2Writer) Write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	if err := w.st.writeData(p, false); err != nil {
+	if err := w.st.WriteData(p, false); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -465,24 +441,10 @@ func (w *h2Writer) FlushError() error {
 }
 
 // SetReadDeadline bounds the handler's body reads (http.ResponseController).
-func (w *h2Writer) SetReadDeadline(t time.Time) error {
-	st := w.st
-	st.hc.mu.Lock()
-	st.readDeadline, st.deadlineSet = t, true
-	st.hc.cond.Broadcast()
-	st.hc.mu.Unlock()
-	return nil
-}
+func (w *h2Writer) SetReadDeadline(t time.Time) error { return w.st.SetReadDeadline(t) }
 
 // SetWriteDeadline bounds the handler's writes (http.ResponseController).
-func (w *h2Writer) SetWriteDeadline(t time.Time) error {
-	st := w.st
-	st.hc.mu.Lock()
-	st.writeDeadline = t
-	st.hc.cond.Broadcast()
-	st.hc.mu.Unlock()
-	return nil
-}
+func (w *h2Writer) SetWriteDeadline(t time.Time) error { return w.st.SetWriteDeadline(t) }
 
 // EnableFullDuplex reports success: an HTTP/2 stream always lets a handler
 // read the request body while it writes the response.
@@ -493,34 +455,25 @@ func (w *h2Writer) EnableFullDuplex() error { return nil }
 // final set the handler has returned: the body is whole, so its length is
 // sent, and the stream ends unless trailers follow.
 func (w *h2Writer) sendHead(final bool, next []byte) error {
-	st := w.st
-	hc := st.hc
 	trailers := final && w.hasTrailers()
-	if !st.lockToSend() {
-		return errH2StreamClosed
-	}
-	defer hc.mu.Unlock()
 	body := w.buf
 	if w.head || !h1.BodyAllowed(w.status) {
 		body = nil
 	}
-	endNow := final && len(body) == 0 && !trailers
-	w.encodeHead(w.status, final, next)
-	hc.queueHeaders(st.id, endNow)
-	w.sentHeader = true
-	if endNow {
-		st.sendEnd = true
-		return nil
-	}
-	err := st.writeDataLocked(body, final && !trailers)
+	h := w.encodeHead(w.status, final, next)
+	err := w.st.WriteHead(&h, body, final && !trailers)
+	// The head is out unless the stream was gone before it (a write that
+	// timed out waiting for window sent it).
+	w.sentHeader = err == nil || err == os.ErrDeadlineExceeded
 	w.buf = w.buf[:0]
 	return err
 }
 
-// encodeHead encodes :status and the header map into hc.hbuf (hc.mu held).
-func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
-	hc := w.st.hc
-	hc.encodeField(":status", h2StatusText(status))
+// encodeHead builds the head: :status and the header map, Date, a sniffed
+// Content-Type and Content-Length.
+func (w *h2Writer) encodeHead(status int, final bool, next []byte) h2.Head {
+	hd := h2.Head{Status: status, ContentLength: -1}
+	fields := w.fields[:0]
 	sawDate, sawType := false, false
 	h := w.header
 	if status >= 200 {
@@ -543,30 +496,28 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) {
 		name := h2LowerName(k)
 		for _, v := range vs {
 			if h1.ValidHeaderValue(v) {
-				hc.encodeField(name, v)
+				fields = append(fields, h2.Field{Name: name, Value: v})
 			}
 		}
 	}
-	if status < 200 {
-		return
-	}
-	if !sawDate {
-		hc.encodeField("date", hc.dateValue())
-	}
-	if !sawType && h1.BodyAllowed(status) && !w.hasEncoding() {
-		if data := w.sniffData(next); len(data) > 0 {
-			hc.encodeField("content-type", http.DetectContentType(data))
+	if status >= 200 {
+		if !sawDate {
+			fields = append(fields, h2.Field{Name: "date", Value: h2Date()})
 		}
+		if !sawType && h1.BodyAllowed(status) && !w.hasEncoding() {
+			if data := w.sniffData(next); len(data) > 0 {
+				fields = append(fields, h2.Field{Name: "content-type", Value: http.DetectContentType(data)})
+			}
+		}
+		clen := w.clen
+		if final && clen < 0 && h1.BodyAllowed(status) && (!w.head || w.written > 0) {
+			clen = w.written
+		}
+		hd.ContentLength = clen
 	}
-	clen := w.clen
-	if final && clen < 0 && h1.BodyAllowed(status) && (!w.head || w.written > 0) {
-		clen = w.written
-	}
-	if clen >= 0 {
-		b := strconv.AppendInt(w.clenBuf[:0], clen, 10)
-		// Never indexed: the string is a view of a reused buffer.
-		_ = hc.enc.WriteField(h2Field{Name: "content-length", Value: unsafe.String(&b[0], len(b)), Sensitive: true})
-	}
+	w.fields = fields
+	hd.Fields = fields
+	return hd
 }
 
 // hasEncoding reports a Content-Encoding the handler set (no sniffing then).
@@ -614,17 +565,8 @@ func (w *h2Writer) hasTrailers() bool {
 
 // sendInformational sends a 1xx response with the header fields set so far.
 func (w *h2Writer) sendInformational(code int) {
-	st := w.st
-	hc := st.hc
-	if !st.lockToSend() {
-		return
-	}
-	defer hc.mu.Unlock()
-	if code == http.StatusContinue {
-		w.sent100 = true // not again on the first body read
-	}
-	w.encodeHead(code, false, nil)
-	hc.queueHeaders(st.id, false)
+	h := w.encodeHead(code, false, nil)
+	_ = w.st.WriteHead(&h, nil, false)
 }
 
 // finish completes the response after the handler returned: the head if
@@ -639,7 +581,7 @@ func (w *h2Writer) finish() {
 		if !w.sentHeader {
 			_ = w.sendHead(false, nil)
 		}
-		w.st.abort()
+		w.st.Reset()
 		w.done = true
 		return
 	}
@@ -649,29 +591,19 @@ func (w *h2Writer) finish() {
 			return
 		}
 	} else if !w.hasTrailers() {
-		_ = w.st.writeData(nil, true)
+		_ = w.st.EndStream()
 	}
-	if w.hasTrailers() && !w.st.sendEnd {
-		w.sendTrailers()
+	if w.hasTrailers() {
+		w.sendTrailers() // unless the stream has ended
 	}
 	w.done = true
-}
-
-// abort resets the stream with INTERNAL_ERROR unless it is already over.
-func (st *h2Stream) abort() {
-	hc := st.hc
-	hc.mu.Lock()
-	defer hc.mu.Unlock()
-	if st.inTable && !st.reset {
-		hc.closeStream(st, http2.ErrCodeInternal, true)
-	}
 }
 
 // CloseNotify implements the deprecated http.CloseNotifier: the channel
 // receives true when the request's Context is done.
 func (w *h2Writer) CloseNotify() <-chan bool {
 	ch := make(chan bool, 1)
-	done := w.st.rctx.Done()
+	done := w.rq.ctx.Done()
 	go func() {
 		<-done
 		ch <- true
@@ -682,12 +614,7 @@ func (w *h2Writer) CloseNotify() <-chan bool {
 // sendTrailers sends the trailer fields as a HEADERS frame ending the
 // stream; names RFC 9110 §6.5.1 forbids in trailers are dropped.
 func (w *h2Writer) sendTrailers() {
-	st := w.st
-	hc := st.hc
-	if !st.lockToSend() {
-		return
-	}
-	defer hc.mu.Unlock()
+	w.fields = w.fields[:0]
 	for _, v := range w.snap["Trailer"] {
 		for name := range strings.SplitSeq(v, ",") {
 			name = textproto.CanonicalMIMEHeaderKey(textproto.TrimString(name))
@@ -705,51 +632,51 @@ func (w *h2Writer) sendTrailers() {
 			}
 		}
 	}
-	hc.queueHeaders(st.id, true)
-	st.sendEnd = true
+	_ = w.st.WriteTrailers(w.fields)
 }
 
 func (w *h2Writer) encodeTrailer(name string, vs []string) {
 	lname := h2LowerName(name)
 	for _, v := range vs {
 		if h1.ValidHeaderValue(v) {
-			w.st.hc.encodeField(lname, v)
+			w.fields = append(w.fields, h2.Field{Name: lname, Value: v})
 		}
 	}
 }
 
-// dateValue returns the Date header value for the current second.
-func (hc *h2Conn) dateValue() string {
-	sec := clockSec.Load()
-	if sec != hc.dateSec || hc.dateStr == "" {
-		line := hc.date.at(sec)
-		hc.dateStr = string(line[len("Date: ") : len(line)-2])
-		hc.dateSec = sec
+// h2LowerName returns the lower-case field name for an http.Header key,
+// without allocating for common names.
+func h2LowerName(k string) string {
+	switch k {
+	case "Content-Type":
+		return "content-type"
+	case "Content-Length":
+		return "content-length"
+	case "Date":
+		return "date"
+	case "Server":
+		return "server"
+	case "Cache-Control":
+		return "cache-control"
+	case "Set-Cookie":
+		return "set-cookie"
+	case "Content-Encoding":
+		return "content-encoding"
+	case "Vary":
+		return "vary"
+	case "Etag":
+		return "etag"
+	case "Last-Modified":
+		return "last-modified"
+	case "Location":
+		return "location"
+	case "Grpc-Status":
+		return "grpc-status"
+	case "Grpc-Message":
+		return "grpc-message"
 	}
-	return hc.dateStr
-}
-
-// h2StatusText returns the :status value for code.
-func h2StatusText(code int) string {
-	switch code {
-	case 200:
-		return "200"
-	case 204:
-		return "204"
-	case 206:
-		return "206"
-	case 301:
-		return "301"
-	case 302:
-		return "302"
-	case 304:
-		return "304"
-	case 400:
-		return "400"
-	case 404:
-		return "404"
-	case 500:
-		return "500"
+	if ascii.IsLower(k) {
+		return k
 	}
-	return strconv.Itoa(code)
+	return strings.ToLower(k)
 }

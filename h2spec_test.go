@@ -10,7 +10,7 @@ package riptide_test
 //
 //	target            h2c        TLS
 //	net/http          140/145    141/145   (baseline)
-//	riptide native    145/145    145/145   (its own connection loop, h2conn.go)
+//	riptide native    145/145    145/145   (its own connection engine, internal/h2)
 //	riptide compat    145/145    145/145
 //
 // net/http's failures are explained at the constants below. Reproduce with

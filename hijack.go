@@ -3,6 +3,8 @@ package riptide
 import (
 	"net"
 	"time"
+
+	"github.com/riptide-http/riptide/internal/h2"
 )
 
 // Hijack takes over the connection, for websockets and other protocols
@@ -21,7 +23,7 @@ func (x *Ctx) Hijack() (net.Conn, []byte, error) {
 	if c.hijacked {
 		return nil, nil, ErrHijacked
 	}
-	if _, ok := c.nc.(*h2Stream); ok {
+	if _, ok := c.nc.(*h2.Stream); ok {
 		return nil, nil, ErrHijackHTTP2
 	}
 	x.stopWatch(false)

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/netip"
 
+	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 	"github.com/riptide-http/riptide/proxyproto"
 )
@@ -209,8 +210,8 @@ func proxyConnOf(nc net.Conn) *proxyConn {
 			return t
 		case *tls.Conn:
 			nc = t.NetConn()
-		case *h2Stream:
-			nc = t.hc.nc
+		case *h2.Stream:
+			nc = t.NetConn()
 		default:
 			return nil
 		}

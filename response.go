@@ -292,19 +292,7 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 }
 
 // parseUint parses a Content-Length value: 1 to 18 ASCII digits.
-func parseUint[V ~string | ~[]byte](v V) (int64, bool) {
-	if len(v) == 0 || len(v) > 18 {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(v[i]-'0')
-	}
-	return n, true
-}
+func parseUint[V ~string | ~[]byte](v V) (int64, bool) { return ascii.ParseLength(v) }
 
 // SetContentLength declares the body length, so a streamed body is sent
 // with Content-Length instead of chunked. Writing more fails with

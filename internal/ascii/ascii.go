@@ -206,3 +206,28 @@ func ParseDigits(b []byte) (n int64, ok bool) {
 	}
 	return n, true
 }
+
+// IsLower reports whether s has no upper-case ASCII letter.
+func IsLower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseLength parses a Content-Length value: 1 to 18 ASCII digits.
+func ParseLength[V ~string | ~[]byte](v V) (int64, bool) {
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(v[i]-'0')
+	}
+	return n, true
+}

@@ -1,9 +1,9 @@
-package riptide
+package h2
 
-// The write side of riptide's HTTP/2 connection: every goroutine that has
+// The write side of the HTTP/2 connection: every goroutine that has
 // something to send (the connection's reader answering SETTINGS and PING,
 // stream handlers sending HEADERS and DATA) appends whole frames to the
-// connection's output buffer under h2Conn.mu; one writer goroutine per
+// connection's output buffer under Conn.mu; one writer goroutine per
 // connection swaps the buffer out and writes it with a single Write. Frames
 // queued by many streams while a write is in progress go out together in
 // the next one: one write per batch, not per frame.
@@ -39,8 +39,8 @@ const h2MaxOutput = 256 << 10
 // control frames. Past it the connection gets GOAWAY(ENHANCE_YOUR_CALM).
 const h2MaxControlBytes = 128 << 10
 
-// appendFrameHeader appends a frame header (RFC 9113 §4.1).
-func appendFrameHeader(b []byte, length int, typ http2.FrameType, flags http2.Flags, id uint32) []byte {
+// AppendFrameHeader appends a frame header (RFC 9113 §4.1).
+func AppendFrameHeader(b []byte, length int, typ http2.FrameType, flags http2.Flags, id uint32) []byte {
 	return append(b, byte(length>>16), byte(length>>8), byte(length), byte(typ), byte(flags),
 		byte(id>>24)&0x7f, byte(id>>16), byte(id>>8), byte(id))
 }
@@ -63,7 +63,7 @@ func (w *h2ByteWriter) Write(p []byte) (int, error) {
 // the connection's budget (h2MaxControlBytes). It reports false, having
 // queued GOAWAY(ENHANCE_YOUR_CALM) and ended the connection, when the
 // budget is spent: the frame must not be queued.
-func (hc *h2Conn) chargeControl(n int) bool {
+func (hc *Conn) chargeControl(n int) bool {
 	if hc.dead {
 		return false
 	}
@@ -76,41 +76,43 @@ func (hc *h2Conn) chargeControl(n int) bool {
 	return false
 }
 
-func (hc *h2Conn) queueSettingsAck() {
+func (hc *Conn) queueSettingsAck() {
 	if !hc.chargeControl(9) {
 		return
 	}
-	hc.out = appendFrameHeader(hc.out, 0, http2.FrameSettings, http2.FlagSettingsAck, 0)
+	hc.out = AppendFrameHeader(hc.out, 0, http2.FrameSettings, http2.FlagSettingsAck, 0)
 	hc.wakeWriter()
 }
 
-func (hc *h2Conn) queuePingAck(data [8]byte) {
+func (hc *Conn) queuePingAck(data [8]byte) {
 	if !hc.chargeControl(17) {
 		return
 	}
-	hc.out = appendFrameHeader(hc.out, 8, http2.FramePing, http2.FlagPingAck, 0)
+	hc.out = AppendFrameHeader(hc.out, 8, http2.FramePing, http2.FlagPingAck, 0)
 	hc.out = append(hc.out, data[:]...)
 	hc.wakeWriter()
 }
 
-func (hc *h2Conn) queueWindowUpdate(id uint32, n uint32) {
-	hc.out = appendFrameHeader(hc.out, 4, http2.FrameWindowUpdate, 0, id)
+func (hc *Conn) queueWindowUpdate(id uint32, n uint32) {
+	hc.out = AppendFrameHeader(hc.out, 4, http2.FrameWindowUpdate, 0, id)
 	hc.out = appendUint32(hc.out, n)
 	hc.wakeWriter()
 }
 
-func (hc *h2Conn) queueRST(id uint32, code http2.ErrCode) {
+func (hc *Conn) queueRST(id uint32, code http2.ErrCode) {
 	if !hc.chargeControl(13) {
 		return
 	}
-	hc.srv.stats.h2Resets.Add(1)
-	hc.out = appendFrameHeader(hc.out, 4, http2.FrameRSTStream, 0, id)
+	if c := hc.cfg.Resets; c != nil {
+		c.Add(1)
+	}
+	hc.out = AppendFrameHeader(hc.out, 4, http2.FrameRSTStream, 0, id)
 	hc.out = appendUint32(hc.out, uint32(code))
 	hc.wakeWriter()
 }
 
-func (hc *h2Conn) queueGoAway(last uint32, code http2.ErrCode) {
-	hc.out = appendFrameHeader(hc.out, 8, http2.FrameGoAway, 0, 0)
+func (hc *Conn) queueGoAway(last uint32, code http2.ErrCode) {
+	hc.out = AppendFrameHeader(hc.out, 8, http2.FrameGoAway, 0, 0)
 	hc.out = appendUint32(hc.out, last)
 	hc.out = appendUint32(hc.out, uint32(code))
 	hc.goAwaySent = true
@@ -118,19 +120,19 @@ func (hc *h2Conn) queueGoAway(last uint32, code http2.ErrCode) {
 }
 
 // queueData appends one DATA frame; flow control is the caller's job.
-func (hc *h2Conn) queueData(id uint32, p []byte, end bool) {
+func (hc *Conn) queueData(id uint32, p []byte, end bool) {
 	var flags http2.Flags
 	if end {
 		flags = http2.FlagDataEndStream
 	}
-	hc.out = appendFrameHeader(hc.out, len(p), http2.FrameData, flags, id)
+	hc.out = AppendFrameHeader(hc.out, len(p), http2.FrameData, flags, id)
 	hc.out = append(hc.out, p...)
 	hc.wakeWriter()
 }
 
 // queueHeaders appends the header block in hc.hbuf as a HEADERS frame and
 // as many CONTINUATION frames as the peer's frame size requires.
-func (hc *h2Conn) queueHeaders(id uint32, end bool) {
+func (hc *Conn) queueHeaders(id uint32, end bool) {
 	block := hc.hbuf.b
 	max := int(hc.peerMaxFrame)
 	typ := http2.FrameHeaders
@@ -143,7 +145,7 @@ func (hc *h2Conn) queueHeaders(id uint32, end bool) {
 		if first && end {
 			flags |= http2.FlagHeadersEndStream
 		}
-		hc.out = appendFrameHeader(hc.out, n, typ, flags, id)
+		hc.out = AppendFrameHeader(hc.out, n, typ, flags, id)
 		hc.out = append(hc.out, block[:n]...)
 		block = block[n:]
 		typ = http2.FrameContinuation
@@ -153,12 +155,12 @@ func (hc *h2Conn) queueHeaders(id uint32, end bool) {
 }
 
 // encodeField adds one field to the header block being built in hc.hbuf.
-func (hc *h2Conn) encodeField(name, value string) {
+func (hc *Conn) encodeField(name, value string) {
 	_ = hc.enc.WriteField(hpack.HeaderField{Name: name, Value: value})
 }
 
 // wakeWriter tells the writer goroutine there is output.
-func (hc *h2Conn) wakeWriter() {
+func (hc *Conn) wakeWriter() {
 	select {
 	case hc.writeReady <- struct{}{}:
 	default:
@@ -167,7 +169,7 @@ func (hc *h2Conn) wakeWriter() {
 
 // waitOutput blocks (hc.mu held) while the output buffer is over its cap.
 // It reports false when the connection is gone.
-func (hc *h2Conn) waitOutput() bool {
+func (hc *Conn) waitOutput() bool {
 	for len(hc.out) > h2MaxOutput && !hc.dead {
 		hc.cond.Wait()
 	}
@@ -184,7 +186,7 @@ const h2GatherYields = 4
 // write instead of one write per response. The writer yields while the
 // output grows; a handler that blocks, or runs long, adds nothing during
 // a yield, and the batch goes out without it.
-func (hc *h2Conn) gather() {
+func (hc *Conn) gather() {
 	for i := 0; i < h2GatherYields && hc.running > 0 && !hc.dead; i++ {
 		n := len(hc.out)
 		hc.mu.Unlock()
@@ -199,7 +201,7 @@ func (hc *h2Conn) gather() {
 // writeLoop is the connection's writer goroutine: it writes whatever was
 // queued, one Write per batch, until the connection is dead and its output
 // is out (or a write fails).
-func (hc *h2Conn) writeLoop() {
+func (hc *Conn) writeLoop() {
 	defer close(hc.writerDone)
 	var buf []byte
 	for {
@@ -219,12 +221,12 @@ func (hc *h2Conn) writeLoop() {
 		dead := hc.dead  // teardown set the final deadline
 		hc.mu.Unlock()
 
-		if d := hc.srv.cfg.write; d > 0 && !dead {
+		if d := hc.cfg.WriteTimeout; d > 0 && !dead {
 			_ = hc.nc.SetWriteDeadline(time.Now().Add(d))
 		}
 		n, err := hc.nc.Write(buf)
-		if hc.srv.cfg.stats {
-			hc.shard.bytesOut.Add(uint64(n))
+		if hc.bytesOut != nil {
+			hc.bytesOut.Add(uint64(n))
 		}
 
 		hc.mu.Lock()

@@ -1,6 +1,6 @@
-package riptide
+package h2
 
-// Keepalive PINGs (HTTP2Config.SendPingTimeout and PingTimeout): after
+// Keepalive PINGs (Config.SendPingTimeout and PingTimeout): after
 // SendPingTimeout without a frame from the client the server sends a PING;
 // a client that does not acknowledge it within PingTimeout has its
 // connection closed.
@@ -24,9 +24,9 @@ type h2Ping struct {
 }
 
 // startPing arms the keepalive when the configuration asks for it.
-func (hc *h2Conn) startPing() {
-	cfg := hc.srv.HTTP2
-	if cfg == nil || cfg.SendPingTimeout <= 0 {
+func (hc *Conn) startPing() {
+	cfg := hc.cfg
+	if cfg.SendPingTimeout <= 0 {
 		return
 	}
 	p := &h2Ping{send: cfg.SendPingTimeout, timeout: cfg.PingTimeout}
@@ -41,21 +41,21 @@ func (hc *h2Conn) startPing() {
 }
 
 // frameRead records activity from the client.
-func (hc *h2Conn) frameRead() {
+func (hc *Conn) frameRead() {
 	if p := hc.ping; p != nil {
 		p.lastRead.Store(time.Now().UnixNano())
 	}
 }
 
 // pingAcked takes the client's acknowledgement (hc.mu held).
-func (hc *h2Conn) pingAcked(data [8]byte) {
+func (hc *Conn) pingAcked(data [8]byte) {
 	if p := hc.ping; p != nil && data == h2PingData {
 		p.sentAt = time.Time{}
 	}
 }
 
 // pingCheck runs on the keepalive timer.
-func (hc *h2Conn) pingCheck() {
+func (hc *Conn) pingCheck() {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
 	p := hc.ping
@@ -76,7 +76,7 @@ func (hc *h2Conn) pingCheck() {
 		p.timer.Reset(p.send - silent)
 		return
 	}
-	hc.out = appendFrameHeader(hc.out, 8, http2.FramePing, 0, 0)
+	hc.out = AppendFrameHeader(hc.out, 8, http2.FramePing, 0, 0)
 	hc.out = append(hc.out, h2PingData[:]...)
 	hc.wakeWriter()
 	p.sentAt = now

@@ -1,6 +1,6 @@
-package riptide
+package h2
 
-// Header blocks of riptide's HTTP/2 connection: HEADERS and CONTINUATION
+// Header blocks of the HTTP/2 connection: HEADERS and CONTINUATION
 // frames are read without the Framer's per-frame allocations and their
 // fragments decoded as they arrive, by one HPACK decoder per connection
 // into a field slice reused for every block. Decoding applies the header
@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -40,7 +41,7 @@ func (b *h2Block) regular() []hpack.HeaderField { return b.fields[b.nPseudo:] }
 
 // initHeaders sets up the connection's HPACK decoder; its emit function is
 // bound once, so decoding allocates nothing but literal strings.
-func (hc *h2Conn) initHeaders() {
+func (hc *Conn) initHeaders() {
 	hc.hdec = hpack.NewDecoder(h2HeaderTableSize, hc.emitField)
 	hc.hdec.SetMaxStringLength(int(hc.headerListSize()))
 	// hpayload is sized on the first header frame (readHeaderFrame): an
@@ -51,7 +52,7 @@ func (hc *h2Conn) initHeaders() {
 // (the Framer checked its size and order) and decodes its fragment; at the
 // end of the block the request is handled. It reports whether the
 // connection goes on.
-func (hc *h2Conn) readHeaderFrame(fh http2.FrameHeader) bool {
+func (hc *Conn) readHeaderFrame(fh http2.FrameHeader) bool {
 	if cap(hc.hpayload) < int(fh.Length) {
 		// At least 1 KiB, so that growing header blocks do not allocate
 		// at every frame; HEADERS of real requests rarely need more.
@@ -112,7 +113,7 @@ func (hc *h2Conn) readHeaderFrame(fh http2.FrameHeader) bool {
 
 // startBlock begins a block from a HEADERS frame payload: padding and
 // priority are taken off, and the fragment returned.
-func (hc *h2Conn) startBlock(fh http2.FrameHeader, p []byte) ([]byte, bool) {
+func (hc *Conn) startBlock(fh http2.FrameHeader, p []byte) ([]byte, bool) {
 	b := &hc.block
 	b.id, b.endStream = fh.StreamID, fh.Flags.Has(http2.FlagHeadersEndStream)
 	b.fields, b.nPseudo = b.fields[:0], 0
@@ -141,7 +142,7 @@ func (hc *h2Conn) startBlock(fh http2.FrameHeader, p []byte) ([]byte, bool) {
 }
 
 // emitField takes one decoded field (the HPACK decoder's emit function).
-func (hc *h2Conn) emitField(f hpack.HeaderField) {
+func (hc *Conn) emitField(f hpack.HeaderField) {
 	b := &hc.block
 	switch {
 	case !h1.ValidHeaderValue(f.Value):
@@ -152,7 +153,7 @@ func (hc *h2Conn) emitField(f hpack.HeaderField) {
 		b.invalid = b.invalid || b.sawRegular
 	default:
 		b.sawRegular = true
-		b.invalid = b.invalid || !h1.ValidHeaderName(f.Name) || !lowerASCII(f.Name)
+		b.invalid = b.invalid || !h1.ValidHeaderName(f.Name) || !ascii.IsLower(f.Name)
 	}
 	if b.invalid {
 		hc.hdec.SetEmitEnabled(false)

@@ -1,4 +1,4 @@
-package riptide
+package h2
 
 // HTTP/2 flow control (RFC 9113 §5.2, §6.9) for riptide's connection loop.
 // Receiving: the client may send as much request body as the windows the
@@ -6,7 +6,7 @@ package riptide
 // and only what handlers have read is granted back (WINDOW_UPDATE), so the
 // connection window bounds the request body one connection can make the
 // server hold. Sending: response DATA waits for both the stream's and the
-// connection's send windows. Everything here runs with h2Conn.mu held.
+// connection's send windows. Everything here runs with Conn.mu held.
 
 import (
 	"golang.org/x/net/http2"
@@ -16,7 +16,7 @@ const h2MaxWindow = 1<<31 - 1
 
 // onData takes a DATA frame: flow-control accounting, then the payload is
 // appended to its stream's body buffer.
-func (hc *h2Conn) onData(f *http2.DataFrame) error {
+func (hc *Conn) onData(f *http2.DataFrame) error {
 	id := f.StreamID
 	size := int64(f.Length) // padding counts too
 	hc.recvWindow -= size
@@ -71,7 +71,7 @@ func (hc *h2Conn) onData(f *http2.DataFrame) error {
 // the stream window the server advertised (the client may not send more
 // than was granted, and only what the handler read is granted back) plus
 // a frame.
-func (st *h2Stream) appendBody(data []byte) {
+func (st *Stream) appendBody(data []byte) {
 	switch {
 	case st.roff == len(st.rbuf):
 		st.rbuf, st.roff = st.rbuf[:0], 0
@@ -97,7 +97,7 @@ const h2KeepBody = 64 << 10
 
 // bodyDrained empties the stream's body buffer once all of it is read
 // (or discarded).
-func (st *h2Stream) bodyDrained() {
+func (st *Stream) bodyDrained() {
 	st.roff = 0
 	if cap(st.rbuf) > h2KeepBody {
 		st.rbuf = nil
@@ -108,7 +108,7 @@ func (st *h2Stream) bodyDrained() {
 
 // endOfRequest marks the request stream ended (END_STREAM), checking the
 // declared Content-Length (RFC 9113 §8.1.1).
-func (hc *h2Conn) endOfRequest(st *h2Stream) error {
+func (hc *Conn) endOfRequest(st *Stream) error {
 	st.recvEnd = true
 	hc.cond.Broadcast()
 	if st.declLen >= 0 && st.recvd != st.declLen {
@@ -123,7 +123,7 @@ func (hc *h2Conn) endOfRequest(st *h2Stream) error {
 
 // consumed grants back n body bytes a handler has read, in batches of a
 // quarter window so that a stream costs few WINDOW_UPDATE frames.
-func (hc *h2Conn) consumed(st *h2Stream, n int) {
+func (hc *Conn) consumed(st *Stream, n int) {
 	hc.grantConn(int64(n))
 	st.unacked += int64(n)
 	if !st.recvEnd && !st.reset && st.unacked >= int64(hc.streamWindow)/4 {
@@ -134,7 +134,7 @@ func (hc *h2Conn) consumed(st *h2Stream, n int) {
 }
 
 // grantConn gives n bytes of connection window back to the client.
-func (hc *h2Conn) grantConn(n int64) {
+func (hc *Conn) grantConn(n int64) {
 	hc.recvUnacked += n
 	if hc.recvUnacked >= int64(hc.connWindow)/4 && !hc.dead {
 		hc.queueWindowUpdate(0, uint32(hc.recvUnacked))
@@ -145,7 +145,7 @@ func (hc *h2Conn) grantConn(n int64) {
 
 // refundUnread returns to the connection window the body bytes of a
 // stream that is going away and will never be read.
-func (hc *h2Conn) refundUnread(st *h2Stream) {
+func (hc *Conn) refundUnread(st *Stream) {
 	if n := len(st.rbuf) - st.roff; n > 0 {
 		st.bodyDrained()
 		hc.grantConn(int64(n))
@@ -153,7 +153,7 @@ func (hc *h2Conn) refundUnread(st *h2Stream) {
 }
 
 // onWindowUpdate grows a send window (RFC 9113 §6.9.1).
-func (hc *h2Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
+func (hc *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
 	inc := int64(f.Increment)
 	if f.StreamID == 0 {
 		hc.sendWindow += inc
@@ -181,7 +181,7 @@ func (hc *h2Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
 // setPeerInitialWindow applies SETTINGS_INITIAL_WINDOW_SIZE: every open
 // stream's send window moves by the difference, and may go negative
 // (RFC 9113 §6.9.2).
-func (hc *h2Conn) setPeerInitialWindow(v int32) error {
+func (hc *Conn) setPeerInitialWindow(v int32) error {
 	delta := int64(v) - int64(hc.peerInitWindow)
 	hc.peerInitWindow = v
 	for _, st := range hc.streams {

@@ -1,4 +1,4 @@
-package riptide
+package h2
 
 import (
 	"io"

@@ -1,15 +1,21 @@
-package riptide
-
-// riptide's HTTP/2 server connection (RFC 9113). golang.org/x/net/http2's
+// Package h2 is riptide's HTTP/2 server connection engine (RFC 9113):
+// frames, the stream table, flow control, HPACK, the writer, PING and
+// GOAWAY, the limits and the attack defences. It knows no Server, Ctx or
+// net/http type: the root package adapts it (h2.go) and serves each
+// stream through a [Handler] (the native Ctx door, or the compat door).
+//
+// golang.org/x/net/http2's
 // Framer reads frames (and, with its HPACK decoder, whole header blocks
 // with their CONTINUATION frames); everything else is here: the connection
-// state machine, the stream table, flow control (h2flow.go), SETTINGS,
-// PING, GOAWAY, RST_STREAM, and the writer (h2write.go).
+// state machine, the stream table, flow control (flow.go), SETTINGS,
+// PING, GOAWAY, RST_STREAM, and the writer (write.go).
 //
 // Goroutines: the connection's own goroutine reads and processes frames;
 // one writer goroutine writes batches of frames; each stream's handler runs
-// on a pooled worker goroutine (h2stream.go). All connection and stream
-// state is guarded by h2Conn.mu.
+// on a pooled worker goroutine (stream.go). All connection and stream
+// state is guarded by Conn.mu.
+
+package h2
 
 import (
 	"bytes"
@@ -17,12 +23,12 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/internal/netx"
+	"github.com/riptide-http/riptide/internal/workq"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -46,7 +52,7 @@ const (
 	// refused while the handlers of the reset ones still run, and then the
 	// connection closed. Refusals of a client that merely opens more than
 	// MaxConcurrentStreams do not count, and each stream served to its end
-	// takes one refusal off the count (h2Conn.forgive).
+	// takes one refusal off the count (Conn.forgive).
 	h2RefusedLimit = 4
 	// h2MaxSettingsPerFrame is the most settings one SETTINGS frame may
 	// carry; more is answered with GOAWAY(ENHANCE_YOUR_CALM). RFC 9113
@@ -57,16 +63,13 @@ const (
 	h2CloseLinger = time.Second
 )
 
-// h2Conn is one HTTP/2 connection.
-type h2Conn struct {
-	srv    *Server
-	c      *conn // the engine conn that accounts for it; nil when upgraded
-	nc     net.Conn
-	br     h2ReadBuf // the socket's reads (h2read.go)
-	fr     *http2.Framer
-	h      http.Handler // serves every stream through the compat door, or
-	native Handler      // serves every stream as a Ctx
-	tls    *tls.ConnectionState
+// Conn is one HTTP/2 connection.
+type Conn struct {
+	cfg *Config
+	nc  net.Conn
+	br  h2ReadBuf // the socket's reads (read.go)
+	fr  *http2.Framer
+	tls *tls.ConnectionState
 
 	remoteAddr string
 	localAddr  net.Addr
@@ -79,14 +82,14 @@ type h2Conn struct {
 
 	mu      sync.Mutex
 	cond    sync.Cond // broadcast on any change a waiter may need (windows, data, output drained, resets, death)
-	streams map[uint32]*h2Stream
+	streams map[uint32]*Stream
 	maxID   uint32 // highest client stream ID opened
 	running int    // streams whose handler runs
 	// resetRefused counts the streams refused because handlers of streams
 	// reset before their end still hold the slots (h2RefusedLimit).
 	resetRefused int
 	// ctlQueued is the bytes of peer-caused control frames queued since
-	// the writer last took the output (h2MaxControlBytes, h2write.go).
+	// the writer last took the output (h2MaxControlBytes, write.go).
 	ctlQueued int
 
 	peerInitWindow int32
@@ -99,7 +102,7 @@ type h2Conn struct {
 	// client still sends (half-closed local; see handlerDone).
 	lingering int
 
-	// The header block being read (h2headers.go); reader goroutine only.
+	// The header block being read (headers.go); reader goroutine only.
 	hdec     *hpack.Decoder
 	hpayload []byte
 	block    h2Block
@@ -107,12 +110,9 @@ type h2Conn struct {
 	out  []byte
 	hbuf h2ByteWriter
 	enc  *hpack.Encoder
-	date dateCache
 	// lastValues holds, per h1.Known field, the last response value sent,
-	// as a string the HPACK encoder may index (h2ctx.go).
+	// as a string the HPACK encoder may index (api.go).
 	lastValues [40]string
-	dateSec    int64
-	dateStr    string
 
 	goAwaySent bool
 	closing    bool // no new streams; close once no handler runs
@@ -122,7 +122,7 @@ type h2Conn struct {
 	dead             bool // the connection is over: waits fail, the writer flushes and stops
 	werr             error
 	idle             *time.Timer
-	ping             *h2Ping // keepalive (h2ping.go); nil when off
+	ping             *h2Ping // keepalive (ping.go); nil when off
 
 	writeReady chan struct{}
 	writerDone chan struct{}
@@ -132,26 +132,23 @@ type h2Conn struct {
 	age      *time.Timer
 	nstreams int
 
-	// Statistics (stats.go): the shard this connection's compat streams
-	// and wire bytes count in, and the socket reader that counts bytes in.
-	shard *statShard
-	cr    h2CountingReader
+	// Statistics: the socket reader that counts bytes in, and the
+	// counter of bytes out (nil: not counted).
+	cr       h2CountingReader
+	bytesOut *atomic.Uint64
 
 	// HTTP2Config.InlineHandlers (native door only). inlineQ holds the
 	// streams to run on the reading goroutine once the current frame is
 	// processed; readOver is set there when reading has ended. Both are
 	// touched only by the reading goroutine.
 	inline   bool
-	inlineQ  []*h2Stream
+	inlineQ  []*Stream
 	readOver bool
 
-	// Streams waiting for a worker: runQ[runHead:] (hc.mu). spare: a
-	// worker has been dispatched to take them and has not started yet.
-	// dispatchDue (reading goroutine only): streams were queued since the
-	// last dispatchQueued.
-	runQ        []*h2Stream
-	runHead     int
-	spare       bool
+	// Streams waiting for a worker (hc.mu), with the spare worker on its
+	// way (workq.Queue). dispatchDue (reading goroutine only): streams
+	// were queued since the last dispatchQueued.
+	runQ        workq.Queue[*Stream]
 	dispatchDue bool
 }
 
@@ -159,31 +156,29 @@ type h2Conn struct {
 // its shard (Stats.BytesIn: every frame).
 type h2CountingReader struct {
 	nc net.Conn
-	sh *statShard
+	n  *atomic.Uint64
 }
 
 func (r *h2CountingReader) Read(p []byte) (int, error) {
 	n, err := r.nc.Read(p)
 	if n > 0 {
-		r.sh.bytesIn.Add(uint64(n))
+		r.n.Add(uint64(n))
 	}
 	return n, err
 }
 
-// newH2Conn prepares a connection for nc whose first bytes (already read
-// from it) are rest.
-func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
-	cfg := s.HTTP2
-	if cfg == nil {
-		cfg = &HTTP2Config{}
-	}
-	hc := &h2Conn{
-		srv:            s,
+// NewConn prepares a connection for nc whose first bytes (already read
+// from it) are rest. bytesIn and bytesOut count the wire bytes (nil: not
+// counted; rest is not counted again). cfg is shared, not copied: it must
+// not change while the connection lives.
+func NewConn(cfg *Config, nc net.Conn, rest []byte, bytesIn, bytesOut *atomic.Uint64) *Conn {
+	hc := &Conn{
+		cfg:            cfg,
 		nc:             nc,
 		maxStreams:     cfg.MaxConcurrentStreams,
 		streamWindow:   cfg.MaxReceiveBufferPerStream,
 		connWindow:     cfg.MaxReceiveBufferPerConnection,
-		streams:        make(map[uint32]*h2Stream),
+		streams:        make(map[uint32]*Stream),
 		peerInitWindow: h2InitialWindow,
 		peerMaxFrame:   h2DefaultMaxFrame,
 		sendWindow:     h2InitialWindow,
@@ -192,7 +187,7 @@ func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
 		writerDone:     make(chan struct{}),
 		remoteAddr:     nc.RemoteAddr().String(),
 		localAddr:      nc.LocalAddr(),
-		shard:          s.pickShard(),
+		bytesOut:       bytesOut,
 	}
 	if hc.maxStreams == 0 {
 		hc.maxStreams = DefaultMaxConcurrentStreams
@@ -204,12 +199,7 @@ func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
 		hc.connWindow = h2DefaultConnWindow
 	}
 	hc.cond.L = &hc.mu
-	if ch, ok := s.Handler.(compatHandler); ok {
-		hc.h = &h2CompatHandler{srv: s, h: ch.h, maxBody: s.cfg.maxBody}
-	} else if hc.native = s.Handler; hc.native == nil {
-		hc.native = HandlerFunc(notFound)
-	}
-	hc.inline = cfg.InlineHandlers && hc.native != nil
+	hc.inline = cfg.InlineHandlers
 	hc.enc = hpack.NewEncoder(&hc.hbuf)
 	if tc, ok := nc.(*tls.Conn); ok {
 		cs := tc.ConnectionState()
@@ -220,9 +210,8 @@ func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
 		hc.maxFrame = cfg.MaxReadFrameSize
 	}
 	var r io.Reader = nc
-	if s.cfg.stats {
-		// rest was read, and counted, by the engine conn.
-		hc.cr = h2CountingReader{nc: nc, sh: hc.shard}
+	if bytesIn != nil {
+		hc.cr = h2CountingReader{nc: nc, n: bytesIn}
 		r = &hc.cr
 	}
 	if len(rest) > 0 {
@@ -238,20 +227,20 @@ func newH2Conn(s *Server, nc net.Conn, rest []byte) *h2Conn {
 
 // headerListSize is SETTINGS_MAX_HEADER_LIST_SIZE: MaxHeaderBytes plus
 // HPACK's per-field overhead for a typical request.
-func (hc *h2Conn) headerListSize() uint32 {
-	return uint32(hc.srv.cfg.limits.MaxHeadBytes + h2HeaderListOverhead)
+func (hc *Conn) headerListSize() uint32 {
+	return uint32(hc.cfg.MaxHeaderBytes + h2HeaderListOverhead)
 }
 
 // queuePreface queues the server's connection preface: its SETTINGS, and
 // the connection window beyond the protocol's initial 64 KiB.
-func (hc *h2Conn) queuePreface() {
+func (hc *Conn) queuePreface() {
 	settings := [...]http2.Setting{
 		{ID: http2.SettingMaxFrameSize, Val: hc.maxFrame},
 		{ID: http2.SettingMaxConcurrentStreams, Val: hc.maxStreams},
 		{ID: http2.SettingInitialWindowSize, Val: uint32(hc.streamWindow)},
 		{ID: http2.SettingMaxHeaderListSize, Val: hc.headerListSize()},
 	}
-	hc.out = appendFrameHeader(hc.out, 6*len(settings), http2.FrameSettings, 0, 0)
+	hc.out = AppendFrameHeader(hc.out, 6*len(settings), http2.FrameSettings, 0, 0)
 	for _, s := range settings {
 		hc.out = append(hc.out, byte(s.ID>>8), byte(s.ID))
 		hc.out = appendUint32(hc.out, s.Val)
@@ -263,16 +252,14 @@ func (hc *h2Conn) queuePreface() {
 	hc.wakeWriter()
 }
 
-// serve runs the connection until it ends. sawPreface: the client preface
-// was already read (h2c prior knowledge); up: the request of an
-// "Upgrade: h2c", which becomes stream 1.
-func (hc *h2Conn) serve(sawPreface bool, up *h2UpgradeState) {
-	hc.srv.h2().register(hc, true)
-	defer hc.srv.h2().register(hc, false)
+// Serve runs the connection until it ends, and closes it. sawPreface: the
+// client preface was already read (h2c prior knowledge); up: the request
+// of an "Upgrade: h2c", which becomes stream 1.
+func (hc *Conn) Serve(sawPreface bool, up *Upgrade) {
 	hc.mu.Lock()
 	hc.queuePreface()
-	if d := hc.srv.cfg.maxAge; d > 0 {
-		hc.age = time.AfterFunc(d, hc.shutdown)
+	if d := hc.cfg.MaxConnAge; d > 0 {
+		hc.age = time.AfterFunc(d, hc.Shutdown)
 	}
 	if up != nil {
 		hc.startUpgraded(up)
@@ -293,7 +280,7 @@ func (hc *h2Conn) serve(sawPreface bool, up *h2UpgradeState) {
 // readPreface reads the client preface (unless already read) and checks
 // that the first frame is SETTINGS (RFC 9113 §3.4), under the deadline the
 // engine armed for the request head.
-func (hc *h2Conn) readPreface(sawPreface bool) bool {
+func (hc *Conn) readPreface(sawPreface bool) bool {
 	if !sawPreface {
 		var buf [len(h2Preface)]byte
 		if _, err := io.ReadFull(&hc.br, buf[:]); err != nil || string(buf[:]) != h2Preface {
@@ -317,7 +304,7 @@ func (hc *h2Conn) readPreface(sawPreface bool) bool {
 // readLoop reads and processes frames until the connection fails or is
 // closed, running inline handlers (HTTP2Config.InlineHandlers) between
 // frames.
-func (hc *h2Conn) readLoop() {
+func (hc *Conn) readLoop() {
 	for {
 		ok := hc.readFrame()
 		if len(hc.inlineQ) > 0 {
@@ -331,7 +318,7 @@ func (hc *h2Conn) readLoop() {
 
 // readFrame reads and processes one frame (a whole header block counts as
 // its frames one by one) and reports whether reading goes on.
-func (hc *h2Conn) readFrame() bool {
+func (hc *Conn) readFrame() bool {
 	ok := hc.readFrame1()
 	if !ok {
 		hc.readOver = true
@@ -349,7 +336,7 @@ func (hc *h2Conn) readFrame() bool {
 
 // nextFrameBuffered reports whether the next frame is whole in the read
 // buffer, so that reading it does not wait for the socket.
-func (hc *h2Conn) nextFrameBuffered() bool {
+func (hc *Conn) nextFrameBuffered() bool {
 	n := hc.br.Buffered()
 	if n < 9 {
 		return false
@@ -358,7 +345,7 @@ func (hc *h2Conn) nextFrameBuffered() bool {
 	return n >= 9+(int(b[0])<<16|int(b[1])<<8|int(b[2]))
 }
 
-func (hc *h2Conn) readFrame1() bool {
+func (hc *Conn) readFrame1() bool {
 	fh, err := hc.fr.ReadFrameHeader()
 	if err == nil && (fh.Type == http2.FrameHeaders || fh.Type == http2.FrameContinuation) {
 		return hc.readHeaderFrame(fh)
@@ -376,7 +363,7 @@ func (hc *h2Conn) readFrame1() bool {
 
 // runInline runs the queued inline streams' handlers, in the order their
 // HEADERS arrived, including any queued while one of them ran.
-func (hc *h2Conn) runInline() {
+func (hc *Conn) runInline() {
 	for i := 0; i < len(hc.inlineQ); i++ {
 		st := hc.inlineQ[i]
 		hc.inlineQ[i] = nil
@@ -386,7 +373,7 @@ func (hc *h2Conn) runInline() {
 }
 
 // frameError handles a Framer error and reports whether reading may go on.
-func (hc *h2Conn) frameError(err error) bool {
+func (hc *Conn) frameError(err error) bool {
 	var se http2.StreamError
 	var ce http2.ConnectionError
 	switch {
@@ -410,7 +397,7 @@ func (hc *h2Conn) frameError(err error) bool {
 }
 
 // connError sends GOAWAY with code and ends the connection (RFC 9113 §5.4.1).
-func (hc *h2Conn) connError(code http2.ErrCode) {
+func (hc *Conn) connError(code http2.ErrCode) {
 	hc.mu.Lock()
 	if !hc.goAwaySent && !hc.dead {
 		hc.queueGoAway(hc.maxID, code)
@@ -420,7 +407,7 @@ func (hc *h2Conn) connError(code http2.ErrCode) {
 }
 
 // process handles one frame and reports whether the connection goes on.
-func (hc *h2Conn) process(f http2.Frame) bool {
+func (hc *Conn) process(f http2.Frame) bool {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
 	if hc.dead {
@@ -470,7 +457,7 @@ func (hc *h2Conn) process(f http2.Frame) bool {
 // handleError applies the outcome of processing a frame: nothing, a stream
 // error (RST_STREAM) or a connection error (GOAWAY and the end); it
 // reports whether the connection goes on (hc.mu held).
-func (hc *h2Conn) handleError(err error) bool {
+func (hc *Conn) handleError(err error) bool {
 	if err == nil {
 		return !hc.dead
 	}
@@ -493,7 +480,7 @@ func (hc *h2Conn) handleError(err error) bool {
 
 // onSettings applies the client's settings in order (RFC 9113 §6.5.3) and
 // acknowledges them.
-func (hc *h2Conn) onSettings(f *http2.SettingsFrame) error {
+func (hc *Conn) onSettings(f *http2.SettingsFrame) error {
 	if f.IsAck() {
 		return nil
 	}
@@ -528,7 +515,7 @@ func (hc *h2Conn) onSettings(f *http2.SettingsFrame) error {
 	return nil
 }
 
-func (hc *h2Conn) applySetting(s http2.Setting) error {
+func (hc *Conn) applySetting(s http2.Setting) error {
 	switch s.ID {
 	case http2.SettingHeaderTableSize:
 		hc.enc.SetMaxDynamicTableSizeLimit(min(s.Val, h2HeaderTableSize))
@@ -542,8 +529,10 @@ func (hc *h2Conn) applySetting(s http2.Setting) error {
 
 // onRSTStream ends a stream at the client's request: its handler's
 // context is cancelled and its writes fail.
-func (hc *h2Conn) onRSTStream(f *http2.RSTStreamFrame) error {
-	hc.srv.stats.h2ClientResets.Add(1)
+func (hc *Conn) onRSTStream(f *http2.RSTStreamFrame) error {
+	if c := hc.cfg.ClientResets; c != nil {
+		c.Add(1)
+	}
 	if f.StreamID > hc.maxID {
 		return http2.ConnectionError(http2.ErrCodeProtocol) // idle stream (§6.4)
 	}
@@ -554,7 +543,7 @@ func (hc *h2Conn) onRSTStream(f *http2.RSTStreamFrame) error {
 }
 
 // resetStream sends RST_STREAM for id and forgets the stream.
-func (hc *h2Conn) resetStream(id uint32, code http2.ErrCode) {
+func (hc *Conn) resetStream(id uint32, code http2.ErrCode) {
 	if st := hc.streams[id]; st != nil {
 		hc.closeStream(st, code, true)
 		return
@@ -567,14 +556,14 @@ func (hc *h2Conn) resetStream(id uint32, code http2.ErrCode) {
 // closeStream removes st from the table: its body reads and response
 // writes fail from now on and its request's context is cancelled. With
 // sendRST set, the client is told with RST_STREAM(code).
-func (hc *h2Conn) closeStream(st *h2Stream, code http2.ErrCode, sendRST bool) {
+func (hc *Conn) closeStream(st *Stream, code http2.ErrCode, sendRST bool) {
 	id := st.id
 	st.reset = true
 	hc.refundUnread(st)
 	hc.untable(st)
 	hc.cond.Broadcast()
-	if st.rctx != nil {
-		st.rctx.cancel()
+	if st.onReset != nil {
+		st.onReset.StreamReset()
 	}
 	st.releaseIfDone()
 	// Last: a reset over the control budget ends the connection, which
@@ -588,7 +577,7 @@ func (hc *h2Conn) closeStream(st *h2Stream, code http2.ErrCode, sendRST bool) {
 // queued and the connection marked over, which wakes the reader wherever
 // it waits (a read, or room in a full output) to tear it down; the writer
 // still sends what is queued.
-func (hc *h2Conn) finishIfDone() {
+func (hc *Conn) finishIfDone() {
 	if hc.closing && hc.running == 0 && !hc.dead {
 		if !hc.goAwaySent {
 			hc.queueGoAway(hc.maxID, http2.ErrCodeNo)
@@ -597,16 +586,16 @@ func (hc *h2Conn) finishIfDone() {
 	}
 }
 
-// shutdown starts a graceful close: GOAWAY, open streams finish, then the
+// Shutdown starts a graceful close: GOAWAY, open streams finish, then the
 // connection closes (Server.Shutdown, Drain, and MaxConnAge's timer).
-func (hc *h2Conn) shutdown() {
+func (hc *Conn) Shutdown() {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
 	hc.shutdownLocked()
 }
 
 // shutdownLocked is shutdown with hc.mu held.
-func (hc *h2Conn) shutdownLocked() {
+func (hc *Conn) shutdownLocked() {
 	if hc.dead {
 		return
 	}
@@ -618,7 +607,7 @@ func (hc *h2Conn) shutdownLocked() {
 }
 
 // idleFired closes a connection that has had no stream for IdleTimeout.
-func (hc *h2Conn) idleFired() {
+func (hc *Conn) idleFired() {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
 	if hc.running == 0 && !hc.dead {
@@ -629,7 +618,7 @@ func (hc *h2Conn) idleFired() {
 
 // killLocked marks the connection over: every wait ends, every stream is
 // reset, and the writer flushes what is queued and stops.
-func (hc *h2Conn) killLocked() {
+func (hc *Conn) killLocked() {
 	if hc.dead {
 		return
 	}
@@ -654,7 +643,7 @@ func (hc *h2Conn) killLocked() {
 // teardown ends the connection after its reader stopped: the writer sends
 // what is queued (a GOAWAY) within h2CloseLinger, and the socket is closed
 // after a short drain so that the client reads it.
-func (hc *h2Conn) teardown() {
+func (hc *Conn) teardown() {
 	hc.mu.Lock()
 	if !hc.goAwaySent && hc.werr == nil {
 		hc.queueGoAway(hc.maxID, http2.ErrCodeNo)
@@ -671,7 +660,7 @@ func (hc *h2Conn) teardown() {
 // linger half-closes the connection and reads briefly, so that a client
 // still sending does not turn the close into a reset that destroys the
 // last frames it has not read yet.
-func (hc *h2Conn) linger() {
+func (hc *Conn) linger() {
 	var cw interface{ CloseWrite() error }
 	switch c := hc.nc.(type) {
 	case *net.TCPConn:
@@ -686,50 +675,24 @@ func (hc *h2Conn) linger() {
 	}
 }
 
-// h2UpgradeState is an "Upgrade: h2c" request (RFC 7540 §3.2), which
-// becomes stream 1 of the connection, half-closed: its body was read whole.
-type h2UpgradeState struct {
-	settings                        []byte // the HTTP2-Settings payload
-	method, scheme, authority, path string
-	fields                          []h2Field
-	body                            []byte
-}
-
-// h2UpgradeFrom takes the upgrade request apart for startUpgraded.
-func h2UpgradeFrom(r *http.Request, settings []byte) *h2UpgradeState {
-	up := &h2UpgradeState{settings: settings, method: r.Method, scheme: "http", authority: r.Host, path: r.RequestURI}
-	for k, vs := range r.Header {
-		switch k {
-		case "Connection", "Upgrade", "Http2-Settings", "Host", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Te", "Content-Length":
-			continue
-		}
-		name := strings.ToLower(k)
-		for _, v := range vs {
-			up.fields = append(up.fields, h2Field{Name: name, Value: v})
-		}
-	}
-	up.body, _ = io.ReadAll(r.Body)
-	return up
-}
-
 // startUpgraded applies the upgrade's settings and starts stream 1
 // (hc.mu held).
-func (hc *h2Conn) startUpgraded(up *h2UpgradeState) {
-	for b := up.settings; len(b) >= 6; b = b[6:] {
+func (hc *Conn) startUpgraded(up *Upgrade) {
+	for b := up.Settings; len(b) >= 6; b = b[6:] {
 		s := http2.Setting{ID: http2.SettingID(b[0])<<8 | http2.SettingID(b[1]), Val: uint32(b[2])<<24 | uint32(b[3])<<16 | uint32(b[4])<<8 | uint32(b[5])}
 		if s.Valid() == nil {
 			_ = hc.applySetting(s)
 		}
 	}
 	hc.maxID = 1
-	st := h2StreamPool.Get().(*h2Stream)
+	st := h2StreamPool.Get().(*Stream)
 	st.hc, st.id = hc, 1
-	st.method, st.scheme, st.authority, st.path = up.method, up.scheme, up.authority, up.path
-	st.fields = up.fields
-	st.rbuf = append(st.rbuf, up.body...)
-	st.declLen = int64(len(up.body))
+	st.method, st.scheme, st.authority, st.path = up.Method, "http", up.Authority, up.Path
+	st.fields = up.Fields
+	st.rbuf = append(st.rbuf, up.Body...)
+	st.declLen = int64(len(up.Body))
 	st.recvd = st.declLen
-	st.recvEnd, st.endAtOpen = true, len(up.body) == 0
+	st.recvEnd, st.endAtOpen = true, len(up.Body) == 0
 	st.window = int64(hc.streamWindow)
 	st.sendWindow = int64(hc.peerInitWindow)
 	st.inTable, st.running = true, true

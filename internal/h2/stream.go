@@ -1,26 +1,28 @@
-package riptide
+package h2
 
-// HTTP/2 streams of riptide's connection loop: opening one from a HEADERS
+// HTTP/2 streams of the connection loop: opening one from a HEADERS
 // frame (with the request checks of RFC 9113 §8.1-8.3), the request body a
 // handler reads, the response DATA it writes, and the pooled worker
 // goroutines that run handlers.
 
 import (
+	"errors"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
+	"github.com/riptide-http/riptide/internal/workq"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
-// h2Stream is one request/response exchange. Pooled; guarded by hc.mu
+// Stream is one request/response exchange. Pooled; guarded by hc.mu
 // except for the fields the handler's goroutine owns (w).
-type h2Stream struct {
-	hc *h2Conn
+type Stream struct {
+	hc *Conn
 	id uint32
 
 	inTable    bool // in hc.streams (open or half-closed)
@@ -53,15 +55,18 @@ type h2Stream struct {
 	deadlineSet   bool // the handler set the read deadline itself
 	timer         *time.Timer
 
-	rctx *h2ReqCtx // the compat request's context, cancelled on reset
-	w    h2Writer
+	headSent bool          // the final response HEADERS are queued
+	sent100  bool          // a 100 Continue went out
+	onReset  ResetNotifier // told when the stream is reset
+	clenBuf  [20]byte      // content-length's digits (api.go)
+	lower    []byte        // a lower-cased field name (api.go)
 }
 
-var h2StreamPool = sync.Pool{New: func() any { return new(h2Stream) }}
+var h2StreamPool = sync.Pool{New: func() any { return new(Stream) }}
 
 // onHeaders handles a complete header block: a new request, or the
 // trailers of an open one.
-func (hc *h2Conn) onHeaders(f *h2Block) error {
+func (hc *Conn) onHeaders(f *h2Block) error {
 	id := f.id
 	if id%2 == 0 {
 		return http2.ConnectionError(http2.ErrCodeProtocol)
@@ -93,7 +98,7 @@ func (hc *h2Conn) onHeaders(f *h2Block) error {
 		}
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeRefusedStream}
 	}
-	st := h2StreamPool.Get().(*h2Stream)
+	st := h2StreamPool.Get().(*Stream)
 	st.hc, st.id = hc, id
 	st.declLen = -1
 	if err := st.setRequest(f); err != nil {
@@ -119,9 +124,9 @@ func (hc *h2Conn) onHeaders(f *h2Block) error {
 // MaxRequestsPerConn streams, is sent GOAWAY naming this stream as the
 // last, lets its open streams finish and closes, so that the client goes
 // on over a new connection.
-func (hc *h2Conn) streamOpened() {
+func (hc *Conn) streamOpened() {
 	hc.nstreams++
-	max := hc.srv.cfg.maxReqs
+	max := hc.cfg.MaxRequests
 	if hc.goAwayAfterFirst || max > 0 && hc.nstreams >= max {
 		hc.goAwayAfterFirst = false
 		hc.shutdownLocked()
@@ -130,7 +135,7 @@ func (hc *h2Conn) streamOpened() {
 
 // onTrailers takes the second header block of a stream: trailers, which
 // must end the stream and carry no pseudo-header (RFC 9113 §8.1).
-func (hc *h2Conn) onTrailers(st *h2Stream, f *h2Block) error {
+func (hc *Conn) onTrailers(st *Stream, f *h2Block) error {
 	if st.recvEnd {
 		if st.sendEnd {
 			// Both sides ended it: the stream is closed, even though its
@@ -150,7 +155,7 @@ func (hc *h2Conn) onTrailers(st *h2Stream, f *h2Block) error {
 // setRequest takes the request head from f, checking it as RFC 9113 §8.2
 // and §8.3.1 require (h1.PseudoHead.Check); a malformed request is a
 // stream error.
-func (st *h2Stream) setRequest(f *h2Block) error {
+func (st *Stream) setRequest(f *h2Block) error {
 	malformed := http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
 	var seen [4]bool
 	for _, hf := range f.pseudo() {
@@ -186,7 +191,7 @@ func (st *h2Stream) setRequest(f *h2Block) error {
 				return malformed
 			}
 		case "content-length":
-			n, ok := parseUint(hf.Value)
+			n, ok := ascii.ParseLength(hf.Value)
 			if !ok || st.declLen >= 0 && st.declLen != n {
 				return malformed
 			}
@@ -207,7 +212,7 @@ func (st *h2Stream) setRequest(f *h2Block) error {
 
 // free returns a stream to the pool. Its deadline timer is dropped: it
 // would wake the connection it was made for.
-func (st *h2Stream) free() {
+func (st *Stream) free() {
 	if st.timer != nil {
 		st.timer.Stop()
 	}
@@ -215,31 +220,29 @@ func (st *h2Stream) free() {
 	if cap(rbuf) > h2KeepBody {
 		rbuf = nil
 	}
-	w := st.w
-	fields, trailers := st.fields, st.trailers
+	fields, trailers, lower := st.fields, st.trailers, st.lower
 	clear(fields)
 	clear(trailers)
-	*st = h2Stream{rbuf: rbuf[:0], fields: fields[:0], trailers: trailers[:0]}
-	st.w.reuse(&w)
+	*st = Stream{rbuf: rbuf[:0], fields: fields[:0], trailers: trailers[:0], lower: lower[:0]}
 	h2StreamPool.Put(st)
 }
 
 // releaseIfDone frees st once it is neither in the table nor running.
-func (st *h2Stream) releaseIfDone() {
+func (st *Stream) releaseIfDone() {
 	if !st.inTable && !st.running {
 		st.free()
 	}
 }
 
 // forget removes a stream that is closed in both directions.
-func (hc *h2Conn) forget(st *h2Stream) {
+func (hc *Conn) forget(st *Stream) {
 	hc.refundUnread(st)
 	hc.untable(st)
 	st.releaseIfDone()
 }
 
 // untable removes st from the stream table.
-func (hc *h2Conn) untable(st *h2Stream) {
+func (hc *Conn) untable(st *Stream) {
 	delete(hc.streams, st.id)
 	st.inTable = false
 	if st.lingering {
@@ -251,7 +254,7 @@ func (hc *h2Conn) untable(st *h2Stream) {
 // startHandler counts the stream as running and queues it for a worker,
 // or to run inline once the current frame is processed. The worker is
 // woken by dispatchQueued, which the reader calls before it could block.
-func (hc *h2Conn) startHandler(st *h2Stream) {
+func (hc *Conn) startHandler(st *Stream) {
 	hc.running++
 	if hc.idle != nil {
 		hc.idle.Stop()
@@ -260,16 +263,15 @@ func (hc *h2Conn) startHandler(st *h2Stream) {
 		hc.inlineQ = append(hc.inlineQ, st)
 		return
 	}
-	hc.runQ = append(hc.runQ, st)
+	hc.runQ.Push(st)
 	hc.dispatchDue = true
 }
 
 // dispatchQueued makes sure a worker will take the queued streams (hc.mu
 // held): one wake for a whole burst of new streams.
-func (hc *h2Conn) dispatchQueued() {
+func (hc *Conn) dispatchQueued() {
 	hc.dispatchDue = false
-	if len(hc.runQ) > hc.runHead && !hc.spare {
-		hc.spare = true
+	if hc.runQ.Dispatch() {
 		h2Dispatch(hc)
 	}
 }
@@ -279,17 +281,15 @@ func (hc *h2Conn) dispatchQueued() {
 // empty. Before each, if more remain, it makes sure another spare is on
 // its way, so that a handler that blocks never holds up the streams queued
 // behind it: the spare, runnable, takes them.
-func (hc *h2Conn) serveQueue() {
+func (hc *Conn) serveQueue() {
 	hc.mu.Lock()
-	hc.spare = false
-	for hc.runHead < len(hc.runQ) {
-		st := hc.runQ[hc.runHead]
-		hc.runQ[hc.runHead] = nil
-		hc.runHead++
-		if hc.runHead == len(hc.runQ) {
-			hc.runQ, hc.runHead = hc.runQ[:0], 0
-		} else if !hc.spare {
-			hc.spare = true
+	hc.runQ.Arrive()
+	for {
+		st, send, ok := hc.runQ.Next()
+		if !ok {
+			break
+		}
+		if send {
 			h2Dispatch(hc)
 		}
 		hc.mu.Unlock()
@@ -297,6 +297,12 @@ func (hc *h2Conn) serveQueue() {
 		hc.mu.Lock()
 	}
 	hc.mu.Unlock()
+}
+
+// serve runs the stream's handler and completes the stream.
+func (st *Stream) serve() {
+	st.hc.cfg.Handler.ServeStream(st)
+	st.hc.handlerDone(st)
 }
 
 // handlerDone runs when a stream's handler has returned and its response
@@ -309,7 +315,7 @@ func (hc *h2Conn) serveQueue() {
 // not: h2spec 6.9.1/3 (WINDOW_UPDATE overflow) got RST_STREAM(NO_ERROR)
 // instead of FLOW_CONTROL_ERROR when the handler answered first. At most
 // MaxConcurrentStreams streams linger; beyond that one is reset at once.
-func (hc *h2Conn) handlerDone(st *h2Stream) {
+func (hc *Conn) handlerDone(st *Stream) {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
 	st.running = false
@@ -346,15 +352,15 @@ func (hc *h2Conn) handlerDone(st *h2Stream) {
 // forgive takes one refusal off the count of h2RefusedLimit: a stream was
 // served to its end without a reset, so the count covers a window of the
 // connection's recent streams, not its whole life (hc.mu held).
-func (hc *h2Conn) forgive() {
+func (hc *Conn) forgive() {
 	if hc.resetRefused > 0 {
 		hc.resetRefused--
 	}
 }
 
 // armIdle starts the IdleTimeout clock: no stream runs (hc.mu held).
-func (hc *h2Conn) armIdle() {
-	d := hc.srv.cfg.idle
+func (hc *Conn) armIdle() {
+	d := hc.cfg.IdleTimeout
 	switch {
 	case d <= 0:
 	case hc.idle == nil:
@@ -366,7 +372,7 @@ func (hc *h2Conn) armIdle() {
 
 // waitUntil waits (hc.mu held) for a broadcast or the deadline, and
 // reports false if the deadline has passed.
-func (st *h2Stream) waitUntil(deadline time.Time) bool {
+func (st *Stream) waitUntil(deadline time.Time) bool {
 	if deadline.IsZero() {
 		st.hc.cond.Wait()
 		return true
@@ -392,7 +398,7 @@ func (st *h2Stream) waitUntil(deadline time.Time) bool {
 // lockToSend takes hc.mu for queueing frames of st, once the output has
 // room. It reports false, without the lock, when the stream or the
 // connection is gone.
-func (st *h2Stream) lockToSend() bool {
+func (st *Stream) lockToSend() bool {
 	hc := st.hc
 	hc.mu.Lock()
 	if st.reset || hc.dead || !hc.waitOutput() || st.reset {
@@ -405,8 +411,12 @@ func (st *h2Stream) lockToSend() bool {
 // errH2StreamClosed fails a read or write on a stream the client reset.
 var errH2StreamClosed = os.ErrClosed
 
+// ErrBodyClosed is returned by a body read after the handler returned or
+// closed the body.
+var ErrBodyClosed = errors.New("h2: body read after close")
+
 // readBody reads request body bytes; io.EOF at the end of the stream.
-func (st *h2Stream) readBody(p []byte) (int, error) {
+func (st *Stream) readBody(p []byte) (int, error) {
 	hc := st.hc
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
@@ -428,10 +438,10 @@ func (st *h2Stream) readBody(p []byte) (int, error) {
 		case st.reset || hc.dead:
 			return 0, io.ErrUnexpectedEOF
 		case st.bodyClosed:
-			return 0, ErrBodyReadAfterClose
+			return 0, ErrBodyClosed
 		}
-		if !st.deadlineSet && st.readDeadline.IsZero() && hc.srv.cfg.readBody > 0 {
-			st.readDeadline = time.Now().Add(hc.srv.cfg.readBody)
+		if !st.deadlineSet && st.readDeadline.IsZero() && hc.cfg.ReadBodyTimeout > 0 {
+			st.readDeadline = time.Now().Add(hc.cfg.ReadBodyTimeout)
 		}
 		if !st.waitUntil(st.readDeadline) {
 			return 0, os.ErrDeadlineExceeded
@@ -442,7 +452,7 @@ func (st *h2Stream) readBody(p []byte) (int, error) {
 // writeData sends p as DATA frames within the flow-control windows, ending
 // the stream after it when end is set. It blocks while a window is empty or
 // the connection's output is full.
-func (st *h2Stream) writeData(p []byte, end bool) error {
+func (st *Stream) writeData(p []byte, end bool) error {
 	hc := st.hc
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
@@ -450,13 +460,13 @@ func (st *h2Stream) writeData(p []byte, end bool) error {
 }
 
 // writeDataLocked is writeData with hc.mu held (released while it waits).
-func (st *h2Stream) writeDataLocked(p []byte, end bool) error {
+func (st *Stream) writeDataLocked(p []byte, end bool) error {
 	hc := st.hc
 	// A client that grants no window may stall a write for at most
 	// WriteTimeout (unless the handler set its own deadline).
 	deadline := st.writeDeadline
-	if deadline.IsZero() && hc.srv.cfg.write > 0 && len(p) > 0 {
-		deadline = time.Now().Add(hc.srv.cfg.write)
+	if deadline.IsZero() && hc.cfg.WriteTimeout > 0 && len(p) > 0 {
+		deadline = time.Now().Add(hc.cfg.WriteTimeout)
 	}
 	for {
 		if st.reset || hc.dead {
@@ -498,7 +508,7 @@ func (st *h2Stream) writeDataLocked(p []byte, end bool) error {
 // pumpFrame reads and processes one frame for an inline handler waiting
 // for flow-control window (hc.mu held; released while reading). It
 // reports false when the connection's reading has ended.
-func (hc *h2Conn) pumpFrame() bool {
+func (hc *Conn) pumpFrame() bool {
 	if hc.readOver {
 		return false
 	}
@@ -514,40 +524,40 @@ func (hc *h2Conn) pumpFrame() bool {
 const h2WorkerIdle = 10 * time.Second
 
 type h2Worker struct {
-	ch    chan *h2Conn
+	ch    chan *Conn // nil: exit
 	timer *time.Timer
 }
 
-var h2Workers struct {
-	mu   sync.Mutex
-	idle []*h2Worker
+var h2Workers workq.Pool[*h2Worker]
+
+func init() {
+	// Set here: startH2Worker refers to h2Workers (an initialization cycle
+	// in a composite literal).
+	h2Workers.Spawn = startH2Worker
+	h2Workers.Stop = func(w *h2Worker) { w.ch <- nil }
+}
+
+// startH2Worker makes a worker; it takes its first connection from its
+// channel.
+func startH2Worker() *h2Worker {
+	w := &h2Worker{ch: make(chan *Conn, 1)}
+	go w.run()
+	return w
 }
 
 // h2Dispatch runs hc's queued streams on an idle worker, or a new one.
-func h2Dispatch(hc *h2Conn) {
-	ws := &h2Workers
-	ws.mu.Lock()
-	if n := len(ws.idle); n > 0 {
-		w := ws.idle[n-1]
-		ws.idle[n-1] = nil
-		ws.idle = ws.idle[:n-1]
-		ws.mu.Unlock()
-		w.ch <- hc
-		return
-	}
-	ws.mu.Unlock()
-	w := &h2Worker{ch: make(chan *h2Conn, 1)}
-	go w.run(hc)
+func h2Dispatch(hc *Conn) {
+	h2Workers.Get().ch <- hc
 }
 
-func (w *h2Worker) run(hc *h2Conn) {
-	for {
+func (w *h2Worker) run() {
+	hc := <-w.ch
+	for hc != nil {
 		hc.serveQueue()
 		hc = nil // do not keep the connection while idle
-		ws := &h2Workers
-		ws.mu.Lock()
-		ws.idle = append(ws.idle, w)
-		ws.mu.Unlock()
+		if !h2Workers.Put(w, 0) {
+			return
+		}
 		if w.timer == nil {
 			w.timer = time.NewTimer(h2WorkerIdle)
 		} else {
@@ -559,63 +569,10 @@ func (w *h2Worker) run(hc *h2Conn) {
 			continue
 		case <-w.timer.C:
 		}
-		ws.mu.Lock()
-		for i, iw := range ws.idle {
-			if iw == w {
-				ws.idle = append(ws.idle[:i], ws.idle[i+1:]...)
-				ws.mu.Unlock()
-				return
-			}
+		if h2Workers.Remove(w) {
+			return
 		}
-		ws.mu.Unlock()
 		// A dispatcher took this worker just as it timed out.
 		hc = <-w.ch
 	}
-}
-
-// lowerASCII reports whether s has no upper-case ASCII letter.
-func lowerASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-// h2LowerName returns the lower-case field name for an http.Header key,
-// without allocating for common names.
-func h2LowerName(k string) string {
-	switch k {
-	case "Content-Type":
-		return "content-type"
-	case "Content-Length":
-		return "content-length"
-	case "Date":
-		return "date"
-	case "Server":
-		return "server"
-	case "Cache-Control":
-		return "cache-control"
-	case "Set-Cookie":
-		return "set-cookie"
-	case "Content-Encoding":
-		return "content-encoding"
-	case "Vary":
-		return "vary"
-	case "Etag":
-		return "etag"
-	case "Last-Modified":
-		return "last-modified"
-	case "Location":
-		return "location"
-	case "Grpc-Status":
-		return "grpc-status"
-	case "Grpc-Message":
-		return "grpc-message"
-	}
-	if lowerASCII(k) {
-		return k
-	}
-	return strings.ToLower(k)
 }
