@@ -98,30 +98,12 @@ func TestCompatServerContextKey(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log destination safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// Issue 28 item 12: plain HTTP sent to a TLS port gets net/http's 400 and
+// Plain HTTP sent to a TLS port gets net/http's 400 and
 // a log line, not a silent close.
 func TestTLSPlainHTTPAnswered400(t *testing.T) {
 	certSrv := httptest.NewTLSServer(http.NotFoundHandler())
 	t.Cleanup(certSrv.Close)
-	var logBuf lockedBuffer
+	var logBuf syncBuffer
 	srv := &Server{Handler: FromHTTP(http.NotFoundHandler()), Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}
 	srv.TLSConfig = certSrv.TLS.Clone()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
