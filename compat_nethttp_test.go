@@ -39,7 +39,7 @@ func postUnknownLength(t *testing.T, c *http.Client, url, body string) string {
 	return string(b)
 }
 
-// Issue 28 item 11: a read past MaxRequestBodySize fails, on both
+// A read past MaxRequestBodySize fails, on both
 // protocols, with an error that errors.As finds as *http.MaxBytesError.
 func TestCompatBodyLimitIsMaxBytesError(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -59,7 +59,7 @@ func TestCompatBodyLimitIsMaxBytesError(t *testing.T) {
 	}
 }
 
-// Issue 28 item 13: the request Context holds a *http.Server under
+// The request Context holds a *http.Server under
 // http.ServerContextKey, the same one for every request and protocol of a
 // Server, with the Server's timeouts.
 func TestCompatServerContextKey(t *testing.T) {
@@ -129,7 +129,7 @@ func TestTLSPlainHTTPAnswered400(t *testing.T) {
 	}
 }
 
-// Issue 28 item 15: a request refused before any handler runs gets a
+// A request refused before any handler runs gets a
 // canned 400, without a body when it asked for HEAD.
 func TestCanned400ToHEADHasNoBody(t *testing.T) {
 	_, addr := startServer(t, nil, func(c *Ctx) { c.WriteString("ok") })
@@ -148,7 +148,7 @@ func TestCanned400ToHEADHasNoBody(t *testing.T) {
 	}
 }
 
-// Issue 28 item 16: over HTTP/2 a Content-Length the handler set is sent
+// Over HTTP/2 a Content-Length the handler set is sent
 // only when net/http's HTTP/2 server would accept it (strconv.ParseUint),
 // and never beside the one riptide computes: one field, the body's length.
 func TestH2CompatInvalidContentLengthDropped(t *testing.T) {

@@ -717,7 +717,7 @@ var parityCases = []parityCase{
 		want: []string{"X-Content-Type-Options: nosniff"},
 	},
 	{
-		// Issue 28 item 16: the sniff sees the first 512 bytes even when
+		// The sniff sees the first 512 bytes even when
 		// the write that overflows the buffer brings most of them.
 		name: "sniff across an overflowing write",
 		handler: func(w http.ResponseWriter, r *http.Request) {
@@ -728,7 +728,7 @@ var parityCases = []parityCase{
 		want: []string{"Content-Type: text/html; charset=utf-8"},
 	},
 	{
-		// Issue 28 item 16: Expect and Trailer are taken out of Header
+		// Expect and Trailer are taken out of Header
 		// (HTTP/2), Trailer announced without a body.
 		name:    "Expect and Trailer fields",
 		handler: describeRequest,
@@ -739,7 +739,7 @@ var parityCases = []parityCase{
 		want: []string{`Body=\"abc\"`},
 	},
 	{
-		// Issue 28 item 16: an invalid Content-Length is not sent.
+		// An invalid Content-Length is not sent.
 		name: "invalid Content-Length dropped",
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", r.URL.Query().Get("cl"))
@@ -749,7 +749,7 @@ var parityCases = []parityCase{
 		want: []string{"hello world!"},
 	},
 	{
-		// Issue 28 item 14: ReadFrom of an empty file commits nothing, so
+		// ReadFrom of an empty file commits nothing, so
 		// the status and header set after it still count.
 		name: "ReadFrom of an empty file",
 		handler: func(w http.ResponseWriter, r *http.Request) {
@@ -765,7 +765,7 @@ var parityCases = []parityCase{
 		want: []string{"HTTP/1.1 404 Not Found", "X-After: 1"},
 	},
 	{
-		// Issue 28 item 14: after a ReadFrom that sent nothing, Hijack
+		// After a ReadFrom that sent nothing, Hijack
 		// finds no head on the wire before its own bytes.
 		name: "hijack after ReadFrom of an empty file",
 		handler: func(w http.ResponseWriter, r *http.Request) {
@@ -783,7 +783,7 @@ var parityCases = []parityCase{
 		want: []string{"HTTP/1.1 202 Accepted"},
 	},
 	{
-		// Issue 28 item 15: net/http leaves the query to the application.
+		// Net/http leaves the query to the application.
 		name:    "query with stray percent",
 		handler: describeRequest,
 		reqs:    []parityRequest{get("/q?%zz"), get("/q?q=100%")},
