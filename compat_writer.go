@@ -269,7 +269,7 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		return
 	}
 	for _, v := range vs {
-		r.hdr = appendHeaderLine(r.hdr, k, v)
+		addFieldClean(&r.hdr, k, v)
 	}
 }
 
@@ -304,24 +304,39 @@ func (w *compatWriter) sortedKeys() []string {
 	return keys
 }
 
-// appendHeaderLine appends "name: value\r\n" with value trimmed and any CR
-// or LF in it replaced by a space, so a value cannot inject header lines.
+// appendHeaderLine appends "name: value\r\n" with the value cleaned as
+// appendCleanValue does, so a value cannot inject header lines.
 func appendHeaderLine(dst []byte, name, value string) []byte {
-	value = textproto.TrimString(value)
 	dst = append(dst, name...)
 	dst = append(dst, ':', ' ')
-	if strings.IndexByte(value, '\r') < 0 && strings.IndexByte(value, '\n') < 0 {
-		dst = append(dst, value...)
-	} else {
-		for i := 0; i < len(value); i++ {
-			c := value[i]
-			if c == '\r' || c == '\n' {
-				c = ' '
-			}
-			dst = append(dst, c)
-		}
-	}
+	dst = appendCleanValue(dst, value)
 	return append(dst, '\r', '\n')
+}
+
+// addFieldClean adds a field to h with the value cleaned as
+// appendCleanValue does.
+func addFieldClean(h *headerFields, name, value string) {
+	start := len(h.buf)
+	h.buf = append(h.buf, name...)
+	h.buf = appendCleanValue(h.buf, value)
+	h.pushField(start, start+len(name))
+}
+
+// appendCleanValue appends value trimmed and with any CR or LF in it
+// replaced by a space.
+func appendCleanValue(dst []byte, value string) []byte {
+	value = textproto.TrimString(value)
+	if strings.IndexByte(value, '\r') < 0 && strings.IndexByte(value, '\n') < 0 {
+		return append(dst, value...)
+	}
+	for i := 0; i < len(value); i++ {
+		c := value[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // writeInformational sends a 1xx response now, with the header fields set
@@ -366,7 +381,7 @@ func (w *compatWriter) commit(streaming bool, next []byte) {
 			n += copy(w.sniffBuf[n:], next)
 			data = w.sniffBuf[:n]
 		}
-		r.hdr = h1.AppendHeader(r.hdr, "Content-Type", http.DetectContentType(data))
+		addField(&r.hdr, "Content-Type", http.DetectContentType(data))
 	}
 	w.sniff = false
 	x.commit(streaming)
@@ -462,7 +477,7 @@ func (w *compatWriter) finish() {
 	}
 	if !r.committed {
 		// Announced trailers make the body chunked, as in net/http.
-		w.commit(w.trailers || len(r.trl) > 0, nil)
+		w.commit(w.trailers || r.trl.len() > 0, nil)
 	}
 }
 
@@ -480,7 +495,7 @@ func (w *compatWriter) collectTrailers() {
 				continue
 			}
 			for _, tv := range h[name] {
-				r.trl = appendHeaderLine(r.trl, name, tv)
+				addFieldClean(&r.trl, name, tv)
 			}
 		}
 	}
@@ -490,7 +505,7 @@ func (w *compatWriter) collectTrailers() {
 			continue
 		}
 		for _, tv := range vs {
-			r.trl = appendHeaderLine(r.trl, name, tv)
+			addFieldClean(&r.trl, name, tv)
 		}
 	}
 }

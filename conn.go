@@ -630,7 +630,7 @@ func (c *conn) handlerPanicked(v any) {
 		r.head = isHEAD(x.req.Method)
 		r.status = 500
 		r.close = true
-		r.hdr = append(r.hdr, "Content-Type: text/plain; charset=utf-8\r\n"...)
+		addField(&r.hdr, "Content-Type", "text/plain; charset=utf-8")
 		r.body = append(r.body, "500 Internal Server Error\n"...)
 	case !r.sent:
 		// This response is only in wbuf: cut it off so that earlier

@@ -157,7 +157,7 @@ func (w *h2Wire) writeHead(x *Ctx, status int, streaming bool) {
 		body = body[:r.clen] // declared less than was buffered: send what was declared
 	}
 	// Trailers set so far: more may come while streaming.
-	end := !streaming && len(r.trl) == 0
+	end := !streaming && r.trl.len() == 0
 	h := w.head(x, status, streaming, bodyLen)
 	if end && len(body) == 0 {
 		if err := w.st.WriteHead(&h, nil, true); err != nil {
@@ -175,7 +175,7 @@ func (w *h2Wire) writeHead(x *Ctx, status int, streaming bool) {
 // Content-Length.
 func (w *h2Wire) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
 	r := &x.resp
-	w.fields = appendLineFields(w.fields[:0], r.hdr)
+	w.fields = appendH2Fields(w.fields[:0], &r.hdr, false)
 	h := h2.Head{Status: status, ContentLength: -1}
 	if status >= 200 {
 		if !r.userDate {
@@ -196,24 +196,19 @@ func (w *h2Wire) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
 	return h
 }
 
-// appendLineFields appends validated "Name: Value\r\n" lines as fields
-// that are views of the Ctx's buffers.
-func appendLineFields(dst []h2.Field, lines []byte) []h2.Field {
-	for len(lines) > 0 {
-		eol := 0
-		for lines[eol] != '\n' {
-			eol++
+// appendH2Fields appends the response's fields as views of its buffer,
+// for the stream's encoder. Trailers: leave out the fields RFC 9110
+// §6.5.1 forbids as trailers (framing, routing, authentication,
+// controls), should one have been set.
+func appendH2Fields(dst []h2.Field, h *headerFields, trailers bool) []h2.Field {
+	for _, a := range h.at {
+		name := unsafe.String(unsafe.SliceData(h.buf[a.name:]), a.value-a.name)
+		if trailers && forbiddenTrailer(name) {
+			continue
 		}
-		line := lines[:eol-1]
-		lines = lines[eol+1:]
-		colon := 0
-		for line[colon] != ':' {
-			colon++
-		}
-		name, value := line[:colon], line[colon+2:]
 		dst = append(dst, h2.Field{
-			Name:  unsafe.String(unsafe.SliceData(name), len(name)),
-			Value: unsafe.String(unsafe.SliceData(value), len(value)),
+			Name:  name,
+			Value: unsafe.String(unsafe.SliceData(h.buf[a.value:]), a.end-a.value),
 			View:  true,
 		})
 	}
@@ -255,34 +250,12 @@ func (w *h2Wire) endResponse(x *Ctx) {
 	switch {
 	case r.badTrailer || r.clen >= 0 && !r.noBody && r.written != r.clen:
 		w.st.Reset()
-	case len(r.trl) == 0:
+	case r.trl.len() == 0:
 		_ = w.st.EndStream()
 	default:
-		w.fields = appendLineFields(w.fields[:0], h2Trailers(r.trl))
+		w.fields = appendH2Fields(w.fields[:0], &r.trl, true)
 		_ = w.st.WriteTrailers(w.fields)
 	}
-}
-
-// h2Trailers returns the trailer lines without those RFC 9110 §6.5.1
-// forbids (framing, routing, authentication, controls).
-func h2Trailers(lines []byte) []byte {
-	// Checked in place: the rare forbidden line is cut out.
-	for i := 0; i < len(lines); {
-		eol := i
-		for lines[eol] != '\n' {
-			eol++
-		}
-		colon := i
-		for lines[colon] != ':' {
-			colon++
-		}
-		if forbiddenTrailer(string(lines[i:colon])) {
-			lines = append(lines[:i], lines[eol+1:]...)
-			continue
-		}
-		i = eol + 1
-	}
-	return lines
 }
 
 // writeInformational sends a 1xx response.
