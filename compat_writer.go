@@ -426,6 +426,9 @@ func (w *compatWriter) write(p []byte) (int, error) {
 		if r.clen >= 0 && int64(len(r.body)+len(p)) > r.clen {
 			return 0, http.ErrContentLength
 		}
+		if cap(r.body) == 0 {
+			c.takeBody() // an HTTP/2 stream's, lent (newStreamConn)
+		}
 		if len(r.body)+len(p) <= c.cfg.writeBuf {
 			r.body = append(r.body, p...)
 			return len(p), nil

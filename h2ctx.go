@@ -9,9 +9,10 @@ package riptide
 // responseWire, so the response goes to the stream as a head of fields
 // and DATA.
 //
-// The Ctx runs on an engine conn borrowed from the pool for the stream's
-// life; its net.Conn is the stream itself, whose Read is the disconnect
-// watch: it returns io.EOF when the stream is reset.
+// The Ctx runs on a conn of the stream pool (newStreamConn: no HTTP/1.1
+// write buffer, a body buffer only while one is buffered) for the
+// stream's life; its net.Conn is the stream itself, whose Read is the
+// disconnect watch: it returns io.EOF when the stream is reset.
 
 import (
 	"io"
@@ -31,7 +32,7 @@ type h2NativeDoor struct {
 // ServeStream runs the native Handler for the stream on an engine conn.
 func (d *h2NativeDoor) ServeStream(st *h2.Stream) {
 	s := d.srv
-	c := newConn(s, st)
+	c := newStreamConn(s, st)
 	c.h2w.st = st
 	c.wire = &c.h2w
 	c.state.Store(int32(StateActive)) // state changes are the connection's, not its streams'
@@ -160,15 +161,16 @@ func (w *h2Wire) writeHead(x *Ctx, status int, streaming bool) {
 	end := !streaming && r.trl.len() == 0
 	h := w.head(x, status, streaming, bodyLen)
 	if end && len(body) == 0 {
-		if err := w.st.WriteHead(&h, nil, true); err != nil {
-			c.werr = err
-		}
-		return
+		body = nil
+	} else {
+		r.written += int64(len(body))
 	}
-	r.written += int64(len(body))
 	if err := w.st.WriteHead(&h, body, end); err != nil {
 		c.werr = err
 	}
+	// The stream copied the body: lend the buffer out until the next
+	// write that buffers, if any.
+	c.giveBody()
 }
 
 // head builds the head: :status, the handler's fields, Date, Server and

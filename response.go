@@ -436,6 +436,9 @@ func (x *Ctx) write(p []byte) (int, error) {
 		return 0, c.werr
 	}
 	if !r.committed {
+		if cap(r.body) == 0 {
+			c.takeBody() // an HTTP/2 stream's, lent (newStreamConn)
+		}
 		if len(r.body)+len(p) <= c.cfg.writeBuf {
 			r.body = append(r.body, p...)
 			return len(p), nil
@@ -458,6 +461,9 @@ func (x *Ctx) WriteString(s string) (int, error) {
 	}
 	r := &x.resp
 	c := x.conn
+	if cap(r.body) == 0 && !c.hijacked {
+		c.takeBody() // an HTTP/2 stream's, lent (newStreamConn)
+	}
 	if !r.committed && !c.hijacked && c.werr == nil && len(r.body)+len(s) <= c.cfg.writeBuf {
 		r.body = append(r.body, s...)
 		return len(s), nil
@@ -469,6 +475,9 @@ func (x *Ctx) WriteString(s string) (int, error) {
 		if !r.committed {
 			x.commit(true)
 		}
+		if cap(r.body) == 0 {
+			c.takeBody() // given back to the pool by an HTTP/2 stream's commit
+		}
 		piece := s[:min(len(s), max(cap(r.body), 512))]
 		buf := append(r.body[:0], piece...)
 		n, err := x.write(buf)
@@ -477,6 +486,9 @@ func (x *Ctx) WriteString(s string) (int, error) {
 			return total, err
 		}
 		s = s[len(piece):]
+	}
+	if c.stream {
+		c.giveBody() // streaming on: lend it out again
 	}
 	return total, nil
 }
