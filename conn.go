@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 )
 
@@ -34,9 +35,15 @@ type conn struct {
 	srv *Server
 	cfg *config
 	nc  net.Conn
-	// wire sends responses: c itself, or the HTTP/2 stream it serves.
-	wire responseWire
-	h2w  h2Wire // the wire of an HTTP/2 stream (h2ctx.go)
+	// ex is the exchange the Ctx serves (exchange.go): c itself, or the
+	// HTTP/2 stream it serves (nc is then nil).
+	ex exchange
+	// h2fields is the response head of an HTTP/2 stream, reused
+	// (h2ctx.go).
+	h2fields []h2.Field
+	// addrOf is the connection remoteAddrString last made addrStr for.
+	addrOf  net.Conn
+	addrStr string
 	// ec is the event-loop socket when the event-loop engine serves the
 	// connection (nc is then ec), nil on the goroutine engine.
 	ec *elConn
@@ -113,7 +120,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 // attach readies c, fresh or reset by putConn, to serve nc.
 func (c *conn) attach(s *Server, nc net.Conn) {
 	c.srv, c.cfg, c.nc = s, &s.cfg, nc
-	c.wire = c
+	c.ex = c
 	c.born = clockSec.Load()
 	c.shard = s.pickShard()
 	c.ctx.conn = c
@@ -125,19 +132,20 @@ func (c *conn) attach(s *Server, nc net.Conn) {
 // streamConnPool holds the conns that serve HTTP/2 streams natively
 // (h2ctx.go). They have a read buffer, for the request head, but no
 // write buffer: a stream's response goes through the HTTP/2 connection's
-// writer (h2Wire), never through wbuf. Their response body buffer is
+// writer (h2Exchange), never through wbuf. Their response body buffer is
 // taken from bodyBufPool when the handler first writes and given back
 // once the head has gone to the stream (takeBody, giveBody), so a stream
 // whose handler waits holds neither.
 var streamConnPool sync.Pool
 
-// newStreamConn is newConn for an HTTP/2 stream: nc is the stream.
-func newStreamConn(s *Server, nc net.Conn) *conn {
+// newStreamConn is newConn for an HTTP/2 stream, which the caller sets
+// as the exchange (c.ex): the conn has no net.Conn.
+func newStreamConn(s *Server) *conn {
 	c, _ := streamConnPool.Get().(*conn)
 	if c == nil || c.cfg != &s.cfg {
 		c = &conn{rbuf: make([]byte, s.cfg.readBuf), stream: true}
 	}
-	c.attach(s, nc)
+	c.attach(s, nil)
 	return c
 }
 
@@ -206,6 +214,7 @@ func putConn(c *conn) {
 	c.wbuf = c.wbuf[:0]
 	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger, c.untracked = nil, false, false, 0, false, false
 	c.h2up = false
+	c.addrOf, c.addrStr = nil, ""
 	c.rkind, c.wkind = dlNone, dlNone
 	c.ctx.req.Reset()
 	c.ctx.resetResponse()
@@ -688,7 +697,7 @@ func (c *conn) armWrite() {
 // left the body or the response half done.
 func (c *conn) handlerPanicked(v any) {
 	x := &c.ctx
-	c.srv.logPanic(v, c.nc.RemoteAddr().String(), string(x.req.Method), string(x.req.Target))
+	c.srv.logPanic(v, c.ex.remoteAddrString(), string(x.req.Method), string(x.req.Target))
 	if c.hijacked {
 		return
 	}

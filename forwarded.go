@@ -71,7 +71,7 @@ func (f *ForwardedConfig) trusts(a netip.Addr) bool {
 // forwardedAddr returns the client address per Server.Forwarded, or nil to
 // use the connection's.
 func (x *Ctx) forwardedAddr() net.Addr {
-	peer, ok := x.conn.nc.RemoteAddr().(*net.TCPAddr)
+	peer, ok := x.conn.ex.remoteAddr().(*net.TCPAddr)
 	if !ok {
 		return nil
 	}

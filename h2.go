@@ -364,8 +364,7 @@ func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // :authority as Host; a body of unknown length reports Chunked and
 // ContentLength -1, with no Transfer-Encoding field).
 func (x *Ctx) IsHTTP2() bool {
-	_, ok := x.conn.nc.(*h2.Stream)
-	return ok
+	return x.conn.ex.protoMajor() == 2
 }
 
 // h2UpgradeSettings returns the HTTP2-Settings payload of an HTTP/1.1
