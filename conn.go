@@ -130,8 +130,10 @@ func (c *conn) attach(s *Server, nc net.Conn) {
 }
 
 // streamConnPool holds the conns that serve HTTP/2 streams natively
-// (h2ctx.go). They have a read buffer, for the request head, but no
-// write buffer: a stream's response goes through the HTTP/2 connection's
+// (h2ctx.go). They have a read buffer, for the copy of the request head
+// (streamHeadBuf to start with: nothing is read into it from a socket,
+// and h2.Stream.FillRequest grows it for a larger head), but no write
+// buffer: a stream's response goes through the HTTP/2 connection's
 // writer (h2Exchange), never through wbuf. Their response body buffer is
 // taken from bodyBufPool when the handler first writes and given back
 // once the head has gone to the stream (takeBody, giveBody), so a stream
@@ -143,11 +145,15 @@ var streamConnPool sync.Pool
 func newStreamConn(s *Server) *conn {
 	c, _ := streamConnPool.Get().(*conn)
 	if c == nil || c.cfg != &s.cfg {
-		c = &conn{rbuf: make([]byte, s.cfg.readBuf), stream: true}
+		c = &conn{rbuf: make([]byte, min(s.cfg.readBuf, streamHeadBuf)), stream: true}
 	}
 	c.attach(s, nil)
 	return c
 }
+
+// streamHeadBuf is the read buffer a stream's conn starts with: room for
+// a common request head without cookies.
+const streamHeadBuf = 1 << 10
 
 // bodyBuf holds a response body buffer in bodyBufPool; the holder
 // circulates with it, so that neither lending nor taking allocates.

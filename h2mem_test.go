@@ -6,9 +6,11 @@ package riptide_test
 // body buffer only while it buffers a body.
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,9 +28,9 @@ const (
 
 // h2HeldStreamLimit bounds the live heap of one native HTTP/2 stream whose
 // handler waits idle or streaming: the conn (its Ctx and body reader,
-// 5.4 KiB, in a 6 KiB size class), its 4 KiB read buffer holding the
-// request head and the engine's stream, about 10.5 KiB measured, with
-// room to spare. The old native door held a whole HTTP/1.1 conn, about
+// 5.4 KiB, in a 6 KiB size class), its 1 KiB read buffer holding the
+// request head and the engine's stream, about 7.5 KB measured, with room
+// to spare. The old native door held a whole HTTP/1.1 conn, about
 // 44.6 KB with its 17 KiB write buffer and 16 KiB body buffer.
 const h2HeldStreamLimit = 12 << 10
 
@@ -144,5 +146,41 @@ func TestH2HeldStreamMemory(t *testing.T) {
 				t.Errorf("native %s: %d B of live heap per held stream, want at most %d", tc.state, per, tc.limit)
 			}
 		})
+	}
+}
+
+// TestH2StreamHeadGrows sends request heads larger than a stream conn's
+// first read buffer (streamHeadBuf, 1 KiB), between small ones, on one
+// connection: each reaches the native handler whole.
+func TestH2StreamHeadGrows(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &riptide.Server{HTTP2: &riptide.HTTP2Config{H2C: true}, Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {
+		c.Write(c.Path())
+		c.WriteString(" ")
+		c.Write(c.Header("X-A"))
+		c.WriteString(" ")
+		c.Write(c.Header("X-B"))
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	in := &h2Instance{addr: ln.Addr().String()}
+	cl := h2Client(t, in)
+	for i, n := range []int{10, 3000, 0, 6000, 200, 3000} {
+		a, b := strings.Repeat("a", n), strings.Repeat("b", n/2)
+		req, _ := http.NewRequest("GET", in.url(fmt.Sprintf("/r%d", i)), nil)
+		req.Header.Set("X-A", a)
+		req.Header.Set("X-B", b)
+		resp, err := cl.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := fmt.Sprintf("/r%d %s %s", i, a, b); err != nil || resp.ProtoMajor != 2 || string(got) != want {
+			t.Fatalf("request %d (%d-byte field): HTTP/%d %d bytes %q..., %v; want %d bytes", i, n, resp.ProtoMajor, len(got), got[:min(len(got), 40)], err, len(want))
+		}
 	}
 }
