@@ -57,6 +57,8 @@ type compatState struct {
 	copyBuf []byte
 	// segs is compactHead's segment table, reused.
 	segs []headSeg
+	// blocks hands out the blocks requests are built in.
+	blocks compatSlab
 }
 
 // ServeCtx serves one request through the net/http handler.
