@@ -236,15 +236,19 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	}
 	if st.nc != c.nc {
 		st.nc, st.remoteAddr, st.localAddr = c.nc, c.nc.RemoteAddr().String(), c.nc.LocalAddr()
+		st.tlsState = nil
+		if tc, ok := c.nc.(*tls.Conn); ok {
+			// The handshake is over (a request has been read): the
+			// state does not change for the rest of the connection.
+			cs := tc.ConnectionState()
+			st.tlsState = &cs
+		}
 	}
 	r.RemoteAddr = st.remoteAddr
 	if c.srv.Forwarded != nil { // per request: forwarded.go
 		r.RemoteAddr = x.RemoteAddr().String()
 	}
-	if tc, ok := c.nc.(*tls.Conn); ok {
-		cs := tc.ConnectionState()
-		r.TLS = &cs
-	}
+	r.TLS = st.tlsState
 	rq.ctx.x = x
 	rq.ctx.laddr = st.localAddr
 	rq.ctx.srv = c.srv.httpServer()
