@@ -136,9 +136,12 @@ func compatSlabLen(nreq int, last bool) int {
 	return n
 }
 
-// compatSlab is a connection's request blocks allocated ahead: n of
-// shape, the first used of them taken. A block is taken once; the slab is
-// dropped for a new one when it is used up or a request does not fit.
+// compatSlab is the request blocks a conn allocated ahead: n of shape,
+// the first used of them taken. A block is taken once; the slab is dropped
+// for a new one when it is used up or a request does not fit. It lives in
+// the conn's compatState: on the goroutine engine one connection's, on the
+// event loop a worker's, shared by the connections it serves (and pooled
+// with the conn, so an idle connection holds none there).
 type compatSlab struct {
 	base    unsafe.Pointer
 	shape   *compatBlock
