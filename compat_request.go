@@ -140,8 +140,8 @@ func compatSlabLen(nreq int, last bool) int {
 // the first used of them taken. A block is taken once; the slab is dropped
 // for a new one when it is used up or a request does not fit. It lives in
 // the conn's compatState: on the goroutine engine one connection's, on the
-// event loop a worker's, shared by the connections it serves (and pooled
-// with the conn, so an idle connection holds none there).
+// event loop a worker's, shared by every connection it serves (so an idle
+// connection holds none there).
 type compatSlab struct {
 	base    unsafe.Pointer
 	shape   *compatBlock
