@@ -76,6 +76,12 @@ func newAllocClient(t testing.TB, addr, req string) *allocClient {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newAllocClientOn(t, nc, req)
+}
+
+// newAllocClientOn is newAllocClient on a connection already made (a
+// TLS one, say); the client closes it at the end of the test.
+func newAllocClientOn(t testing.TB, nc net.Conn, req string) *allocClient {
 	t.Cleanup(func() { nc.Close() })
 	ac := &allocClient{t: t, nc: nc, req: []byte(req), buf: make([]byte, 4096)}
 	// Learn the response length: the head ends with CRLF CRLF and the body

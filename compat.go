@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"net"
 	"net/http"
@@ -49,14 +50,19 @@ type compatHandler struct{ h http.Handler }
 // connection.
 type compatState struct {
 	w compatWriter
-	// nc is the connection remoteAddr and localAddr were computed for.
+	// nc is the connection remoteAddr, localAddr and tlsState were
+	// computed for. Every request of a TLS connection gets the same
+	// tlsState, as net/http's do.
 	nc         net.Conn
 	remoteAddr string
 	localAddr  net.Addr
+	tlsState   *tls.ConnectionState
 	// copyBuf serves ReadFrom when a body cannot be sent with sendfile.
 	copyBuf []byte
 	// segs is compactHead's segment table, reused.
 	segs []headSeg
+	// blocks hands out the blocks requests are built in.
+	blocks compatSlab
 }
 
 // ServeCtx serves one request through the net/http handler.

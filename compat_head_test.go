@@ -87,18 +87,17 @@ func TestCompatCompactHeadRequest(t *testing.T) {
 // class exactly (on 64-bit platforms), with the 8-byte header the runtime
 // puts before an object with pointers larger than 512 bytes, so the room
 // for values and head costs no bytes the allocator would not round up to
-// anyway.
+// anyway. The blocks of a slab lie one after another inside it, each
+// with its arrays inside it.
 func TestCompatBlockSizeClasses(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes are for 64-bit platforms")
 	}
 	classes := map[uintptr]bool{768: true, 896: true, 1024: true, 1152: true, 1280: true, 1536: true, 2048: true}
 	const mallocHeader = 8
-	if s := unsafe.Sizeof(compatRequestHead{}) + mallocHeader; !classes[s] {
-		t.Errorf("compatRequestHead is %d bytes: not a size class", s)
-	}
 	var prev uintptr
-	for i, bl := range compatBlocks {
+	for i := range compatBlocks {
+		bl := &compatBlocks[i]
 		if !classes[bl.size+mallocHeader] {
 			t.Errorf("block %d (%d values, %d head bytes) is %d bytes: not a size class", i, bl.vals, bl.head, bl.size)
 		}
@@ -106,9 +105,42 @@ func TestCompatBlockSizeClasses(t *testing.T) {
 			t.Errorf("block %d (%d bytes) after a %d-byte one", i, bl.size, prev)
 		}
 		prev = bl.size
-		rq, vals, head := bl.alloc()
-		if rq == nil || len(vals) != bl.vals || len(head) != bl.head {
-			t.Errorf("block %d: alloc gave %d values, %d head bytes", i, len(vals), len(head))
+		for _, n := range []int{1, 2, compatSlabMax} {
+			slab := bl.slab(n)
+			base := uintptr(slab)
+			for j := range n {
+				rq, vals, head := bl.at(slab, j)
+				start, end := base+uintptr(j)*bl.size, base+uintptr(j+1)*bl.size
+				if uintptr(unsafe.Pointer(rq)) != start || len(vals) != bl.vals || len(head) != bl.head {
+					t.Errorf("block %d, slab of %d, #%d: request at +%d, %d values, %d head bytes",
+						i, n, j, uintptr(unsafe.Pointer(rq))-base, len(vals), len(head))
+				}
+				if v := uintptr(unsafe.Pointer(unsafe.SliceData(vals))); bl.vals > 0 &&
+					(v < start+unsafe.Sizeof(compatRequest{}) || v+uintptr(len(vals))*unsafe.Sizeof("") > end) {
+					t.Errorf("block %d, slab of %d, #%d: values outside the block", i, n, j)
+				}
+				if h := uintptr(unsafe.Pointer(unsafe.SliceData(head))); h < start+unsafe.Sizeof(compatRequest{}) || h+uintptr(len(head)) > end {
+					t.Errorf("block %d, slab of %d, #%d: head outside the block", i, n, j)
+				}
+			}
+		}
+	}
+}
+
+// A connection allocates request blocks one for its first request, then
+// as many as it has served so far, up to compatSlabMax; one for a request
+// after which it closes.
+func TestCompatSlabLen(t *testing.T) {
+	want := []int{1: 1, 2: 2, 3: 2, 4: 4, 7: 4, 8: 8, 9: 8, 100: 8}
+	for nreq, w := range want {
+		if w == 0 {
+			continue
+		}
+		if got := compatSlabLen(nreq, false); got != w {
+			t.Errorf("request %d: slab of %d, want %d", nreq, got, w)
+		}
+		if got := compatSlabLen(nreq, true); got != 1 {
+			t.Errorf("request %d, the connection's last: slab of %d, want 1", nreq, got)
 		}
 	}
 }
@@ -151,8 +183,8 @@ func TestCompatRequestBlocks(t *testing.T) {
 
 // A handler may keep the request, its Header and the response Header map
 // after ServeHTTP returns (the request, its URL and its header values live
-// in one block allocated for it alone): later requests on the connection
-// leave them intact, and
+// in a block given to it alone, allocated with others): later requests on
+// the connection leave them intact, and
 // the handler's goroutines may go on using them (-race sees any server
 // access to them).
 func TestCompatRetainedHeadersStayIntact(t *testing.T) {
@@ -176,6 +208,12 @@ func TestCompatRetainedHeadersStayIntact(t *testing.T) {
 		for k := range users {
 			k.r.Header.Set("X-Later", "1")
 			k.resp.Set("X-Later", "1")
+			// The Request, its URL and the header values' array are
+			// in a block allocated with others (compatSlab): writing
+			// them here races with the server if it ever gives the
+			// block to a later request.
+			k.r.RemoteAddr, k.r.URL.Fragment = "kept", "kept"
+			k.r.Header["X-N"][0] += "."
 		}
 	}()
 	for i := range n {
@@ -192,9 +230,10 @@ func TestCompatRetainedHeadersStayIntact(t *testing.T) {
 	<-done
 	for i, k := range all {
 		want := fmt.Sprint(i)
-		if k.r.URL.Path != "/k"+want || k.r.Header.Get("X-N") != want || k.r.Header.Get("User-Agent") != "t" ||
-			k.r.Header.Get("X-Later") != "1" || len(k.r.Header) != 3 {
-			t.Errorf("kept request %d: %s %v", i, k.r.URL.Path, k.r.Header)
+		if k.r.URL.Path != "/k"+want || k.r.Header.Get("X-N") != want+"." || k.r.Header.Get("User-Agent") != "t" ||
+			k.r.Header.Get("X-Later") != "1" || len(k.r.Header) != 3 ||
+			k.r.RemoteAddr != "kept" || k.r.URL.Fragment != "kept" {
+			t.Errorf("kept request %d: %s#%s from %s %v", i, k.r.URL.Path, k.r.URL.Fragment, k.r.RemoteAddr, k.r.Header)
 		}
 		if k.resp.Get("X-N") != want || k.resp.Get("X-Later") != "1" || len(k.resp) != 2 {
 			t.Errorf("kept response header %d: %v", i, k.resp)

@@ -18,21 +18,21 @@ import (
 	"github.com/riptide-http/riptide/h1"
 )
 
-// compatInlineHead is the longest request head a compatRequest for a
-// request without header values (besides Host) holds without a separate
-// allocation. It brings compatRequestHead to the 768-byte size class (with
-// the runtime's 8-byte header, see compatBlocks).
+// compatInlineHead is the longest request head that a request without
+// header values (besides Host) keeps whole, in the compatBlocks shape made
+// for it, instead of compacting it (compactHead).
 const compatInlineHead = 216
 
 // compatRequest is everything a compat request owns: the *http.Request
-// handed to the handler with its URL, Context and Body. It is allocated in
-// one piece with the backing array of its header values and the compact
-// copy of the head its strings share (compactHead), in a compatBlock
-// chosen to fit them, or, when the request has no header values, with the
-// bytes of its head (compatRequestHead), so that a request costs one
-// allocation besides its Header map. It is never pooled: the handler may
-// keep any of it after ServeHTTP returns, as net/http allows, and a string
-// the handler keeps keeps all of it alive.
+// handed to the handler with its URL, Context and Body. It is allocated
+// with the backing array of its header values and the compact copy of the
+// head its strings share (compactHead), in a compatRequestBlock whose
+// shape (compatBlocks) fits them, so that a request costs no allocation of
+// its own besides its Header map: blocks are allocated several at a time
+// (compatSlab). A block is given to one request only, never
+// pooled or handed out again: the handler may keep any of the request
+// after ServeHTTP returns, as net/http allows. What it keeps keeps the
+// blocks allocated with it alive too (at most compatSlabMax).
 type compatRequest struct {
 	req  http.Request
 	url  url.URL
@@ -40,18 +40,11 @@ type compatRequest struct {
 	body compatBody
 }
 
-// compatRequestHead is a compatRequest with room for a short head. The
-// array is written once, before any string refers to it, and never again:
-// the strings made from it are immutable as Go requires.
-type compatRequestHead struct {
-	compatRequest
-	head [compatInlineHead]byte
-}
-
 // compatRequestBlock is a compatRequest with room for V (an array of
-// header value strings) and H (an array of bytes for the compact head),
-// allocated together. Like compatRequestHead's, the head array is written
-// once, before any string refers to it.
+// header value strings) and H (an array of bytes for the head or its
+// compact copy), allocated together. The head array is written once,
+// before any string refers to it, and never again: the strings made from
+// it are immutable as Go requires.
 type compatRequestBlock[V, H any] struct {
 	compatRequest
 	vals V
@@ -59,29 +52,42 @@ type compatRequestBlock[V, H any] struct {
 }
 
 // compatBlock is one shape of compatRequestBlock: room for vals header
-// values and head bytes of compact head.
+// values and head bytes of head.
 type compatBlock struct {
 	vals, head int
 	size       uintptr // of the whole block
-	alloc      func() (*compatRequest, []string, []byte)
+	voff, hoff uintptr // of its vals and head arrays
+	// slab allocates n blocks of this shape together (one allocation)
+	// and returns the first.
+	slab func(n int) unsafe.Pointer
 }
 
-// newCompatBlock allocates a compatRequestBlock[V, H] and returns its
-// request and its two arrays as slices.
-func newCompatBlock[V, H any]() (*compatRequest, []string, []byte) {
-	b := new(compatRequestBlock[V, H])
-	vals := unsafe.Slice((*string)(unsafe.Pointer(&b.vals)), unsafe.Sizeof(b.vals)/unsafe.Sizeof(""))
-	head := unsafe.Slice((*byte)(unsafe.Pointer(&b.head)), unsafe.Sizeof(b.head))
-	return &b.compatRequest, vals, head
+// at returns the request of the i-th block of a slab of this shape that
+// starts at base, and its two arrays as slices.
+func (bl *compatBlock) at(base unsafe.Pointer, i int) (*compatRequest, []string, []byte) {
+	p := unsafe.Add(base, uintptr(i)*bl.size)
+	return (*compatRequest)(p), // the block's first field
+		unsafe.Slice((*string)(unsafe.Add(p, bl.voff)), bl.vals),
+		unsafe.Slice((*byte)(unsafe.Add(p, bl.hoff)), bl.head)
+}
+
+// fits reports whether a block of this shape holds nvals header values and
+// nhead bytes of head.
+func (bl *compatBlock) fits(nvals, nhead int) bool {
+	return bl.vals >= nvals && bl.head >= nhead
 }
 
 func block[V, H any]() compatBlock {
 	var b compatRequestBlock[V, H]
 	return compatBlock{
-		vals:  int(unsafe.Sizeof(b.vals) / unsafe.Sizeof("")),
-		head:  int(unsafe.Sizeof(b.head)),
-		size:  unsafe.Sizeof(b),
-		alloc: newCompatBlock[V, H],
+		vals: int(unsafe.Sizeof(b.vals) / unsafe.Sizeof("")),
+		head: int(unsafe.Sizeof(b.head)),
+		size: unsafe.Sizeof(b),
+		voff: unsafe.Offsetof(b.vals),
+		hoff: unsafe.Offsetof(b.head),
+		slab: func(n int) unsafe.Pointer {
+			return unsafe.Pointer(unsafe.SliceData(make([]compatRequestBlock[V, H], n)))
+		},
 	}
 }
 
@@ -90,25 +96,79 @@ func block[V, H any]() compatBlock {
 // pointers larger than 512 bytes, fills a malloc size class
 // (compatRequest is 544 bytes on 64-bit platforms;
 // TestCompatBlockSizeClasses checks). A request is allocated in the first
-// that holds its header values and compact head; a larger one takes
+// that holds its header values and (compact) head; a larger one takes
 // separate allocations for what does not fit.
 var compatBlocks = [...]compatBlock{
-	block[[3]string, [168]byte](),   // 768
-	block[[6]string, [120]byte](),   // 768
-	block[[6]string, [248]byte](),   // 896
-	block[[10]string, [184]byte](),  // 896
-	block[[6]string, [376]byte](),   // 1024
-	block[[10]string, [312]byte](),  // 1024
-	block[[16]string, [216]byte](),  // 1024
-	block[[6]string, [504]byte](),   // 1152
-	block[[10]string, [440]byte](),  // 1152
-	block[[16]string, [344]byte](),  // 1152
-	block[[10]string, [568]byte](),  // 1280
-	block[[16]string, [472]byte](),  // 1280
-	block[[10]string, [824]byte](),  // 1536
-	block[[16]string, [728]byte](),  // 1536
-	block[[10]string, [1336]byte](), // 2048
-	block[[16]string, [1240]byte](), // 2048
+	block[[3]string, [168]byte](),              // 768
+	block[[0]string, [compatInlineHead]byte](), // 768: a whole head, no values
+	block[[6]string, [120]byte](),              // 768
+	block[[6]string, [248]byte](),              // 896
+	block[[10]string, [184]byte](),             // 896
+	block[[6]string, [376]byte](),              // 1024
+	block[[10]string, [312]byte](),             // 1024
+	block[[16]string, [216]byte](),             // 1024
+	block[[6]string, [504]byte](),              // 1152
+	block[[10]string, [440]byte](),             // 1152
+	block[[16]string, [344]byte](),             // 1152
+	block[[10]string, [568]byte](),             // 1280
+	block[[16]string, [472]byte](),             // 1280
+	block[[10]string, [824]byte](),             // 1536
+	block[[16]string, [728]byte](),             // 1536
+	block[[10]string, [1336]byte](),            // 2048
+	block[[16]string, [1240]byte](),            // 2048
+}
+
+// compatSlabMax is the most request blocks allocated together: what a
+// retained request can keep alive beyond its own block, and what a
+// connection may hold allocated ahead of its requests.
+const compatSlabMax = 8
+
+// compatSlabLen is how many blocks to allocate together for the nreq-th
+// request of a connection: one for its first, then twice as many each time
+// (2 for the 2nd and 3rd, 4 for the 4th to 7th, ...) up to compatSlabMax,
+// so that a connection allocates ahead at most as many blocks as it has
+// used; one when the connection closes after this request.
+func compatSlabLen(nreq int, last bool) int {
+	n := 1
+	for !last && 2*n <= nreq && n < compatSlabMax {
+		n *= 2
+	}
+	return n
+}
+
+// compatSlab is the request blocks a conn allocated ahead: n of shape,
+// the first used of them taken. A block is taken once; the slab is dropped
+// for a new one when it is used up or a request does not fit. It lives in
+// the conn's compatState: on the goroutine engine one connection's, on the
+// event loop a worker's, shared by every connection it serves (so an idle
+// connection holds none there).
+type compatSlab struct {
+	base    unsafe.Pointer
+	shape   *compatBlock
+	used, n int
+}
+
+// take returns a block that holds nvals header values and nhead bytes of
+// head, never given out before: the next of the slab when it fits, else
+// the first of a new slab of the first shape that fits (compatSlabLen
+// blocks for the connection's nreq-th request, the last if last), else
+// separate allocations.
+func (s *compatSlab) take(nvals, nhead, nreq int, last bool) (*compatRequest, []string, []byte) {
+	if bl := s.shape; bl != nil && s.used < s.n && bl.fits(nvals, nhead) {
+		s.used++
+		return bl.at(s.base, s.used-1)
+	}
+	for i := range compatBlocks {
+		if bl := &compatBlocks[i]; bl.fits(nvals, nhead) {
+			n := compatSlabLen(nreq, last)
+			base := bl.slab(n)
+			if n > 1 {
+				*s = compatSlab{base: base, shape: bl, used: 1, n: n}
+			}
+			return bl.at(base, 0)
+		}
+	}
+	return new(compatRequest), make([]string, nvals), make([]byte, nhead)
 }
 
 // newRequest builds the *http.Request for the request in x. On a target
@@ -127,22 +187,14 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	var rq *compatRequest
 	var vals []string
 	if nvals == 0 && len(head) <= compatInlineHead {
-		rh := new(compatRequestHead)
-		n := copy(rh.head[:], head)
-		sub.s = unsafe.String(&rh.head[0], n)
-		rq = &rh.compatRequest
+		var buf []byte
+		rq, _, buf = st.blocks.take(0, len(head), c.nreq, x.resp.close)
+		n := copy(buf, head)
+		sub.s = unsafe.String(&buf[0], n)
 	} else {
 		n := st.compactSegs(hr, head)
 		var buf []byte
-		for i := range compatBlocks {
-			if bl := &compatBlocks[i]; bl.vals >= nvals && bl.head >= n {
-				rq, vals, buf = bl.alloc()
-				break
-			}
-		}
-		if rq == nil {
-			rq, vals, buf = new(compatRequest), make([]string, nvals), make([]byte, n)
-		}
+		rq, vals, buf = st.blocks.take(nvals, n, c.nreq, x.resp.close)
 		sub = st.compactHead(head, buf[:n])
 		vals = vals[:nvals]
 	}
@@ -187,15 +239,19 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	}
 	if st.nc != c.nc {
 		st.nc, st.remoteAddr, st.localAddr = c.nc, c.nc.RemoteAddr().String(), c.nc.LocalAddr()
+		st.tlsState = nil
+		if tc, ok := c.nc.(*tls.Conn); ok {
+			// The handshake is over (a request has been read): the
+			// state does not change for the rest of the connection.
+			cs := tc.ConnectionState()
+			st.tlsState = &cs
+		}
 	}
 	r.RemoteAddr = st.remoteAddr
 	if c.srv.Forwarded != nil { // per request: forwarded.go
 		r.RemoteAddr = x.RemoteAddr().String()
 	}
-	if tc, ok := c.nc.(*tls.Conn); ok {
-		cs := tc.ConnectionState()
-		r.TLS = &cs
-	}
+	r.TLS = st.tlsState
 	rq.ctx.x = x
 	rq.ctx.laddr = st.localAddr
 	rq.ctx.srv = c.srv.httpServer()

@@ -143,10 +143,16 @@ func checkWorkload(t *testing.T, addr string, w harness.Workload) {
 func exchange(addr string, w harness.Workload) error {
 	var c net.Conn
 	var err error
-	if w.TLS { // HTTP/1.1 over TLS, chosen by ALPN (idletls)
+	if w.TLS { // HTTP/1.1 over TLS
+		// As the load generators: the idletls client offers ALPN
+		// http/1.1 only, wrk (the tls workload) no protocol at all.
+		cfg := &tls.Config{InsecureSkipVerify: true}
+		if w.Idle > 0 {
+			cfg.NextProtos = []string{"http/1.1"}
+		}
 		d := &net.Dialer{Timeout: 5 * time.Second}
 		var tc *tls.Conn
-		tc, err = tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
+		tc, err = tls.DialWithDialer(d, "tcp", addr, cfg)
 		if err == nil && tc.ConnectionState().NegotiatedProtocol == "h2" {
 			tc.Close()
 			return fmt.Errorf("ALPN chose h2 when only http/1.1 was offered")

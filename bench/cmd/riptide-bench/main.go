@@ -37,7 +37,7 @@ func main() {
 func run() int {
 	var (
 		servers     = flag.String("servers", "", "comma-separated servers (default: all; see -list)")
-		workloads   = flag.String("workloads", "", "comma-separated workloads (default: all but the extra ones, h2c, h2tls and routed, which run only when named; see -list)")
+		workloads   = flag.String("workloads", "", "comma-separated workloads (default: all but the extra ones (h2c, h2tls, tls, routed, static and idle ones), which run only when named; see -list)")
 		rounds      = flag.Int("rounds", 6, "rounds per workload; each round runs every server once, order rotated")
 		duration    = flag.Duration("duration", 5*time.Second, "length of each measured wrk/h2load run (whole seconds: wrk's unit)")
 		warmup      = flag.Duration("warmup", time.Second, "unmeasured wrk run per server before each workload's rounds, whole seconds (0 disables)")

@@ -183,7 +183,7 @@ func TestThreadsFollowServerSet(t *testing.T) {
 	}
 	// nginx gets one worker process per server CPU.
 	dir := t.TempDir()
-	conf, err := writeNginxConf(dir, 8080, 4)
+	conf, err := writeNginxConf(dir, 8080, 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,6 +55,13 @@ func writePeerFiles(dir string, useTLS bool) error {
 	if !useTLS {
 		return nil
 	}
+	return writeCertFiles(dir)
+}
+
+// writeCertFiles writes a fresh self-signed certificate for 127.0.0.1 and
+// localhost (benchserver.SelfSignedTLS) and its key as dir/cert.pem and
+// dir/key.pem, for the servers that read them from files.
+func writeCertFiles(dir string) error {
 	cfg, err := benchserver.SelfSignedTLS()
 	if err != nil {
 		return err

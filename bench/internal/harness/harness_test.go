@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/tls"
+	"crypto/x509"
 	"io"
 	"math"
 	"net"
@@ -384,5 +385,76 @@ func TestTLSIdle(t *testing.T) {
 	if c, err := tlsIdleOne(addr, req, w); err == nil {
 		c.Close()
 		t.Fatal("a wrong body was accepted")
+	}
+}
+
+// TestTLSWorkload checks the tls workload: wrk over https with keep-alive,
+// run by every server that serves HTTP/1.1 over TLS (the Go servers,
+// fasthttp included, with -tls, and nginx with ssl on a certificate the
+// harness writes), not by the ceiling or the HTTP/2-only peers, and not in
+// the default set.
+func TestTLSWorkload(t *testing.T) {
+	w, ok := LookupWorkload("tls")
+	if !ok || w.Tool() != "wrk" || !w.TLS || w.HTTP2 != H2None || w.Idle != 0 || w.Pipeline > 1 || !w.Extra {
+		t.Fatalf("tls workload: %+v", w)
+	}
+	if got := w.ServerFlags(); len(got) != 1 || got[0] != "-tls" {
+		t.Errorf("tls server flags = %v", got)
+	}
+	for _, s := range Registry() {
+		want := s.Kind == KindGo && !s.H2Only || s.Kind == KindNginx
+		if s.Supports(w) != want {
+			t.Errorf("%s supports tls = %v (%s), want %v", s.Name, s.Supports(w), s.Unsupported(w), want)
+		}
+	}
+	if n, _ := Lookup("nginx"); n.Supports(Workload{Name: "idletls", TLS: true, Idle: 10}) {
+		t.Error("nginx runs the idle TLS workload")
+	}
+	r := wrkRun{wrk: "wrk", addr: "127.0.0.1:1", w: w, script: "s.lua", conns: 50, duration: 2 * time.Second}
+	if got, want := strings.Join(r.args(), " "), "wrk -t1 -c50 -d2s --timeout 2s --latency -s s.lua https://127.0.0.1:1/"; got != want {
+		t.Errorf("wrk args = %q, want %q", got, want)
+	}
+	plain, _ := LookupWorkload("plaintext")
+	r.w = plain
+	if got := r.args(); got[len(got)-1] != "http://127.0.0.1:1/" {
+		t.Errorf("plaintext wrk URL = %q", got[len(got)-1])
+	}
+	if got := w.LoadCommand(50, 1); got != "wrk -t1 -c50, https" {
+		t.Errorf("LoadCommand = %q", got)
+	}
+
+	// nginx: ssl on the listen line, a certificate and key that load and
+	// name 127.0.0.1; plain HTTP without them.
+	dir := t.TempDir()
+	conf, err := writeNginxConf(dir, 8443, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(conf)
+	for _, want := range []string{"listen 127.0.0.1:8443 reuseport ssl;", "ssl_certificate " + dir + "/cert.pem;",
+		"ssl_certificate_key " + dir + "/key.pem;", "ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("nginx.conf lacks %q:\n%s", want, b)
+		}
+	}
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil || leaf.VerifyHostname("127.0.0.1") != nil {
+		t.Errorf("certificate for 127.0.0.1: %v, %v", err, leaf.VerifyHostname("127.0.0.1"))
+	}
+	plainDir := t.TempDir()
+	conf, err = writeNginxConf(plainDir, 8080, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(conf)
+	if strings.Contains(string(b), "ssl") || !strings.Contains(string(b), "listen 127.0.0.1:8080 reuseport;") {
+		t.Errorf("plain nginx.conf:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(plainDir, "cert.pem")); err == nil {
+		t.Error("plain nginx configuration wrote a certificate")
 	}
 }

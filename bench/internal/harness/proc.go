@@ -134,7 +134,7 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 		}
 		p.dir = dir
 		os.Chmod(dir, 0o755) // nginx workers may run as an unprivileged user
-		conf, err := writeNginxConf(dir, port, threads)
+		conf, err := writeNginxConf(dir, port, threads, o.Workload != nil && o.Workload.TLS)
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -416,8 +416,12 @@ func freePort() (int, error) {
 
 // writeNginxConf writes an nginx configuration serving the bench routes that
 // stock nginx can serve (no body echo), with workers worker processes, and
-// returns its path.
-func writeNginxConf(dir string, port, workers int) (string, error) {
+// returns its path. With useTLS it serves them over TLS (HTTP/1.1) with a
+// fresh self-signed certificate written to dir (writeCertFiles), preferring
+// TLS_AES_128_GCM_SHA256 as Go's crypto/tls does on machines with AES
+// instructions (OpenSSL would otherwise take wrk's first choice,
+// AES-256-GCM).
+func writeNginxConf(dir string, port, workers int, useTLS bool) (string, error) {
 	body := make([]byte, 64<<10)
 	for i := range body {
 		body[i] = "0123456789abcdef"[i%16]
@@ -427,6 +431,18 @@ func writeNginxConf(dir string, port, workers int) (string, error) {
 	}
 	if _, err := benchserver.StaticDir(dir); err != nil { // dir/static/*.txt
 		return "", err
+	}
+	listen := ""
+	if useTLS {
+		if err := writeCertFiles(dir); err != nil {
+			return "", err
+		}
+		listen = fmt.Sprintf(` ssl;
+    ssl_certificate %[1]s/cert.pem;
+    ssl_certificate_key %[1]s/key.pem;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_prefer_server_ciphers on;
+    ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384`, dir)
 	}
 	conf := fmt.Sprintf(`daemon off;
 %[4]smaster_process on;
@@ -443,7 +459,7 @@ http {
   uwsgi_temp_path %[1]s/uwsgi;
   scgi_temp_path %[1]s/scgi;
   server {
-    listen 127.0.0.1:%[2]d reuseport;
+    listen 127.0.0.1:%[2]d reuseport%[5]s;
     location = / { default_type "text/plain"; return 200 "Hello, World!"; }
     location = /json { default_type "application/json"; return 200 '{"message":"Hello, World!"}'; }
     location = /64k { default_type "application/octet-stream"; alias %[1]s/64k; }
@@ -458,7 +474,7 @@ http {
     }
   }
 }
-`, dir, port, workers, nginxUser())
+`, dir, port, workers, nginxUser(), listen)
 	path := filepath.Join(dir, "nginx.conf")
 	return path, os.WriteFile(path, []byte(conf), 0o644)
 }

@@ -148,12 +148,15 @@ func (s Server) Unsupported(w Workload) string {
 		case KindCeiling:
 			return "the ceiling speaks only HTTP/1.1 (no HTTP/2 framing, no TLS)"
 		case KindNginx:
-			return "the generated nginx configuration serves HTTP/1.1 only (no http2, no TLS)"
+			return "the generated nginx configuration serves HTTP/1.1 only (no http2)"
 		}
 		return "no HTTP/2 support (fasthttp has none)"
 	}
-	if w.TLS && s.Kind != KindGo {
-		return "no TLS in its configuration"
+	if w.TLS && s.Kind == KindCeiling {
+		return "the ceiling has no TLS"
+	}
+	if w.TLS && w.Idle > 0 && s.Kind != KindGo {
+		return "idle TLS memory is measured for the Go servers only"
 	}
 	if s.H2Only && w.HTTP2 == H2None {
 		return "HTTP/2 workloads only"

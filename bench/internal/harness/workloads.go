@@ -62,9 +62,11 @@ type Workload struct {
 	// keep-alive connections each make one GET and then stay open and
 	// idle while the server's RSS is measured (idle.go); no load tool.
 	Idle int
-	// TLS makes the idle workload HTTP/1.1 over TLS: the server runs with
-	// -tls (self-signed certificate) and the client offers ALPN http/1.1
-	// only. Only Go servers run it.
+	// TLS makes the workload HTTP/1.1 over TLS: the server runs with -tls
+	// (self-signed certificate). wrk offers no ALPN protocol (so every
+	// server answers HTTP/1.1); the idle workload's client offers ALPN
+	// http/1.1 only. Go servers and nginx (with ssl on a certificate the
+	// harness writes) run the wrk one, only Go servers the idle one.
 	TLS bool
 	// Extra workloads are not in the default set: they run only when named
 	// in -workloads (the HTTP/2 ones, so that a default run stays under 30
@@ -119,6 +121,8 @@ func Workloads() []Workload {
 			ExpectType:  "text/plain", ExpectBody: hello, ExpectClose: true},
 		{Name: "c1000", Desc: fmt.Sprintf("keep-alive GET / over %d connections", ManyConns), Path: "/",
 			Conns: ManyConns, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "tls", Desc: "keep-alive GET / over TLS (HTTP/1.1, self-signed ECDSA P-256)", Path: "/",
+			TLS: true, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "routed", Desc: fmt.Sprintf("keep-alive GET %s: a 3-parameter route of a %d-route app behind 3 middleware (recovery, request ID, access log at a disabled level)", benchserver.RoutedPath, len(benchserver.RoutedRoutes)),
 			Path: benchserver.RoutedPath, Profile: benchserver.ProfileRouted, Extra: true,
 			ExpectType: "text/plain", ExpectBody: []byte(benchserver.RoutedBody)},
@@ -187,7 +191,19 @@ func (w Workload) LoadCommand(conns, threads int) string {
 	if w.HTTP2 != H2None {
 		return fmt.Sprintf("h2load -t%d -c%d -m%d", t, conns, H2Streams)
 	}
+	if w.TLS {
+		return fmt.Sprintf("wrk -t%d -c%d, https", t, conns)
+	}
 	return fmt.Sprintf("wrk -t%d -c%d", t, conns)
+}
+
+// scheme is the URL scheme the load generator uses: https for a TLS
+// workload.
+func (w Workload) scheme() string {
+	if w.TLS {
+		return "https"
+	}
+	return "http"
 }
 
 func (w Workload) method() string {

@@ -162,7 +162,7 @@ type wrkRun struct {
 func (r wrkRun) args() []string {
 	a := []string{r.wrk, "-t" + strconv.Itoa(max(min(r.threads, r.conns), 1)), "-c" + strconv.Itoa(r.conns),
 		"-d" + strconv.FormatFloat(r.duration.Seconds(), 'f', -1, 64) + "s",
-		"--timeout", "2s", "--latency", "-s", r.script, "http://" + r.addr + r.w.Path}
+		"--timeout", "2s", "--latency", "-s", r.script, r.w.scheme() + "://" + r.addr + r.w.Path}
 	if r.cpus != "" {
 		a = append([]string{"taskset", "-c", r.cpus}, a...)
 	}
