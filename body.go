@@ -75,6 +75,9 @@ func (b *bodyReader) start(req *h1.Request) {
 
 // Read implements io.Reader over the request body.
 func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.stream {
+		return b.readStream(p)
+	}
 	switch {
 	case b.closed:
 		return 0, ErrBodyReadAfterClose
@@ -84,8 +87,6 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	case len(p) == 0:
 		return 0, nil
-	case b.stream:
-		return b.readStream(p)
 	}
 	return b.readFramed(p)
 }
@@ -116,15 +117,42 @@ func (b *bodyReader) startStream(hasBody, expect bool) {
 	b.trailers = b.trailers[:0]
 }
 
-// readStream reads the body from the exchange, with MaxRequestBodySize;
-// the first read sends 100 Continue when the client waits for it.
+// readStream reads the body from the exchange, with MaxRequestBodySize.
 func (b *bodyReader) readStream(p []byte) (int, error) {
-	ex := b.c.ex
+	n, err, ok := b.beginStreamRead(p)
+	if !ok {
+		return n, err
+	}
+	n, err = b.c.ex.readBody(p)
+	return b.endStreamRead(n, err)
+}
+
+// beginStreamRead makes Read's checks before a read from the exchange,
+// whose answer n, err is when ok is false; else it sends 100 Continue on
+// the first read when the client waits for it. The read itself touches
+// nothing of b: the compat door makes it without holding its lock.
+func (b *bodyReader) beginStreamRead(p []byte) (n int, err error, ok bool) {
+	switch {
+	case b.closed:
+		return 0, ErrBodyReadAfterClose, false
+	case b.err != nil:
+		return 0, b.err, false
+	case b.done:
+		return 0, io.EOF, false
+	case len(p) == 0:
+		return 0, nil, false
+	}
 	if b.expect && !b.sent100 {
 		b.sent100 = true
-		ex.send100Continue()
+		b.c.ex.send100Continue()
 	}
-	n, err := ex.readBody(p)
+	return 0, nil, true
+}
+
+// endStreamRead accounts for what a read from the exchange returned: the
+// body limit, the trailers at the end, a failure.
+func (b *bodyReader) endStreamRead(n int, err error) (int, error) {
+	ex := b.c.ex
 	if overBodyLimit(b.limit, b.read+int64(n)) {
 		return 0, b.tooLarge()
 	}

@@ -1,9 +1,7 @@
 package riptide
 
 import (
-	"crypto/tls"
 	"log/slog"
-	"net"
 	"net/http"
 )
 
@@ -50,13 +48,6 @@ type compatHandler struct{ h http.Handler }
 // connection.
 type compatState struct {
 	w compatWriter
-	// nc is the connection remoteAddr, localAddr and tlsState were
-	// computed for. Every request of a TLS connection gets the same
-	// tlsState, as net/http's do.
-	nc         net.Conn
-	remoteAddr string
-	localAddr  net.Addr
-	tlsState   *tls.ConnectionState
 	// copyBuf serves ReadFrom when a body cannot be sent with sendfile.
 	copyBuf []byte
 	// segs is compactHead's segment table, reused.
@@ -78,6 +69,9 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 	}
 	w := &st.w
 	w.start(x, rq)
+	// As net/http's HTTP/2 server: a panicking handler's stream is reset,
+	// not answered 500.
+	x.resp.resetOnPanic = x.conn.ex.protoMajor() > 1
 	defer w.end()
 	if rq.req.Method == "OPTIONS" && rq.req.RequestURI == "*" {
 		// As net/http's server does for "OPTIONS *" (RFC 9110 §9.3.7).

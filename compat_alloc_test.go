@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/riptide-http/riptide/internal/israce"
 	"github.com/riptide-http/riptide/internal/testcert"
 )
 
@@ -102,6 +103,24 @@ func TestCompatAllocs(t *testing.T) {
 	if limit := 7 + 1.0/compatSlabMax + 0.01; ripTypedExact > limit {
 		t.Errorf("riptide compat, handler setting Content-Type: %.4f allocs per request exactly, want at most %.4f", ripTypedExact, limit)
 	}
+
+	// The same handler over HTTP/2 (h2c), counted as TestH2Allocs counts:
+	// a client that allocates nothing, a request of two fields besides
+	// the pseudo-headers, each an index into the HPACK table. The same
+	// compat door as over HTTP/1.1, so the same objects: the request's
+	// block and its Header map (two: a map of up to 8 keys and its
+	// group), the response Header map (two) and Set's value slice.
+	t.Run("HTTP/2", func(t *testing.T) {
+		if israce.Enabled {
+			t.Skip("allocation counts need a build without -race")
+		}
+		ac := startH2AllocServer(t, &Server{Handler: FromHTTP(typed), Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}})
+		h2 := testing.AllocsPerRun(2000, ac.roundTrip)
+		t.Logf("the same over HTTP/2: riptide compat %v allocs/request", h2)
+		if h2 > 6 {
+			t.Errorf("riptide compat over HTTP/2, handler setting Content-Type: %v allocs per request, want at most 6", h2)
+		}
+	})
 }
 
 // mallocsPerRun is testing.AllocsPerRun without its rounding down: the
@@ -175,6 +194,7 @@ func TestCompatTLSAllocs(t *testing.T) {
 	if compatTLS-nativeTLS > compatPlain+0.01 {
 		t.Errorf("compat over TLS allocates %.4f per request beyond native over TLS, over TCP %.4f in all", compatTLS-nativeTLS, compatPlain)
 	}
+
 }
 
 // compatAPIRequest is what the event-store benchmark's Go client sends:

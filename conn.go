@@ -41,9 +41,14 @@ type conn struct {
 	// h2fields is the response head of an HTTP/2 stream, reused
 	// (h2ctx.go).
 	h2fields []h2.Field
-	// addrOf is the connection remoteAddrString last made addrStr for.
+	// addrOf is the connection remoteAddrString last made addrStr for
+	// (kept across putConn: the event loop releases a conn between two
+	// requests of one connection).
 	addrOf  net.Conn
 	addrStr string
+	// tlsOf is the connection tlsState last made tlsCS for.
+	tlsOf net.Conn
+	tlsCS *tls.ConnectionState
 	// ec is the event-loop socket when the event-loop engine serves the
 	// connection (nc is then ec), nil on the goroutine engine.
 	ec *elConn
@@ -220,7 +225,6 @@ func putConn(c *conn) {
 	c.wbuf = c.wbuf[:0]
 	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger, c.untracked = nil, false, false, 0, false, false
 	c.h2up = false
-	c.addrOf, c.addrStr = nil, ""
 	c.rkind, c.wkind = dlNone, dlNone
 	c.ctx.req.Reset()
 	c.ctx.resetResponse()
@@ -488,20 +492,18 @@ func (c *conn) callHandler() {
 
 func notFound(x *Ctx) { x.Error(404, "404 page not found") }
 
-// writeCanned appends a complete error response with Connection: close
-// after whatever complete responses are pending, and marks the connection
-// to close. Used for requests the handler never sees.
+// writeCanned appends the canned answer (canned.go) with Connection:
+// close after whatever complete responses are pending, and marks the
+// connection to close. Used for requests the handler never sees.
 func (c *conn) writeCanned(code int) {
-	text := h1.StatusText(code)
 	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
 	c.wbuf = append(c.wbuf, c.date.get()...)
 	c.wbuf = append(c.wbuf, c.cfg.serverHeader...)
-	c.wbuf = append(c.wbuf, "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"...)
-	c.wbuf = h1.AppendContentLength(c.wbuf, int64(len(text)+1))
+	c.wbuf = append(c.wbuf, "Content-Type: "+cannedType+"\r\nConnection: close\r\n"...)
+	c.wbuf = h1.AppendContentLength(c.wbuf, int64(cannedBodyLen(code)))
 	c.wbuf = append(c.wbuf, "\r\n"...)
 	if !c.ctx.resp.head { // RFC 9110 §9.3.2: no content in an answer to HEAD
-		c.wbuf = append(c.wbuf, text...)
-		c.wbuf = append(c.wbuf, '\n')
+		c.wbuf = appendCannedBody(c.wbuf, code)
 	}
 	c.closeAfter = true
 	c.ctx.resp.close = true
@@ -712,6 +714,9 @@ func (c *conn) handlerPanicked(v any) {
 	c.linger = true
 	r := &x.resp
 	switch {
+	case r.resetOnPanic:
+		// The stream is reset: the exchange ends it unfinished.
+		c.werr = errPanicked
 	case !r.committed:
 		x.resetResponse()
 		r.head = isHEAD(x.req.Method)

@@ -144,12 +144,19 @@ func (c *conn) remoteAddrString() string {
 	return c.addrStr
 }
 
+// tlsState is made once per connection and shared by its requests, as
+// net/http's are: the handshake is over once a request has been read, so
+// the state does not change for the rest of the connection.
 func (c *conn) tlsState() *tls.ConnectionState {
-	if tc, ok := c.nc.(*tls.Conn); ok {
-		cs := tc.ConnectionState()
-		return &cs
+	tc, ok := c.nc.(*tls.Conn)
+	if !ok {
+		return nil
 	}
-	return nil
+	if c.tlsOf != c.nc {
+		cs := tc.ConnectionState()
+		c.tlsOf, c.tlsCS = c.nc, &cs
+	}
+	return c.tlsCS
 }
 
 func (c *conn) transport() net.Conn { return c.nc }

@@ -1,6 +1,6 @@
 package riptide
 
-// The native door over HTTP/2: a Ctx serves a stream of the engine
+// HTTP/2 streams served by a Ctx: a Ctx serves a stream of the engine
 // (internal/h2) with no HTTP/1.1 text in between. The request head is
 // filled straight from the decoded fields (pseudo-headers to method,
 // target and Host; fields in order) into the Ctx's h1.Request view; the
@@ -24,14 +24,14 @@ import (
 	"github.com/riptide-http/riptide/internal/h2"
 )
 
-// h2NativeDoor serves the streams of a Server whose handler is native.
-type h2NativeDoor struct {
+// h2Door serves the streams of a Server: a Ctx on the stream runs the
+// Server's Handler, native or compat (FromHTTP), as on HTTP/1.1.
+type h2Door struct {
 	srv *Server
-	h   Handler
 }
 
-// ServeStream runs the native Handler for the stream on an engine conn.
-func (d *h2NativeDoor) ServeStream(st *h2.Stream) {
+// ServeStream runs the Handler for the stream on an engine conn.
+func (d *h2Door) ServeStream(st *h2.Stream) {
 	s := d.srv
 	c := newStreamConn(s)
 	c.ex = (*h2Exchange)(st)
@@ -43,9 +43,9 @@ func (d *h2NativeDoor) ServeStream(st *h2.Stream) {
 	x.resp.head = st.Method() == "HEAD"
 	switch code := c.fillH2Request(st); {
 	case code != 0:
-		x.cannedH2(code)
+		x.canned(code)
 	case overBodyLimit(s.cfg.maxBody, st.ContentLength()):
-		x.cannedH2(413)
+		x.canned(413)
 	default:
 		c.body.startStream(st.HasBody(), expects100(&x.req))
 		x.inHandler.Store(true)
@@ -70,14 +70,6 @@ func expects100(req *h1.Request) bool {
 		}
 	}
 	return false
-}
-
-// cannedH2 answers a request the handler never sees.
-func (x *Ctx) cannedH2(code int) {
-	x.SetStatus(code)
-	x.SetHeader("Content-Type", "text/plain; charset=utf-8")
-	x.WriteString(h1.StatusText(code))
-	x.WriteString("\n")
 }
 
 // fillH2Request copies the request head into c.rbuf and points the Ctx's

@@ -65,6 +65,9 @@ type response struct {
 	bodyTooLarge bool // a body read hit MaxRequestBodySize
 	userDate     bool
 	userServer   bool
+	// resetOnPanic: a panic cuts the response even before anything of it
+	// was sent (a compat handler on HTTP/2, whose stream net/http resets).
+	resetOnPanic bool
 }
 
 func (x *Ctx) resetResponse() {
@@ -76,6 +79,7 @@ func (x *Ctx) resetResponse() {
 	r.committed, r.sent, r.finished, r.chunked, r.noBody, r.head, r.close = false, false, false, false, false, false, false
 	r.wrote, r.filtering, r.inError = false, false, false
 	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
+	r.resetOnPanic = false
 	x.scratch = x.scratch[:0]
 	x.pv.n = 0
 	x.locals.reset()
