@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	qhttp3 "github.com/quic-go/quic-go/http3"
 )
@@ -272,5 +274,208 @@ func TestInteropNgtcp2(t *testing.T) {
 		if t.Failed() {
 			t.Logf("gtlsclient's log:\n%s", out)
 		}
+	})
+}
+
+// chromiumReport is what testdata/interop_page.html POSTs to /report.
+type chromiumReport struct {
+	UserAgent string   `json:"userAgent"`
+	Page      string   `json:"page"` // the page's nextHopProtocol
+	Errors    []string `json:"errors"`
+	Switched  *bool    `json:"switched"`
+	Get       struct {
+		Status int    `json:"status"`
+		Body   string `json:"body"`
+		Type   string `json:"type"`
+	} `json:"get"`
+	Post struct {
+		Status int    `json:"status"`
+		Length int    `json:"length"`
+		Equal  bool   `json:"equal"`
+		SHA256 string `json:"sha256"`
+	} `json:"post"`
+	Trailers struct {
+		Status int    `json:"status"`
+		Body   string `json:"body"`
+	} `json:"trailers"`
+	Concurrent []struct {
+		Status int    `json:"status"`
+		Body   string `json:"body"`
+	} `json:"concurrent"`
+	Protocols map[string]string `json:"protocols"`
+}
+
+// chromiumTimeout bounds one Chromium run: start, the page's requests and
+// its report.
+const chromiumTimeout = 90 * time.Second
+
+// runChromium loads url in headless Chromium with a scratch HOME and
+// profile (home, made by the caller so it can hold an NSS database) and
+// extra flags, waits for the page's report on s, stops the browser and
+// returns the report and the browser's NetLog (every event, headers
+// included: how the test sees the response trailers, which fetch does
+// not expose).
+func runChromium(t *testing.T, s *interopServer, home, url string, extra ...string) (chromiumReport, string) {
+	t.Helper()
+	bin := chromiumPath(t)
+	netlog := filepath.Join(home, "netlog.json")
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+		"--no-default-browser-check", "--disable-extensions", "--disable-background-networking", "--disable-component-update",
+		"--user-data-dir=" + filepath.Join(home, "profile"), "--enable-quic",
+		"--log-net-log=" + netlog, "--net-log-capture-mode=Everything"}, extra...)
+	args = append(args, url)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.SysProcAttr = chromiumSysProcAttr()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var rep chromiumReport
+	select {
+	case b := <-s.app.reports:
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Errorf("report %q: %v", b, err)
+		}
+	case err := <-exited:
+		t.Fatalf("chromium exited before the page reported: %v\n%s", err, log.Bytes())
+	case <-time.After(chromiumTimeout):
+		stopChromium(cmd, exited)
+		t.Fatalf("no report from the page within %s\n%s", chromiumTimeout, log.Bytes())
+	}
+	stopChromium(cmd, exited)
+	b, err := os.ReadFile(netlog)
+	if err != nil {
+		t.Errorf("netlog: %v", err)
+	}
+	if t.Failed() {
+		t.Logf("chromium's output:\n%s", log.Bytes())
+	}
+	return rep, string(b)
+}
+
+// chromiumPath returns the Chromium executable, or skips/fails t.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	missing(t, "chromium", "apt-get install -y chromium")
+	return ""
+}
+
+// checkChromium checks a report's cases from the browser's side and the
+// server's, and the response trailers in the NetLog.
+func checkChromium(t *testing.T, s *interopServer, run string, rep chromiumReport, netlog string) {
+	t.Helper()
+	if len(rep.Errors) > 0 {
+		t.Errorf("the page failed: %q", rep.Errors)
+	}
+	if rep.Get.Status != 200 || rep.Get.Body != "Hello, World!" || rep.Get.Type != "text/plain" {
+		t.Errorf("GET: %+v", rep.Get)
+	}
+	if rep.Post.Status != 200 || rep.Post.Length != interopBodySize || !rep.Post.Equal || rep.Post.SHA256 != sha256Hex(interopBody) {
+		t.Errorf("POST: %+v", rep.Post)
+	}
+	if rep.Trailers.Status != 200 {
+		t.Errorf("trailers: %+v", rep.Trailers)
+	}
+	if !strings.Contains(netlog, interopTrailer+": riptide-h3") {
+		t.Errorf("trailers: the NetLog (%d bytes) has no %s: riptide-h3 received", len(netlog), interopTrailer)
+	}
+	if len(rep.Concurrent) != interopStreams {
+		t.Errorf("concurrent: %d responses, want %d", len(rep.Concurrent), interopStreams)
+	}
+	for i, r := range rep.Concurrent {
+		if want := fmt.Sprintf("stream %d: %d open at once", i, interopStreams); r.Status != 200 || r.Body != want {
+			t.Errorf("concurrent: stream %d: %d %q", i, r.Status, r.Body)
+		}
+	}
+	for _, p := range []string{"/hello", "/echo", "/trailers"} {
+		if rep.Protocols[p] != "h3" {
+			t.Errorf("browser side: %s went over %q, want h3 (%v)", p, rep.Protocols[p], rep.Protocols)
+		}
+	}
+	s.app.wantH3(t, "GET /hello", 1)
+	s.app.wantH3(t, "POST /echo", 1)
+	s.app.wantH3(t, "POST /trailers", 1)
+	s.app.wantRunH3(t, run)
+	s.app.wantH3(t, "POST /report", 1)
+}
+
+// TestInteropChromium: headless Chromium forced onto QUIC for the
+// server's origin (--origin-to-force-quic-on), trusting its certificate
+// by its key's hash (--ignore-certificate-errors-spki-list): the page and
+// every fetch it makes go over HTTP/3.
+func TestInteropChromium(t *testing.T) {
+	chromiumPath(t)
+	forDoors(t, func(t *testing.T, d door) {
+		s := startInterop(t, d, false, false)
+		run := newRun("chromium")
+		rep, netlog := runChromium(t, s, t.TempDir(), "https://"+s.addr()+"/page?run="+run,
+			"--origin-to-force-quic-on="+s.addr(), "--ignore-certificate-errors-spki-list="+s.pki.spki)
+		if rep.Page != "h3" {
+			t.Errorf("browser side: the page came over %q, want h3", rep.Page)
+		}
+		s.app.wantH3(t, "GET /page", 1)
+		checkChromium(t, s, run, rep, netlog)
+	})
+}
+
+// TestInteropChromiumAltSvc: headless Chromium discovers HTTP/3 by
+// itself. The test CA is installed in an NSS database under a scratch
+// HOME (certutil), the page is loaded from https://localhost:PORT over
+// TCP (HTTP/2), whose responses carry alt-svc: h3=":PORT"; the page polls
+// /proto until the browser has moved the origin to HTTP/3, then runs the
+// cases, all of which must come over HTTP/3. localhost resolves to ::1
+// and 127.0.0.1, so the server listens on both, TCP and UDP, on one port.
+//
+// Chromium's QUIC refuses a certificate that chains to a locally
+// installed root ("not issued by known root": CERTIFICATE_VERIFY_FAILED
+// in the NetLog, then the alternative service marked broken) unless the
+// host is among those of --origin-to-force-quic-on. The test names
+// localhost:1, a port nothing listens on: that allows localhost's local
+// root without forcing QUIC on the server's origin, which is still
+// reached over TCP first and moved to HTTP/3 by Alt-Svc alone.
+func TestInteropChromiumAltSvc(t *testing.T) {
+	chromiumPath(t)
+	certutil := lookTool(t, "certutil", "apt-get install -y libnss3-tools")
+	if c, err := net.ListenPacket("udp", "[::1]:0"); err != nil {
+		missing(t, "the IPv6 loopback address ::1", "enable IPv6 on lo")
+	} else {
+		c.Close()
+	}
+	forDoors(t, func(t *testing.T, d door) {
+		s := startInterop(t, d, true, true)
+		home := t.TempDir()
+		db := "sql:" + filepath.Join(home, ".pki", "nssdb")
+		if err := os.MkdirAll(filepath.Join(home, ".pki", "nssdb"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"-d", db, "-N", "--empty-password"},
+			{"-d", db, "-A", "-t", "C,,", "-n", "riptide interop CA", "-i", s.pki.caFile},
+		} {
+			if out, err := exec.Command(certutil, args...).CombinedOutput(); err != nil {
+				t.Fatalf("certutil %s: %v\n%s", args, err, out)
+			}
+		}
+		run := newRun("altsvc")
+		rep, netlog := runChromium(t, s, home, fmt.Sprintf("https://localhost:%d/page?altsvc=1&run=%s", s.port, run), "--origin-to-force-quic-on=localhost:1")
+		if rep.Page != "h2" {
+			t.Errorf("browser side: the page came over %q, want h2 (then Alt-Svc)", rep.Page)
+		}
+		if h3, other := s.app.counts("GET /page"); h3 != 0 || other != 1 {
+			t.Errorf("server side: the page came %d times over HTTP/3, %d over TCP; want once over TCP", h3, other)
+		}
+		if rep.Switched == nil || !*rep.Switched {
+			t.Fatalf("the browser never moved to HTTP/3: %+v", rep)
+		}
+		checkChromium(t, s, run, rep, netlog)
 	})
 }

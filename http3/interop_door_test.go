@@ -38,8 +38,11 @@ func serveDoor(t *testing.T, d door, app *interopApp, pc net.PacketConn, tlsConf
 		serveListener(ctx, ln, &h3srv.Config{}, h3srv.HandlerFunc(func(s *h3srv.Stream) { app.serve(nativeExchange{s}) }))
 	}()
 	t.Cleanup(func() {
+		// Closing the socket ends the connections a client left open
+		// (a killed browser sends no CONNECTION_CLOSE).
 		cancel()
 		ln.Close()
+		pc.Close()
 		<-done
 	})
 }
