@@ -273,13 +273,13 @@ func newRun(client string) string {
 // interopPKI is a test CA and a server certificate it signed for
 // localhost, 127.0.0.1 and ::1, written as PEM files for the clients.
 type interopPKI struct {
-	dir             string
-	caFile          string // the CA certificate (PEM)
-	certFile        string // the server certificate (PEM)
-	keyFile         string // its key (PEM)
-	tls             tls.Certificate
-	spki            string // base64 SHA-256 of the server key's SubjectPublicKeyInfo (Chromium's pin)
-	caDER           []byte
+	dir      string
+	caFile   string // the CA certificate (PEM)
+	certFile string // the server certificate (PEM)
+	keyFile  string // its key (PEM)
+	tls      tls.Certificate
+	spki     string // base64 SHA-256 of the server key's SubjectPublicKeyInfo (Chromium's pin)
+	caDER    []byte
 }
 
 func newInteropPKI(t *testing.T) *interopPKI {
