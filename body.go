@@ -46,7 +46,9 @@ type bodyReader struct {
 
 	// stream is the HTTP/2 stream the body comes from (h2ctx.go), nil on
 	// HTTP/1.1; its trailers are copied into tbuf at the end.
-	stream   *h2.Stream
+	stream *h2.Stream
+	// h3 is the HTTP/3 stream the body comes from (h3.go), nil otherwise.
+	h3       *h3Stream
 	trailers []h1.Header
 	tbuf     []byte
 }
@@ -85,6 +87,8 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		return 0, nil
 	case b.stream != nil:
 		return b.readStream(p)
+	case b.h3 != nil:
+		return b.h3.readBody(b, p)
 	case b.chunked:
 		return b.readChunked(p)
 	}

@@ -195,6 +195,9 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	if tc, ok := c.nc.(*tls.Conn); ok {
 		cs := tc.ConnectionState()
 		r.TLS = &cs
+	} else if ex, ok := c.nc.(*h3Stream); ok {
+		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/3.0", 3, 0
+		r.TLS = ex.tlsState()
 	}
 	rq.ctx.x = x
 	rq.ctx.laddr = st.localAddr

@@ -338,19 +338,35 @@ func (w *compatWriter) writeInformational(code int) {
 		// Sent by the handler: the body read must not send another.
 		c.body.sent100 = true
 	}
+	if c.wire != responseWire(c) {
+		// A stream (HTTP/3): its wire sends the header lines, set
+		// aside in the response's for the call.
+		r := &x.resp
+		orig := r.hdr
+		r.hdr = w.appendInformationalLines(orig[len(orig):])
+		_ = c.wire.writeInformational(x, code)
+		r.hdr = orig
+		return
+	}
 	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
+	c.wbuf = w.appendInformationalLines(c.wbuf)
+	c.wbuf = append(c.wbuf, '\r', '\n')
+	c.flush()
+}
+
+// appendInformationalLines appends the header lines of a 1xx response.
+func (w *compatWriter) appendInformationalLines(b []byte) []byte {
 	if len(w.header) > 0 {
 		for _, k := range w.sortedKeys() {
 			if k == "Content-Length" || k == "Transfer-Encoding" || !h1.ValidHeaderName(k) {
 				continue
 			}
 			for _, v := range w.header[k] {
-				c.wbuf = appendHeaderLine(c.wbuf, k, v)
+				b = appendHeaderLine(b, k, v)
 			}
 		}
 	}
-	c.wbuf = append(c.wbuf, '\r', '\n')
-	c.flush()
+	return b
 }
 
 // commit writes the response head through the engine, first adding the

@@ -242,8 +242,8 @@ func (x *Ctx) joinBlocks(blocks [][]byte, cur []byte) {
 // been read to io.EOF (nil before, and for bodies that are not chunked).
 func (x *Ctx) Trailers() []h1.Header {
 	b := &x.conn.body
-	if b.stream != nil && b.done {
-		return b.trailers // HTTP/2 (h2ctx.go)
+	if (b.stream != nil || b.h3 != nil) && b.done {
+		return b.trailers // HTTP/2 (h2ctx.go), HTTP/3 (h3.go)
 	}
 	if !b.chunked || !b.done {
 		return nil

@@ -26,6 +26,9 @@ func (x *Ctx) Hijack() (net.Conn, []byte, error) {
 	if _, ok := c.nc.(*h2.Stream); ok {
 		return nil, nil, ErrHijackHTTP2
 	}
+	if _, ok := c.nc.(*h3Stream); ok {
+		return nil, nil, errHijackHTTP3
+	}
 	x.stopWatch(false)
 	if err := c.flush(); err != nil {
 		return nil, nil, err

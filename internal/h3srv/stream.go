@@ -101,6 +101,12 @@ func (st *Stream) Request() *h1.Request { return &st.req }
 // h1.Request does not hold (:scheme, :authority).
 func (st *Stream) Head() *h3.RequestHead { return &st.head }
 
+// FieldBytes returns the buffer the request's field section was decoded
+// into: every byte slice of Request and Head (method, target, authority,
+// field names and values) points into it. Read before the body: trailers
+// may be decoded into another buffer.
+func (st *Stream) FieldBytes() []byte { return st.dbuf }
+
 // Conn returns the engine serving the stream's connection.
 func (st *Stream) Conn() *Conn { return st.c }
 
