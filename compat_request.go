@@ -132,7 +132,8 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 		sub.s = unsafe.String(&rh.head[0], n)
 		rq = &rh.compatRequest
 	} else {
-		n := st.compactSegs(hr, head)
+		_, h3 := c.nc.(*h3Stream)
+		n := st.compactSegs(hr, head, h3)
 		var buf []byte
 		for i := range compatBlocks {
 			if bl := &compatBlocks[i]; bl.vals >= nvals && bl.head >= n {
@@ -268,7 +269,7 @@ func (h *headString) of(b []byte) string {
 // It returns their total length; the segment table is st's, reused
 // (compactHead copies them; the headString is used only while newRequest
 // runs).
-func (st *compatState) compactSegs(hr *h1.Request, head []byte) int {
+func (st *compatState) compactSegs(hr *h1.Request, head []byte, authority bool) int {
 	segs := st.segs[:0]
 	n := 0
 	add := func(b []byte) {
@@ -285,6 +286,9 @@ func (st *compatState) compactSegs(hr *h1.Request, head []byte) int {
 	}
 	if commonMethod(hr.Method) == "" {
 		add(hr.Method)
+	}
+	if authority {
+		add(hr.Host) // the :authority, not a field; placed before the target (fillH3Request)
 	}
 	add(hr.Target)
 	for i := range hr.Headers {

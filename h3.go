@@ -263,7 +263,7 @@ func (l *h3Listener) Close() {
 // ServeConn serves qc until it closes.
 func (l *h3Listener) ServeConn(qc quicx.Conn) {
 	s := l.s
-	hc := &h3Conn{srv: s, qc: qc, nc: &h3NetConn{qc: qc}}
+	hc := &h3Conn{srv: s, qc: qc, nc: &h3NetConn{qc: qc}, raddr: qc.RemoteAddr().String(), laddr: qc.LocalAddr()}
 	hc.hc = h3srv.NewConn(qc, &l.cfg, hc)
 	s.count(statAccepted)
 	hc.setState(StateNew)
@@ -311,6 +311,12 @@ type h3Conn struct {
 	nc   *h3NetConn
 	nreq atomic.Int64
 	away atomic.Bool
+	// The addresses and, once the handshake is complete, the TLS state
+	// that compat requests share, as net/http's requests on one
+	// connection do.
+	raddr string
+	laddr net.Addr
+	tls   atomic.Pointer[tls.ConnectionState]
 }
 
 func (hc *h3Conn) setState(st ConnState) {
@@ -349,8 +355,10 @@ func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 	c.wire = ex
 	c.state.Store(int32(StateActive)) // state changes are the connection's, not its streams'
 	x := &c.ctx
-	if x.compat != nil {
-		x.compat.nc = nil // its cached addresses are per connection, and ex is pooled
+	if cs := x.compat; cs != nil {
+		// The compat door's cached addresses are keyed by the net.Conn,
+		// ex, which is pooled: they are the QUIC connection's.
+		cs.nc, cs.remoteAddr, cs.localAddr = ex, hc.raddr, hc.laddr
 	}
 	s.stats.h3Streams.Add(1)
 	c.statRequestStart()
@@ -389,14 +397,17 @@ func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 // fillH3Request builds the request head into the Ctx from the stream's
 // decoded fields, and copies their bytes into c.rbuf with the method
 // first, as an HTTP/1.1 head lies there: the compat door makes the
-// *http.Request's strings from that one region.
+// *http.Request's strings from that one region. The Host (the :authority,
+// not a field) comes next, then the decoded fields in order (pseudo-header
+// fields, so the target, before the others).
 func (c *conn) fillH3Request(st *h3srv.Stream) error {
 	req := &c.ctx.req
 	if err := st.Head().Build(req); err != nil {
 		return err
 	}
 	fb := st.FieldBytes()
-	m := len(req.Method)
+	hn := len(req.Host)
+	m := len(req.Method) + hn
 	need := m + len(fb)
 	if len(c.rbuf) <= need {
 		// Room for the disconnect watch's read past the head too;
@@ -404,6 +415,7 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 		c.rbuf = make([]byte, need+512)
 	}
 	copy(c.rbuf, req.Method)
+	copy(c.rbuf[len(req.Method):], req.Host)
 	copy(c.rbuf[m:], fb)
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(fb)))
 	ok := true
@@ -422,8 +434,11 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 		off += m
 		return c.rbuf[off : off+len(b) : off+len(b)]
 	}
-	req.Method = c.rbuf[:m:m]
-	req.Target, req.Path, req.Query, req.Host = rebase(req.Target), rebase(req.Path), rebase(req.Query), rebase(req.Host)
+	if req.Host != nil {
+		req.Host = c.rbuf[m-hn : m : m]
+	}
+	req.Method = c.rbuf[: m-hn : m-hn]
+	req.Target, req.Path, req.Query = rebase(req.Target), rebase(req.Path), rebase(req.Query)
 	for i := range req.Headers {
 		h := &req.Headers[i]
 		h.Name, h.Value = rebase(h.Name), rebase(h.Value)
@@ -552,7 +567,16 @@ func (ex *h3Stream) SetWriteDeadline(t time.Time) error { return ex.st.SetWriteD
 
 // tlsState returns the connection's TLS state, for the compat request.
 func (ex *h3Stream) tlsState() *tls.ConnectionState {
-	cs := ex.hc.qc.State().TLS
+	hc := ex.hc
+	if p := hc.tls.Load(); p != nil {
+		return p
+	}
+	cs := hc.qc.State().TLS
+	select {
+	case <-hc.qc.HandshakeComplete():
+		hc.tls.Store(&cs) // final: shared by the later requests
+	default: // a 0-RTT request: the state is not final yet
+	}
 	return &cs
 }
 
