@@ -184,6 +184,9 @@ func (w *h2Wire) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
 		if s := x.conn.srv; s.addsServerHeader(r.userServer) {
 			w.fields = append(w.fields, h2.Field{Name: "server", Value: s.Name})
 		}
+		if a := x.conn.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
+			w.fields = append(w.fields, h2.Field{Name: "alt-svc", Value: a.value}) // h3.go
+		}
 		if h1.BodyAllowed(status) {
 			n := r.clen
 			if n < 0 && !streaming && (!r.head || bodyLen > 0) {

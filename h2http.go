@@ -504,6 +504,9 @@ func (w *h2Writer) encodeHead(status int, final bool, next []byte) h2.Head {
 		if !sawDate {
 			fields = append(fields, h2.Field{Name: "date", Value: h2Date()})
 		}
+		if a := w.srv.h3state.altSvc.Load(); a != nil && h["Alt-Svc"] == nil {
+			fields = append(fields, h2.Field{Name: "alt-svc", Value: a.value}) // h3.go
+		}
 		if !sawType && h1.BodyAllowed(status) && !w.hasEncoding() {
 			if data := w.sniffData(next); len(data) > 0 {
 				fields = append(fields, h2.Field{Name: "content-type", Value: http.DetectContentType(data)})

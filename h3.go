@@ -349,6 +349,12 @@ var h3Streams = sync.Pool{New: func() any { return new(h3Stream) }}
 // conn, as h2NativeDoor does an HTTP/2 stream.
 func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 	s := hc.srv
+	if max := s.cfg.maxReqs; max > 0 && hc.nreq.Add(1) >= int64(max) {
+		// The last request: GOAWAY goes out before its response (as
+		// Connection: close on HTTP/1.1), so that the client sends the
+		// next one elsewhere; this stream is below the GOAWAY's ID.
+		hc.goAway()
+	}
 	ex := h3Streams.Get().(*h3Stream)
 	ex.start(hc, st)
 	c := newConn(s, ex)
@@ -452,11 +458,11 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 
 var errH3Head = errors.New("riptide: HTTP/3 request head outside its field buffer")
 
-// requestDone applies MaxRequestsPerConn and draining after a request.
+// requestDone sends GOAWAY after a request when draining: a connection
+// that arrived while draining has its first request answered (as HTTP/2's
+// does), then goes away.
 func (hc *h3Conn) requestDone() {
-	s := hc.srv
-	n := hc.nreq.Add(1)
-	if max := s.cfg.maxReqs; max > 0 && n >= int64(max) || s.draining.Load() {
+	if hc.srv.draining.Load() {
 		hc.goAway()
 	}
 }

@@ -253,3 +253,77 @@ func TestServeShutdown(t *testing.T) {
 		t.Errorf("ConnState calls %v, want [new active closed]", states)
 	}
 }
+
+// TestServeAltSvc: while Serve runs, the Server's HTTP/1.1 responses
+// advertise its UDP port; after Shutdown's GOAWAY they do not.
+func TestServeAltSvc(t *testing.T) {
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	addr, _ := startServe(t, srv, nil)
+	_, port, _ := net.SplitHostPort(addr)
+	var resp *http.Response
+	for range 1000 {
+		// Serve registers its listener on its own goroutine.
+		resp, err = http.Get("http://" + ln.Addr().String() + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.Header.Get("Alt-Svc") != "" {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if got, want := resp.Header.Get("Alt-Svc"), `h3=":`+port+`"; ma=86400`; got != want {
+		t.Fatalf("Alt-Svc %q, want %q", got, want)
+	}
+}
+
+// TestServeLimits: MaxConns refuses a second connection (counted in
+// Stats.Refused); MaxRequestsPerConn sends GOAWAY after the limit, so the
+// client's next request opens a new connection.
+func TestServeLimits(t *testing.T) {
+	t.Run("MaxConns", func(t *testing.T) {
+		srv := &riptide.Server{MaxConns: 1, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
+		addr, _ := startServe(t, srv, nil)
+		c1 := h3Client(t)
+		if resp, err := c1.Get("https://" + addr + "/"); err != nil {
+			t.Fatal(err)
+		} else {
+			resp.Body.Close()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+addr+"/", nil)
+		if resp, err := h3Client(t).Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatal("a second connection was served beyond MaxConns 1")
+		}
+		var st riptide.Stats
+		srv.Stats(&st)
+		if st.Refused < 1 || st.Accepted != 1 {
+			t.Errorf("Refused %d Accepted %d, want ≥ 1 and 1", st.Refused, st.Accepted)
+		}
+	})
+	t.Run("MaxRequestsPerConn", func(t *testing.T) {
+		srv := &riptide.Server{MaxRequestsPerConn: 2, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
+		addr, _ := startServe(t, srv, nil)
+		cl := h3Client(t)
+		for i := range 5 {
+			resp, err := cl.Get("https://" + addr + "/")
+			if err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+			resp.Body.Close()
+		}
+		var st riptide.Stats
+		srv.Stats(&st)
+		if st.Accepted != 3 || st.Requests != 5 {
+			t.Errorf("Accepted %d Requests %d, want 3 connections for 5 requests", st.Accepted, st.Requests)
+		}
+	})
+}
