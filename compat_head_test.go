@@ -26,7 +26,7 @@ func TestCompatCompactHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st compatState
-	h := st.compactHead(buf, make([]byte, st.compactSegs(&hr, buf, false)))
+	h := st.compactHead(buf, make([]byte, st.compactSegs(&hr, buf)))
 	kept := []string{"PROPFIND", "/dav/a%20b?depth=1", "example.com:8080", "application/json",
 		"X-Custom-Thing", "one", "X-Custom-Thing", "two"}
 	if want := strings.Join(kept, ""); h.s != want {
@@ -48,7 +48,7 @@ func TestCompatCompactHead(t *testing.T) {
 		}
 	}
 	// A second request on the same state reuses the segment table.
-	h2 := st.compactHead(buf, make([]byte, st.compactSegs(&hr, buf, false)))
+	h2 := st.compactHead(buf, make([]byte, st.compactSegs(&hr, buf)))
 	if h2.s != h.s {
 		t.Errorf("second compact head %q, want %q", h2.s, h.s)
 	}

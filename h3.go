@@ -49,10 +49,7 @@ func init() {
 // IsHTTP3 reports whether the request arrived over HTTP/3. As for HTTP/2,
 // Request() shows it as HTTP/1.1 (the :authority as Host; a body of
 // unknown length has ContentLength -1).
-func (x *Ctx) IsHTTP3() bool {
-	_, ok := x.conn.nc.(*h3Stream)
-	return ok
-}
+func (x *Ctx) IsHTTP3() bool { return x.conn.ex.protoMajor() == 3 }
 
 // h3State is a Server's HTTP/3 state: its listeners (for Alt-Svc and
 // Shutdown) and live connections.
@@ -342,11 +339,11 @@ func (hc *h3Conn) goAwayLocked() {
 	go hc.hc.Shutdown(ctx)
 }
 
-// h3Streams pools the stream adapters.
+// h3Streams pools the stream exchanges.
 var h3Streams = sync.Pool{New: func() any { return new(h3Stream) }}
 
 // ServeStream serves one request stream with a Ctx on a borrowed engine
-// conn, as h2NativeDoor does an HTTP/2 stream.
+// conn whose exchange is the stream, as h2Door does an HTTP/2 stream.
 func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 	s := hc.srv
 	if max := s.cfg.maxReqs; max > 0 && hc.nreq.Add(1) >= int64(max) {
@@ -357,30 +354,27 @@ func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 	}
 	ex := h3Streams.Get().(*h3Stream)
 	ex.start(hc, st)
-	c := newConn(s, ex)
-	c.wire = ex
+	c := newConn(s, nil)
+	c.ex = ex
 	c.state.Store(int32(StateActive)) // state changes are the connection's, not its streams'
 	x := &c.ctx
-	if cs := x.compat; cs != nil {
-		// The compat door's cached addresses are keyed by the net.Conn,
-		// ex, which is pooled: they are the QUIC connection's.
-		cs.nc, cs.remoteAddr, cs.localAddr = ex, hc.raddr, hc.laddr
-	}
 	s.stats.h3Streams.Add(1)
 	c.statRequestStart()
 	x.resetResponse()
 	switch err := c.fillH3Request(st); {
 	case err != nil:
 		// The engine built the same head before: not reached.
-		x.cannedH2(400)
+		x.canned(400)
 	case len(x.req.Headers) > c.cfg.limits.MaxHeaders:
-		x.cannedH2(431)
+		x.canned(431)
 	case overBodyLimit(s.cfg.maxBody, x.req.ContentLength):
 		x.resp.head = isHEAD(x.req.Method)
-		x.cannedH2(413)
+		x.canned(413)
 	default:
 		x.resp.head = isHEAD(x.req.Method)
-		c.body.startH3(ex)
+		// A body of unknown length may turn out empty: the stream's end
+		// tells (h3srv reads no frame before the handler asks).
+		c.body.startStream(x.req.ContentLength != 0, expects100(&x.req))
 		x.inHandler.Store(true)
 		c.callHandler()
 	}
@@ -393,7 +387,7 @@ func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 	}
 	c.statRequestDone()
 	c.body.closed = true
-	c.body.h3 = nil
+	c.body.stream = false
 	putConn(c)
 	ex.end()
 	h3Streams.Put(ex)
@@ -401,58 +395,62 @@ func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 }
 
 // fillH3Request builds the request head into the Ctx from the stream's
-// decoded fields, and copies their bytes into c.rbuf with the method
-// first, as an HTTP/1.1 head lies there: the compat door makes the
-// *http.Request's strings from that one region. The Host (the :authority,
-// not a field) comes next, then the decoded fields in order (pseudo-header
-// fields, so the target, before the others).
+// decoded fields (the codec's RequestHead.Build), then copies the bytes it
+// refers to into c.rbuf as an HTTP/1.1 head lies there, method first: the
+// compat door makes the *http.Request's strings from that one region. The
+// target comes next, then the Host (the :authority, which no field holds),
+// then the decoded fields.
 func (c *conn) fillH3Request(st *h3srv.Stream) error {
 	req := &c.ctx.req
 	if err := st.Head().Build(req); err != nil {
 		return err
 	}
 	fb := st.FieldBytes()
-	hn := len(req.Host)
-	m := len(req.Method) + hn
-	need := m + len(fb)
-	if len(c.rbuf) <= need {
-		// Room for the disconnect watch's read past the head too;
-		// putConn gives back an unusually large buffer.
-		c.rbuf = make([]byte, need+512)
+	method, target, host := req.Method, req.Target, req.Host
+	need := len(method) + len(target) + len(host) + len(fb)
+	if len(c.rbuf) < need {
+		c.rbuf = make([]byte, need) // putConn gives back an unusually large one
 	}
-	copy(c.rbuf, req.Method)
-	copy(c.rbuf[len(req.Method):], req.Host)
-	copy(c.rbuf[m:], fb)
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(fb)))
+	b := c.rbuf
+	n := copy(b, method)
+	tOff := n
+	n += copy(b[n:], target)
+	hOff := n
+	n += copy(b[n:], host)
+	fOff := n
+	copy(b[n:], fb)
 	ok := true
-	rebase := func(b []byte) []byte {
-		if b == nil {
+	// within returns part, a view of whole, as the same view of whole's
+	// copy at off.
+	within := func(whole, part []byte, off int) []byte {
+		if part == nil {
 			return nil
 		}
-		if len(b) == 0 {
-			return c.rbuf[m:m:m]
+		if len(part) == 0 {
+			return b[off:off:off]
 		}
-		off := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - base)
-		if off < 0 || off+len(b) > len(fb) {
+		i := int(uintptr(unsafe.Pointer(unsafe.SliceData(part))) - uintptr(unsafe.Pointer(unsafe.SliceData(whole))))
+		if i < 0 || i+len(part) > len(whole) {
 			ok = false // not a view of the decoded fields: not reached
-			return b
+			return part
 		}
-		off += m
-		return c.rbuf[off : off+len(b) : off+len(b)]
+		i += off
+		return b[i : i+len(part) : i+len(part)]
 	}
-	if req.Host != nil {
-		req.Host = c.rbuf[m-hn : m : m]
+	req.Path, req.Query = within(target, req.Path, tOff), within(target, req.Query, tOff)
+	req.Method = b[:len(method):len(method)]
+	req.Target = b[tOff:hOff:hOff]
+	if host != nil {
+		req.Host = b[hOff:fOff:fOff]
 	}
-	req.Method = c.rbuf[: m-hn : m-hn]
-	req.Target, req.Path, req.Query = rebase(req.Target), rebase(req.Path), rebase(req.Query)
 	for i := range req.Headers {
 		h := &req.Headers[i]
-		h.Name, h.Value = rebase(h.Name), rebase(h.Value)
+		h.Name, h.Value = within(fb, h.Name, fOff), within(fb, h.Value, fOff)
 	}
 	if !ok {
 		return errH3Head
 	}
-	c.r, c.w, c.pin = need, need, need
+	c.r, c.w, c.pin = 0, 0, need
 	return nil
 }
 
@@ -467,9 +465,8 @@ func (hc *h3Conn) requestDone() {
 	}
 }
 
-// h3Stream is an HTTP/3 request stream as the borrowed conn sees it: its
-// net.Conn (Read is the disconnect watch), its responseWire, and the
-// source of its body.
+// h3Stream is an HTTP/3 request stream as the exchange of the Ctx serving
+// it (exchange.go). Pooled: between start and end it is one stream's.
 type h3Stream struct {
 	st *h3srv.Stream
 	hc *h3Conn
@@ -477,160 +474,34 @@ type h3Stream struct {
 	fields []h1.Header // the head being sent, reused
 	clen   [20]byte    // the Content-Length value
 
-	// The watch's read deadline; kick wakes a waiting Read when it
-	// changes.
-	mu   sync.Mutex
-	rdl  time.Time
-	kick chan struct{}
-	// userRDL: the handler set a read deadline, so ReadBodyTimeout does
-	// not replace it.
+	// stop ends a watchRead (buffered: watchStop never blocks).
+	stop chan struct{}
+	// mu orders closeBody, which may come from any goroutine, with the
+	// end of the stream (end).
+	mu sync.Mutex
+	// userRDL: the handler set a read deadline, which ReadBodyTimeout
+	// does not replace.
 	userRDL bool
 }
 
+var _ exchange = (*h3Stream)(nil)
+
 func (ex *h3Stream) start(hc *h3Conn, st *h3srv.Stream) {
+	ex.mu.Lock()
 	ex.st, ex.hc = st, hc
-	ex.rdl, ex.userRDL = time.Time{}, false
-	if ex.kick == nil {
-		ex.kick = make(chan struct{}, 1)
-	}
-	select {
-	case <-ex.kick: // a stale wake-up of the last stream
-	default:
+	ex.mu.Unlock()
+	ex.userRDL = false
+	if ex.stop == nil {
+		ex.stop = make(chan struct{}, 1)
 	}
 }
 
 func (ex *h3Stream) end() {
+	ex.mu.Lock()
 	ex.st, ex.hc = nil, nil
+	ex.mu.Unlock()
 	clear(ex.fields)
 	ex.fields = ex.fields[:0]
-}
-
-var _ net.Conn = (*h3Stream)(nil)
-
-// Read blocks until the stream is reset or stopped by the client, or the
-// connection closes (io.EOF), or the read deadline passes. Body bytes are
-// read by the body reader, never here.
-func (ex *h3Stream) Read(p []byte) (int, error) {
-	done := ex.st.Done()
-	for {
-		ex.mu.Lock()
-		dl := ex.rdl
-		ex.mu.Unlock()
-		var timeout <-chan time.Time
-		if !dl.IsZero() {
-			d := time.Until(dl)
-			if d <= 0 {
-				return 0, os.ErrDeadlineExceeded
-			}
-			t := time.NewTimer(d)
-			defer t.Stop()
-			timeout = t.C
-		}
-		select {
-		case <-done:
-			return 0, io.EOF
-		case <-timeout:
-			return 0, os.ErrDeadlineExceeded
-		case <-ex.kick:
-		}
-	}
-}
-
-// errH3Write: responses go through the wire, not the net.Conn.
-var errH3Write = errors.New("riptide: an HTTP/3 stream is written through its response")
-
-// errHijackHTTP3 is Hijack's error on an HTTP/3 stream.
-var errHijackHTTP3 = errors.New("riptide: cannot hijack an HTTP/3 stream")
-
-func (ex *h3Stream) Write(p []byte) (int, error) { return 0, errH3Write }
-
-// Close is a no-op: the stream ends when its handler returns.
-func (ex *h3Stream) Close() error { return nil }
-
-func (ex *h3Stream) LocalAddr() net.Addr  { return ex.hc.qc.LocalAddr() }
-func (ex *h3Stream) RemoteAddr() net.Addr { return ex.hc.qc.RemoteAddr() }
-
-func (ex *h3Stream) SetDeadline(t time.Time) error {
-	_ = ex.SetReadDeadline(t)
-	return ex.SetWriteDeadline(t)
-}
-
-// SetReadDeadline bounds body reads and the disconnect watch.
-func (ex *h3Stream) SetReadDeadline(t time.Time) error {
-	ex.mu.Lock()
-	ex.rdl = t
-	ex.userRDL = !t.IsZero()
-	ex.mu.Unlock()
-	select {
-	case ex.kick <- struct{}{}:
-	default:
-	}
-	return ex.st.SetReadDeadline(t)
-}
-
-// SetWriteDeadline bounds response writes waiting for flow control.
-func (ex *h3Stream) SetWriteDeadline(t time.Time) error { return ex.st.SetWriteDeadline(t) }
-
-// tlsState returns the connection's TLS state, for the compat request.
-func (ex *h3Stream) tlsState() *tls.ConnectionState {
-	hc := ex.hc
-	if p := hc.tls.Load(); p != nil {
-		return p
-	}
-	cs := hc.qc.State().TLS
-	select {
-	case <-hc.qc.HandshakeComplete():
-		hc.tls.Store(&cs) // final: shared by the later requests
-	default: // a 0-RTT request: the state is not final yet
-	}
-	return &cs
-}
-
-// startH3 prepares the body reader for an HTTP/3 stream's body.
-func (b *bodyReader) startH3(ex *h3Stream) {
-	req := &b.c.ctx.req
-	b.h3 = ex
-	b.stream = nil
-	b.chunked = false
-	b.remaining = 0
-	b.read = 0
-	b.limit = b.c.cfg.maxBody
-	b.pending = nil
-	b.done = req.ContentLength == 0
-	b.err = nil
-	b.expect, b.sent100, b.waited, b.closed = req.Expect100, false, false, false
-	b.trailers = b.trailers[:0]
-}
-
-// readBody reads the body from the stream's DATA frames, with
-// MaxRequestBodySize and ReadBodyTimeout; at its end the trailers become
-// the Ctx's.
-func (ex *h3Stream) readBody(b *bodyReader, p []byte) (int, error) {
-	if b.expect && !b.sent100 {
-		b.sent100 = true
-		if !b.c.ctx.resp.committed {
-			_ = ex.st.WriteHeaders(100, nil)
-		}
-	}
-	if rb := b.c.cfg.readBody; rb > 0 && !ex.userRDL {
-		_ = ex.st.SetReadDeadline(time.Now().Add(rb))
-	}
-	n, err := ex.st.Read(p)
-	if overBodyLimit(b.limit, b.read+int64(n)) {
-		return 0, b.tooLarge()
-	}
-	b.read += int64(n)
-	switch err {
-	case nil:
-		return n, nil
-	case io.EOF:
-		for _, f := range ex.st.Trailers() {
-			b.trailers = append(b.trailers, h1.Header{Name: f.Name, Value: f.Value, Key: h1.Lookup(f.Name)})
-		}
-		b.hitEOF()
-		return n, io.EOF
-	}
-	return n, b.fail(err)
 }
 
 // writeHead sends the committed response's head, with the buffered body
@@ -686,7 +557,7 @@ func (ex *h3Stream) head(x *Ctx, status int, streaming bool, bodyLen int) []h1.H
 	return fs
 }
 
-// Field names the adapter adds to a head.
+// Field names the exchange adds to a head.
 var (
 	h3FieldDate          = []byte("date")
 	h3FieldServer        = []byte("server")
@@ -762,6 +633,111 @@ func (ex *h3Stream) writeInformational(x *Ctx, code int) error {
 	return ex.st.WriteHeaders(code, ex.head(x, code, true, 0))
 }
 
+// readBody reads the body from the stream's DATA frames, with
+// ReadBodyTimeout for each read unless the handler set a deadline.
+func (ex *h3Stream) readBody(p []byte) (int, error) {
+	if rb := ex.hc.srv.cfg.readBody; rb > 0 && !ex.userRDL {
+		_ = ex.st.SetReadDeadline(time.Now().Add(rb))
+	}
+	n, err := ex.st.Read(p)
+	if err == h3srv.ErrBodyClosed {
+		err = ErrBodyReadAfterClose
+	}
+	return n, err
+}
+
+// appendTrailers appends the request's trailers: views of the stream's
+// buffers, valid for the request's life as the Ctx's are.
+func (ex *h3Stream) appendTrailers(dst []h1.Header, buf []byte) ([]h1.Header, []byte) {
+	for _, f := range ex.st.Trailers() {
+		dst = append(dst, h1.Header{Name: f.Name, Value: f.Value, Key: h1.Lookup(f.Name)})
+	}
+	return dst, buf
+}
+
+// send100Continue answers Expect: 100-continue before the first body read.
+func (ex *h3Stream) send100Continue() { _ = ex.st.WriteHeaders(100, nil) }
+
+// closeBody stops the body: a read blocked in another goroutine returns,
+// and later ones fail; the response goes on. After the handler returned
+// (ended) the exchange may serve another stream and is left alone.
+func (ex *h3Stream) closeBody(ended *atomic.Bool) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ended.Load() || ex.st == nil {
+		return
+	}
+	ex.st.CloseBody()
+}
+
+// setReadDeadline bounds body reads.
+func (ex *h3Stream) setReadDeadline(t time.Time) error {
+	ex.userRDL = !t.IsZero()
+	return ex.st.SetReadDeadline(t)
+}
+
+// setWriteDeadline bounds response writes waiting for flow control.
+func (ex *h3Stream) setWriteDeadline(t time.Time) error { return ex.st.SetWriteDeadline(t) }
+
+// The disconnect watch: the stream's Done is closed when the client resets
+// or stops the stream, or the connection closes. It reads no body bytes,
+// so it may run while the body is read.
+func (ex *h3Stream) watchArm() bool {
+	select {
+	case <-ex.stop: // a stale stop
+	default:
+	}
+	return true
+}
+
+func (ex *h3Stream) watchRead() (int, error) {
+	select {
+	case <-ex.st.Done():
+		return 0, io.EOF
+	case <-ex.stop:
+		return 0, os.ErrDeadlineExceeded
+	}
+}
+
+func (ex *h3Stream) watchStop() {
+	select {
+	case ex.stop <- struct{}{}:
+	default:
+	}
+}
+
+func (ex *h3Stream) remoteAddr() net.Addr     { return ex.hc.qc.RemoteAddr() }
+func (ex *h3Stream) remoteAddrString() string { return ex.hc.raddr }
+func (ex *h3Stream) localAddr() net.Addr      { return ex.hc.laddr }
+
+// tlsState returns the connection's TLS state: one value per connection
+// once the handshake is complete, as net/http's requests share theirs.
+func (ex *h3Stream) tlsState() *tls.ConnectionState {
+	hc := ex.hc
+	if p := hc.tls.Load(); p != nil {
+		return p
+	}
+	cs := hc.qc.State().TLS
+	select {
+	case <-hc.qc.HandshakeComplete():
+		hc.tls.Store(&cs) // final: shared by the later requests
+	default: // a 0-RTT request: the state is not final yet
+	}
+	return &cs
+}
+
+// transport: there is no net.Conn under a QUIC connection.
+func (ex *h3Stream) transport() net.Conn { return nil }
+func (ex *h3Stream) protoMajor() int     { return 3 }
+func (ex *h3Stream) abilities() ability  { return canFullDuplex }
+
+// errH3NetConn: an HTTP/3 connection's net.Conn (ConnState's) carries
+// streams, which the server serves.
+var errH3NetConn = errors.New("riptide: an HTTP/3 connection is not read or written as a net.Conn")
+
+// errHijackHTTP3 is Hijack's error on an HTTP/3 stream.
+var errHijackHTTP3 = errors.New("riptide: cannot hijack an HTTP/3 stream")
+
 // h3NetConn is an HTTP/3 connection as the net.Conn that ConnState
 // receives: its addresses, and Close closing it. Reads and writes fail:
 // the connection carries streams, served by the server.
@@ -769,8 +745,8 @@ type h3NetConn struct{ qc quicx.Conn }
 
 var _ net.Conn = (*h3NetConn)(nil)
 
-func (c *h3NetConn) Read(p []byte) (int, error)         { return 0, errH3Write }
-func (c *h3NetConn) Write(p []byte) (int, error)        { return 0, errH3Write }
+func (c *h3NetConn) Read(p []byte) (int, error)         { return 0, errH3NetConn }
+func (c *h3NetConn) Write(p []byte) (int, error)        { return 0, errH3NetConn }
 func (c *h3NetConn) Close() error                       { return c.qc.CloseWithError(uint64(h3.CodeNoError), "") }
 func (c *h3NetConn) LocalAddr() net.Addr                { return c.qc.LocalAddr() }
 func (c *h3NetConn) RemoteAddr() net.Addr               { return c.qc.RemoteAddr() }

@@ -431,8 +431,15 @@ func (s *Server) acceptError(err error, delay time.Duration) {
 	}
 }
 
-// refusal is the canned answer to a connection beyond MaxConns.
-var refusal = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 20\r\nConnection: close\r\n\r\nserver at capacity\r\n")
+// refusal is the canned answer (canned.go) to a connection beyond
+// MaxConns, before any request is read (so without Date or Server).
+var refusal = func() []byte {
+	b := h1.AppendStatusLine(nil, 503)
+	b = append(b, "Content-Type: "+cannedType+"\r\nConnection: close\r\n"...)
+	b = h1.AppendContentLength(b, int64(cannedBodyLen(503)))
+	b = append(b, "\r\n"...)
+	return appendCannedBody(b, 503)
+}()
 
 // refuse answers a connection beyond MaxConns and closes it, on its own
 // goroutine so the accept loop never waits on a client. It half-closes and
