@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/riptide-http/riptide/h1"
-	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 )
 
@@ -44,14 +43,16 @@ type bodyReader struct {
 	waited    bool  // a read waited on the network (deadline armed)
 	closed    bool  // the handler returned
 
-	// stream is the HTTP/2 stream the body comes from (h2ctx.go), nil on
-	// HTTP/1.1; its trailers are copied into tbuf at the end.
-	stream   *h2.Stream
+	// stream: the exchange frames the body (an HTTP/2 stream), read with
+	// its readBody (readStream); its trailers are copied into trailers and
+	// tbuf at the end.
+	stream   bool
 	trailers []h1.Header
 	tbuf     []byte
 }
 
 func (b *bodyReader) start(req *h1.Request) {
+	b.stream = false
 	b.chunked = req.Chunked
 	b.remaining = 0
 	if !req.Chunked {
@@ -74,6 +75,9 @@ func (b *bodyReader) start(req *h1.Request) {
 
 // Read implements io.Reader over the request body.
 func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.stream {
+		return b.readStream(p)
+	}
 	switch {
 	case b.closed:
 		return 0, ErrBodyReadAfterClose
@@ -83,12 +87,85 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	case len(p) == 0:
 		return 0, nil
-	case b.stream != nil:
-		return b.readStream(p)
-	case b.chunked:
+	}
+	return b.readFramed(p)
+}
+
+// readFramed reads an HTTP/1.1 body off the connection: chunked or of a
+// fixed length.
+func (b *bodyReader) readFramed(p []byte) (int, error) {
+	if b.chunked {
 		return b.readChunked(p)
 	}
 	return b.readFixed(p)
+}
+
+// startStream prepares the reader for a body the exchange frames (an
+// HTTP/2 stream's): hasBody is false when the request ended with its
+// head, expect when the client waits for 100 Continue.
+func (b *bodyReader) startStream(hasBody, expect bool) {
+	b.stream = true
+	b.chunked = false
+	b.remaining = 0
+	b.read = 0
+	b.limit = b.c.cfg.maxBody
+	b.pending = nil
+	b.done = !hasBody
+	b.err = nil
+	b.expect, b.sent100 = expect && hasBody, false
+	b.waited, b.closed = true, false
+	b.trailers = b.trailers[:0]
+}
+
+// readStream reads the body from the exchange, with MaxRequestBodySize.
+func (b *bodyReader) readStream(p []byte) (int, error) {
+	n, err, ok := b.beginStreamRead(p)
+	if !ok {
+		return n, err
+	}
+	n, err = b.c.ex.readBody(p)
+	return b.endStreamRead(n, err)
+}
+
+// beginStreamRead makes Read's checks before a read from the exchange,
+// whose answer n, err is when ok is false; else it sends 100 Continue on
+// the first read when the client waits for it. The read itself touches
+// nothing of b: the compat door makes it without holding its lock.
+func (b *bodyReader) beginStreamRead(p []byte) (n int, err error, ok bool) {
+	switch {
+	case b.closed:
+		return 0, ErrBodyReadAfterClose, false
+	case b.err != nil:
+		return 0, b.err, false
+	case b.done:
+		return 0, io.EOF, false
+	case len(p) == 0:
+		return 0, nil, false
+	}
+	if b.expect && !b.sent100 {
+		b.sent100 = true
+		b.c.ex.send100Continue()
+	}
+	return 0, nil, true
+}
+
+// endStreamRead accounts for what a read from the exchange returned: the
+// body limit, the trailers at the end, a failure.
+func (b *bodyReader) endStreamRead(n int, err error) (int, error) {
+	ex := b.c.ex
+	if overBodyLimit(b.limit, b.read+int64(n)) {
+		return 0, b.tooLarge()
+	}
+	b.read += int64(n)
+	switch err {
+	case nil:
+		return n, nil
+	case io.EOF:
+		b.trailers, b.tbuf = ex.appendTrailers(b.trailers[:0], b.tbuf)
+		b.hitEOF()
+		return n, io.EOF
+	}
+	return n, b.fail(err)
 }
 
 func (b *bodyReader) readFixed(p []byte) (int, error) {

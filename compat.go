@@ -2,7 +2,6 @@ package riptide
 
 import (
 	"log/slog"
-	"net"
 	"net/http"
 )
 
@@ -49,10 +48,6 @@ type compatHandler struct{ h http.Handler }
 // connection.
 type compatState struct {
 	w compatWriter
-	// nc is the connection remoteAddr and localAddr were computed for.
-	nc         net.Conn
-	remoteAddr string
-	localAddr  net.Addr
 	// copyBuf serves ReadFrom when a body cannot be sent with sendfile.
 	copyBuf []byte
 	// segs is compactHead's segment table, reused.
@@ -72,6 +67,9 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 	}
 	w := &st.w
 	w.start(x, rq)
+	// As net/http's HTTP/2 server: a panicking handler's stream is reset,
+	// not answered 500.
+	x.resp.resetOnPanic = x.conn.ex.protoMajor() > 1
 	defer w.end()
 	if rq.req.Method == "OPTIONS" && rq.req.RequestURI == "*" {
 		// As net/http's server does for "OPTIONS *" (RFC 9110 §9.3.7).

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"testing"
+
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // compatAllocRequest is a GET with 10 header fields, as a browser sends.
@@ -85,6 +87,24 @@ func TestCompatAllocs(t *testing.T) {
 	if ripTyped > 8 {
 		t.Errorf("riptide compat, handler setting Content-Type: %v allocs per request, want at most 8", ripTyped)
 	}
+
+	// The same handler over HTTP/2 (h2c), counted as TestH2Allocs counts:
+	// a client that allocates nothing, a request of two fields besides
+	// the pseudo-headers, each an index into the HPACK table. The same
+	// compat door as over HTTP/1.1, so the same objects: the request's
+	// block and its Header map (two: a map of up to 8 keys and its
+	// group), the response Header map (two) and Set's value slice.
+	t.Run("HTTP/2", func(t *testing.T) {
+		if israce.Enabled {
+			t.Skip("allocation counts need a build without -race")
+		}
+		ac := startH2AllocServer(t, &Server{Handler: FromHTTP(typed), Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}})
+		h2 := testing.AllocsPerRun(2000, ac.roundTrip)
+		t.Logf("the same over HTTP/2: riptide compat %v allocs/request", h2)
+		if h2 > 6 {
+			t.Errorf("riptide compat over HTTP/2, handler setting Content-Type: %v allocs per request, want at most 6", h2)
+		}
+	})
 }
 
 // compatAPIRequest is what the event-store benchmark's Go client sends:

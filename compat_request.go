@@ -2,7 +2,6 @@ package riptide
 
 import (
 	"context"
-	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -16,13 +15,14 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // compatInlineHead is the longest request head a compatRequest for a
 // request without header values (besides Host) holds without a separate
 // allocation. It brings compatRequestHead to the 768-byte size class (with
 // the runtime's 8-byte header, see compatBlocks).
-const compatInlineHead = 216
+const compatInlineHead = 200
 
 // compatRequest is everything a compat request owns: the *http.Request
 // handed to the handler with its URL, Context and Body. It is allocated in
@@ -88,27 +88,27 @@ func block[V, H any]() compatBlock {
 // compatBlocks are the shapes a request is allocated in, smallest first;
 // each, with the 8-byte header the runtime puts before an object with
 // pointers larger than 512 bytes, fills a malloc size class
-// (compatRequest is 544 bytes on 64-bit platforms;
+// (compatRequest is 560 bytes on 64-bit platforms;
 // TestCompatBlockSizeClasses checks). A request is allocated in the first
 // that holds its header values and compact head; a larger one takes
 // separate allocations for what does not fit.
 var compatBlocks = [...]compatBlock{
-	block[[3]string, [168]byte](),   // 768
-	block[[6]string, [120]byte](),   // 768
-	block[[6]string, [248]byte](),   // 896
-	block[[10]string, [184]byte](),  // 896
-	block[[6]string, [376]byte](),   // 1024
-	block[[10]string, [312]byte](),  // 1024
-	block[[16]string, [216]byte](),  // 1024
-	block[[6]string, [504]byte](),   // 1152
-	block[[10]string, [440]byte](),  // 1152
-	block[[16]string, [344]byte](),  // 1152
-	block[[10]string, [568]byte](),  // 1280
-	block[[16]string, [472]byte](),  // 1280
-	block[[10]string, [824]byte](),  // 1536
-	block[[16]string, [728]byte](),  // 1536
-	block[[10]string, [1336]byte](), // 2048
-	block[[16]string, [1240]byte](), // 2048
+	block[[3]string, [152]byte](),   // 768
+	block[[6]string, [104]byte](),   // 768
+	block[[6]string, [232]byte](),   // 896
+	block[[10]string, [168]byte](),  // 896
+	block[[6]string, [360]byte](),   // 1024
+	block[[10]string, [296]byte](),  // 1024
+	block[[16]string, [200]byte](),  // 1024
+	block[[6]string, [488]byte](),   // 1152
+	block[[10]string, [424]byte](),  // 1152
+	block[[16]string, [328]byte](),  // 1152
+	block[[10]string, [552]byte](),  // 1280
+	block[[16]string, [456]byte](),  // 1280
+	block[[10]string, [808]byte](),  // 1536
+	block[[16]string, [712]byte](),  // 1536
+	block[[10]string, [1320]byte](), // 2048
+	block[[16]string, [1224]byte](), // 2048
 }
 
 // newRequest builds the *http.Request for the request in x. On a target
@@ -152,55 +152,75 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	r.RequestURI = sub.of(hr.Target)
 	if !rq.setURL(hr, sub) {
 		// net/http answers such a target 400 and closes.
-		x.SetStatus(http.StatusBadRequest)
-		x.SetHeader("Content-Type", "text/plain; charset=utf-8")
-		x.SetClose()
-		x.WriteString("400 Bad Request: malformed request target\n")
+		x.canned(http.StatusBadRequest)
 		return nil, false
 	}
 	r.URL = &rq.url
-	if hr.Minor == 1 {
+	ex := c.ex
+	major := ex.protoMajor()
+	h2 := major >= 2 // HTTP/2 or HTTP/3: requests from fields, the same rules
+	switch {
+	case major == 3:
+		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/3.0", 3, 0
+	case h2:
+		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/2.0", 2, 0
+	case hr.Minor == 1:
 		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.1", 1, 1
-	} else {
+	default:
 		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.0", 1, 0
 	}
 	r.Header = header(hr, sub, vals)
+	if h2 {
+		h2Header(r.Header)
+	}
 	r.Host = rq.url.Host
 	if r.Host == "" {
 		r.Host = sub.of(hr.Host)
 	}
 	r.Close = hr.Close
 	r.ContentLength = hr.ContentLength
-	if hr.Chunked {
-		r.TransferEncoding = []string{"chunked"}
+	if hr.Chunked || h2 {
+		if hr.Chunked && !h2 {
+			r.TransferEncoding = []string{"chunked"}
+		}
 		if tv, ok := r.Header["Trailer"]; ok {
-			// As net/http: the announcement moves from Header to Trailer.
+			// As net/http: the announcement moves from Header to
+			// Trailer (on HTTP/2 whatever the body).
 			r.Trailer = declaredTrailers(tv)
 			delete(r.Header, "Trailer")
 		}
 	}
-	if hr.ContentLength == 0 && !hr.Chunked {
+	if c.body.done {
+		// No body (the engine found none before the handler runs).
 		r.Body = http.NoBody
 	} else {
 		rq.body.rq = rq
+		rq.body.ex = ex
 		r.Body = &rq.body
 	}
-	if st.nc != c.nc {
-		st.nc, st.remoteAddr, st.localAddr = c.nc, c.nc.RemoteAddr().String(), c.nc.LocalAddr()
-	}
-	r.RemoteAddr = st.remoteAddr
+	r.RemoteAddr = ex.remoteAddrString()
 	if c.srv.Forwarded != nil { // per request: forwarded.go
 		r.RemoteAddr = x.RemoteAddr().String()
 	}
-	if tc, ok := c.nc.(*tls.Conn); ok {
-		cs := tc.ConnectionState()
-		r.TLS = &cs
-	}
+	r.TLS = ex.tlsState()
 	rq.ctx.x = x
-	rq.ctx.laddr = st.localAddr
+	rq.ctx.laddr = ex.localAddr()
 	rq.ctx.srv = c.srv.httpServer()
 	setRequestContext(r, &rq.ctx)
 	return rq, true
+}
+
+// h2Header applies net/http's HTTP/2 server's rules to a request Header:
+// Cookie fields are joined into one with "; " (RFC 9113 §8.2.3), and an
+// "Expect: 100-continue" is answered by the server (the body's first
+// read) and removed.
+func h2Header(h http.Header) {
+	if cs := h["Cookie"]; len(cs) > 1 {
+		h["Cookie"] = []string{strings.Join(cs, "; ")}
+	}
+	if ev, ok := h["Expect"]; ok && len(ev) == 1 && ascii.EqualFold(ev[0], "100-continue") {
+		delete(h, "Expect")
+	}
 }
 
 // headString is the request head as one string, and the address of its
@@ -284,6 +304,10 @@ func (st *compatState) compactSegs(hr *h1.Request, head []byte) int {
 		add(hr.Method)
 	}
 	add(hr.Target)
+	if len(hr.Host) > 0 && !hostIsField(hr) {
+		// An HTTP/2 request's :authority, which no field holds.
+		add(hr.Host)
+	}
 	for i := range hr.Headers {
 		f := &hr.Headers[i]
 		if f.Key == h1.Unknown {
@@ -293,6 +317,17 @@ func (st *compatState) compactSegs(hr *h1.Request, head []byte) int {
 	}
 	st.segs = segs
 	return n
+}
+
+// hostIsField reports whether hr.Host is the value of one of its fields
+// (an HTTP/1.1 request's Host), not bytes of its own.
+func hostIsField(hr *h1.Request) bool {
+	for i := range hr.Headers {
+		if f := &hr.Headers[i]; len(f.Value) > 0 && unsafe.SliceData(f.Value) == unsafe.SliceData(hr.Host) {
+			return true
+		}
+	}
+	return false
 }
 
 // compactHead copies the pieces compactSegs found into buf, which is as
@@ -523,7 +558,10 @@ func setRequestContext(r *http.Request, ctx context.Context) {
 // compatBody is Request.Body for requests that have one: it reads the
 // engine's body stream while the handler runs and fails afterwards.
 type compatBody struct {
-	rq       *compatRequest
+	rq *compatRequest
+	// ex is the request's exchange, for Close (a closed HTTP/2 stream's
+	// body makes a Read blocked in another goroutine return).
+	ex       exchange
 	closed   atomic.Bool
 	trailers bool // request trailers merged into Request.Trailer
 }
@@ -536,11 +574,29 @@ func (b *compatBody) Read(p []byte) (int, error) {
 	cx := &b.rq.ctx
 	cx.lock()
 	defer cx.unlock()
-	if cx.ended {
+	if cx.ended.Load() {
 		return 0, http.ErrBodyReadAfterClose
 	}
 	x := cx.x
-	n, err := x.conn.body.Read(p)
+	var n int
+	var err error
+	if br := &x.conn.body; br.stream {
+		var ok bool
+		if n, err, ok = br.beginStreamRead(p); ok {
+			// The read waits without the lock, so that the handler may
+			// write the response meanwhile (full duplex, as net/http's
+			// HTTP/2), and Close may make it return.
+			cx.unlock()
+			n, err = b.ex.readBody(p)
+			cx.lock()
+			if cx.ended.Load() {
+				return 0, http.ErrBodyReadAfterClose
+			}
+			n, err = br.endStreamRead(n, err)
+		}
+	} else {
+		n, err = br.Read(p)
+	}
 	switch err {
 	case io.EOF:
 		if !b.trailers {
@@ -575,9 +631,13 @@ func (b *compatBody) mergeTrailers(x *Ctx) {
 }
 
 // Close makes later reads fail. Whatever is left of the body is drained
-// (or the connection closed) by the server after the handler returns.
+// (or the connection closed) by the server after the handler returns; on
+// HTTP/2 it is discarded now, and a Read blocked in another goroutine
+// returns at once (as with net/http: grpc-go's ServeHTTP closes the body
+// and then waits for its reader goroutine before it returns).
 func (b *compatBody) Close() error {
 	b.closed.Store(true)
+	b.ex.closeBody(&b.rq.ctx.ended)
 	return nil
 }
 
@@ -601,16 +661,16 @@ var closedChan = func() chan struct{} {
 // watch to be started by whoever holds mu, as it unlocks.
 type compatContext struct {
 	mu    sync.Mutex
-	x     *Ctx // guarded by mu; nil once ended
-	ended bool // guarded by mu
+	x     *Ctx        // guarded by mu; nil once ended
+	ended atomic.Bool // set under mu: ServeHTTP has returned
 
 	lazyCtx
 	wantWatch atomic.Bool // inner exists, the engine watch is not started yet
 	hijack    atomic.Bool // the connection was hijacked: disconnects no longer cancel
 }
 
-// lazyCtx is the part of a request's Context that the HTTP/1.1 compat
-// adapter (compatContext) and HTTP/2 (h2ReqCtx) share: no deadline, the
+// lazyCtx is the lazily made part of a request's Context (compatContext):
+// no deadline, the
 // local address as a value, and a context.WithCancel made only when Done
 // is first called, so that derived contexts hang off it without a
 // goroutine each and a request that never asks allocates nothing.
@@ -706,7 +766,7 @@ func (c *compatContext) unlock() {
 // startWatchLocked starts the engine's disconnect watch, which cancels
 // inner when the client goes away. mu must be held.
 func (c *compatContext) startWatchLocked() {
-	if !c.wantWatch.Swap(false) || c.ended {
+	if !c.wantWatch.Swap(false) || c.ended.Load() {
 		return
 	}
 	in := c.inner.Load()
@@ -741,7 +801,7 @@ func (c *compatContext) String() string { return "riptide.compatContext" }
 // end cancels the context: ServeHTTP has returned (or panicked).
 func (c *compatContext) end() {
 	c.mu.Lock()
-	c.ended = true
+	c.ended.Store(true)
 	c.x = nil
 	c.mu.Unlock()
 	c.lazyCtx.cancel()

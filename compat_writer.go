@@ -47,6 +47,12 @@ type compatWriter struct {
 	// chunked even if it would fit the buffer.
 	trailers bool
 
+	// stream: the exchange is a stream of a multiplexed connection
+	// (HTTP/2), where net/http's HTTP/2 rules apply: a field value with
+	// CR, LF or NUL is dropped rather than mended, 304 keeps its
+	// Content-Type, and trailers need no chunked body.
+	stream bool
+
 	// known: the header map, when the head was written, held only the
 	// keys in this set (knownCL, knownCT), found by lookup (see
 	// serializeHeader).
@@ -71,6 +77,7 @@ func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
 	w.status = 0
 	w.wroteHeader, w.hijacked, w.sniff, w.trailers = false, false, false, false
 	w.known = 0
+	w.stream = x.conn.ex.protoMajor() > 1
 }
 
 // end runs when ServeHTTP has returned or panicked: the request's Context
@@ -220,7 +227,7 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 	switch k {
 	case "Content-Type":
 		w.sniff = false
-		if code == http.StatusNotModified {
+		if code == http.StatusNotModified && !w.stream {
 			return
 		}
 	case "Content-Length":
@@ -258,6 +265,8 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		r.userDate = true
 	case "Server":
 		r.userServer = true
+	case "Alt-Svc":
+		r.userAltSvc = true
 	case "Trailer":
 		w.trailers = true
 	}
@@ -269,8 +278,18 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		return
 	}
 	for _, v := range vs {
-		r.hdr = appendHeaderLine(r.hdr, k, v)
+		r.hdr = w.appendField(r.hdr, k, v)
 	}
+}
+
+// appendField appends the field line for name and value: see
+// appendHeaderLine, and on a stream a value that is not a valid field
+// value is left out, as net/http's HTTP/2 server does.
+func (w *compatWriter) appendField(dst []byte, name, value string) []byte {
+	if w.stream && !h1.ValidHeaderValue(textproto.TrimString(value)) {
+		return dst
+	}
+	return appendHeaderLine(dst, name, value)
 }
 
 // parseContentLength parses a Content-Length value the handler set:
@@ -338,19 +357,21 @@ func (w *compatWriter) writeInformational(code int) {
 		// Sent by the handler: the body read must not send another.
 		c.body.sent100 = true
 	}
-	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
+	// The final head is not serialized yet (writeHeader does it): the
+	// interim one's fields go through resp.hdr to the exchange.
+	r := &x.resp
 	if len(w.header) > 0 {
 		for _, k := range w.sortedKeys() {
 			if k == "Content-Length" || k == "Transfer-Encoding" || !h1.ValidHeaderName(k) {
 				continue
 			}
 			for _, v := range w.header[k] {
-				c.wbuf = appendHeaderLine(c.wbuf, k, v)
+				r.hdr = w.appendField(r.hdr, k, v)
 			}
 		}
 	}
-	c.wbuf = append(c.wbuf, '\r', '\n')
-	c.flush()
+	c.ex.writeInformational(x, code)
+	r.hdr = r.hdr[:0]
 }
 
 // commit writes the response head through the engine, first adding the
@@ -441,7 +462,7 @@ func (w *compatWriter) FlushError() error {
 	if !w.x.resp.committed {
 		w.commit(true, nil)
 	}
-	return w.x.conn.flush()
+	return w.x.conn.ex.flush()
 }
 
 // finish completes the response once ServeHTTP has returned: implicit 200,
@@ -461,8 +482,9 @@ func (w *compatWriter) finish() {
 		w.collectTrailers()
 	}
 	if !r.committed {
-		// Announced trailers make the body chunked, as in net/http.
-		w.commit(w.trailers || len(r.trl) > 0, nil)
+		// Announced trailers make an HTTP/1.1 body chunked, as in
+		// net/http; on a stream the body is whole and has its length.
+		w.commit(!w.stream && (w.trailers || len(r.trl) > 0), nil)
 	}
 }
 
@@ -480,7 +502,7 @@ func (w *compatWriter) collectTrailers() {
 				continue
 			}
 			for _, tv := range h[name] {
-				r.trl = appendHeaderLine(r.trl, name, tv)
+				r.trl = w.appendField(r.trl, name, tv)
 			}
 		}
 	}
@@ -490,7 +512,7 @@ func (w *compatWriter) collectTrailers() {
 			continue
 		}
 		for _, tv := range vs {
-			r.trl = appendHeaderLine(r.trl, name, tv)
+			r.trl = w.appendField(r.trl, name, tv)
 		}
 	}
 }
@@ -602,13 +624,15 @@ func (w *compatWriter) sendfileTarget() (io.ReaderFrom, bool) {
 		return nil, false
 	}
 	r := &w.x.resp
-	if r.clen < 0 || r.head || !h1.BodyAllowed(w.status) {
+	c := w.x.conn
+	if r.clen < 0 || r.head || !h1.BodyAllowed(w.status) || c.ex.abilities()&canSendfile == 0 {
 		return nil, false
 	}
-	if rf, ok := w.x.conn.elReaderFrom(); ok {
+	// The exchange is the HTTP/1.1 connection on a socket.
+	if rf, ok := c.elReaderFrom(); ok {
 		return rf, true // the event loop's socket: sendfile too
 	}
-	rf, ok := tcpConnOf(w.x.conn.nc) // also under the PROXY protocol (proxy.go)
+	rf, ok := tcpConnOf(c.nc) // also under the PROXY protocol (proxy.go)
 	return rf, ok
 }
 
@@ -660,6 +684,11 @@ func (w *compatWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, http.ErrHijacked
 	}
 	x := w.x
+	if x.conn.ex.abilities()&canHijack == 0 {
+		// An HTTP/2 stream: net/http's ResponseWriter there is no
+		// http.Hijacker, which ResponseController reports so.
+		return nil, nil, http.ErrNotSupported
+	}
 	if w.wroteHeader && !x.resp.committed {
 		w.commit(true, nil)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 )
 
@@ -34,9 +35,17 @@ type conn struct {
 	srv *Server
 	cfg *config
 	nc  net.Conn
-	// wire sends responses: c itself, or the HTTP/2 stream it serves.
-	wire responseWire
-	h2w  h2Wire // the wire of an HTTP/2 stream (h2ctx.go)
+	// ex is the exchange the Ctx serves (exchange.go): c itself, or the
+	// HTTP/2 stream it serves (nc is then nil).
+	ex exchange
+	// h2fields is the response head of an HTTP/2 stream, reused
+	// (h2ctx.go).
+	h2fields []h2.Field
+	// addrOf is the connection remoteAddrString last made addrStr for
+	// (kept across putConn: the event loop releases a conn between two
+	// requests of one connection).
+	addrOf  net.Conn
+	addrStr string
 	// ec is the event-loop socket when the event-loop engine serves the
 	// connection (nc is then ec), nil on the goroutine engine.
 	ec *elConn
@@ -108,7 +117,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 // attach readies c, fresh or reset by putConn, to serve nc.
 func (c *conn) attach(s *Server, nc net.Conn) {
 	c.srv, c.cfg, c.nc = s, &s.cfg, nc
-	c.wire = c
+	c.ex = c
 	c.born = clockSec.Load()
 	c.shard = s.pickShard()
 	c.ctx.conn = c
@@ -401,20 +410,18 @@ func (c *conn) callHandler() {
 
 func notFound(x *Ctx) { x.Error(404, "404 page not found") }
 
-// writeCanned appends a complete error response with Connection: close
-// after whatever complete responses are pending, and marks the connection
-// to close. Used for requests the handler never sees.
+// writeCanned appends the canned answer (canned.go) with Connection:
+// close after whatever complete responses are pending, and marks the
+// connection to close. Used for requests the handler never sees.
 func (c *conn) writeCanned(code int) {
-	text := h1.StatusText(code)
 	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
 	c.wbuf = append(c.wbuf, c.date.get()...)
 	c.wbuf = append(c.wbuf, c.cfg.serverHeader...)
-	c.wbuf = append(c.wbuf, "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"...)
-	c.wbuf = h1.AppendContentLength(c.wbuf, int64(len(text)+1))
+	c.wbuf = append(c.wbuf, "Content-Type: "+cannedType+"\r\nConnection: close\r\n"...)
+	c.wbuf = h1.AppendContentLength(c.wbuf, int64(cannedBodyLen(code)))
 	c.wbuf = append(c.wbuf, "\r\n"...)
 	if !c.ctx.resp.head { // RFC 9110 §9.3.2: no content in an answer to HEAD
-		c.wbuf = append(c.wbuf, text...)
-		c.wbuf = append(c.wbuf, '\n')
+		c.wbuf = appendCannedBody(c.wbuf, code)
 	}
 	c.closeAfter = true
 	c.ctx.resp.close = true
@@ -616,7 +623,7 @@ func (c *conn) armWrite() {
 // left the body or the response half done.
 func (c *conn) handlerPanicked(v any) {
 	x := &c.ctx
-	c.srv.logPanic(v, c.nc.RemoteAddr().String(), string(x.req.Method), string(x.req.Target))
+	c.srv.logPanic(v, c.ex.remoteAddrString(), string(x.req.Method), string(x.req.Target))
 	if c.hijacked {
 		return
 	}
@@ -625,6 +632,9 @@ func (c *conn) handlerPanicked(v any) {
 	c.linger = true
 	r := &x.resp
 	switch {
+	case r.resetOnPanic:
+		// The stream is reset: the exchange ends it unfinished.
+		c.werr = errPanicked
 	case !r.committed:
 		x.resetResponse()
 		r.head = isHEAD(x.req.Method)

@@ -136,11 +136,11 @@ func (x *Ctx) RemoteAddr() net.Addr {
 			return a
 		}
 	}
-	return x.conn.nc.RemoteAddr()
+	return x.conn.ex.remoteAddr()
 }
 
 // LocalAddr returns the server address the request arrived on.
-func (x *Ctx) LocalAddr() net.Addr { return x.conn.nc.LocalAddr() }
+func (x *Ctx) LocalAddr() net.Addr { return x.conn.ex.localAddr() }
 
 // Body returns the request body as a stream. Bytes come straight from the
 // connection as the handler reads them (a slow reader slows the client, no
@@ -242,7 +242,7 @@ func (x *Ctx) joinBlocks(blocks [][]byte, cur []byte) {
 // been read to io.EOF (nil before, and for bodies that are not chunked).
 func (x *Ctx) Trailers() []h1.Header {
 	b := &x.conn.body
-	if b.stream != nil && b.done {
+	if b.stream && b.done {
 		return b.trailers // HTTP/2 (h2ctx.go)
 	}
 	if !b.chunked || !b.done {
@@ -370,7 +370,7 @@ func (x *Ctx) SetReadDeadline(t time.Time) error {
 	c := x.conn
 	c.rkind = dlUser
 	c.body.waited = true // the user's deadline replaces ReadBodyTimeout
-	return c.nc.SetReadDeadline(t)
+	return c.ex.setReadDeadline(t)
 }
 
 // SetWriteDeadline sets the write deadline of the connection for the rest
@@ -379,5 +379,5 @@ func (x *Ctx) SetReadDeadline(t time.Time) error {
 func (x *Ctx) SetWriteDeadline(t time.Time) error {
 	c := x.conn
 	c.wkind = dlUser
-	return c.nc.SetWriteDeadline(t)
+	return c.ex.setWriteDeadline(t)
 }

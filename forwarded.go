@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"iter"
 	"net"
-	"net/http"
 	"net/netip"
 	"strconv"
 
@@ -71,7 +70,7 @@ func (f *ForwardedConfig) trusts(a netip.Addr) bool {
 // forwardedAddr returns the client address per Server.Forwarded, or nil to
 // use the connection's.
 func (x *Ctx) forwardedAddr() net.Addr {
-	peer, ok := x.conn.nc.RemoteAddr().(*net.TCPAddr)
+	peer, ok := x.conn.ex.remoteAddr().(*net.TCPAddr)
 	if !ok {
 		return nil
 	}
@@ -85,28 +84,6 @@ func (x *Ctx) forwardedAddr() net.Addr {
 			}
 		}
 	}, fw)
-}
-
-// forwardedRemoteAddr is forwardedAddr for a request x/net built (compat
-// handlers over HTTP/2): the new Request.RemoteAddr, or "".
-func (f *ForwardedConfig) forwardedRemoteAddr(r *http.Request) string {
-	peer, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return ""
-	}
-	name, fw := f.field()
-	vals := r.Header.Values(name)
-	a := f.client(peer.Addr(), func(yield func([]byte) bool) {
-		for i := len(vals) - 1; i >= 0; i-- {
-			if !yield([]byte(vals[i])) {
-				return
-			}
-		}
-	}, fw)
-	if a == nil {
-		return ""
-	}
-	return a.String()
 }
 
 // field names the header to read, as configured: never the request's

@@ -7,9 +7,9 @@ package riptide
 // engine's conn stays the unit of accounting (MaxConns, Shutdown, Close,
 // ConnState); only its HTTP/1.1 loop is replaced by the HTTP/2 one.
 //
-// Compat handlers (FromHTTP) get a real *http.Request and an
-// http.ResponseWriter per stream (h2http.go); native handlers get a Ctx
-// over the stream, with no HTTP/1.1 text in between (h2ctx.go).
+// Every stream is served by a Ctx whose exchange is the stream (h2ctx.go),
+// with no HTTP/1.1 text in between; compat handlers (FromHTTP) run on that
+// Ctx through the same compat door as over HTTP/1.1 (compat.go).
 
 import (
 	"bytes"
@@ -18,7 +18,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -41,9 +40,9 @@ import (
 // WriteTimeout bounds each connection write and each wait of a response
 // write for flow-control window, MaxConnAge and MaxRequestsPerConn send
 // GOAWAY (the connection finishes its streams and closes), and MaxConns
-// counts HTTP/2 connections like any other. For native handlers MaxHeaderCount,
-// MaxRequestBodySize and ReadBodyTimeout apply per stream; for compat
-// handlers MaxRequestBodySize does.
+// counts HTTP/2 connections like any other. MaxHeaderCount,
+// MaxRequestBodySize and ReadBodyTimeout apply per stream, for native and
+// compat handlers alike.
 type HTTP2Config struct {
 	// Disable turns HTTP/2 off: TLS connections offer only http/1.1.
 	Disable bool
@@ -169,14 +168,9 @@ func (s *Server) h2() *h2State {
 			Resets:                        &s.stats.h2Resets,
 			ClientResets:                  &s.stats.h2ClientResets,
 		}
-		if ch, ok := s.Handler.(compatHandler); ok {
-			st.cfg.Handler = &h2CompatDoor{srv: s, h: &h2CompatHandler{srv: s, h: ch.h, maxBody: s.cfg.maxBody}}
-		} else {
-			h := s.Handler
-			if h == nil {
-				h = HandlerFunc(notFound)
-			}
-			st.cfg.Handler = &h2NativeDoor{srv: s, h: h}
+		st.cfg.Handler = &h2Door{srv: s}
+		if _, compat := s.Handler.(compatHandler); !compat {
+			// A net/http handler may block: never inline.
 			st.cfg.InlineHandlers = cfg.InlineHandlers
 		}
 	})
@@ -323,49 +317,12 @@ func (c *conn) runH2(rest []byte, sawPreface bool) {
 	putConn(c)
 }
 
-// h2CompatHandler runs a compat handler on an HTTP/2 stream with the
-// server's rules that a plain http.Handler does not know: panics logged through
-// Server.Logger (the stream is then reset, as net/http's HTTP/2 does), the
-// Server header, and MaxRequestBodySize (413 for a larger declared length,
-// ErrBodyTooLarge-like failure past it for a streamed one).
-type h2CompatHandler struct {
-	srv     *Server
-	h       http.Handler
-	maxBody int64
-}
-
-func (ch *h2CompatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer func() {
-		if v := recover(); v != nil {
-			ch.srv.logPanic(v, r.RemoteAddr, r.Method, r.RequestURI)
-			panic(http.ErrAbortHandler)
-		}
-	}()
-	if f := ch.srv.Forwarded; f != nil { // forwarded.go
-		if a := f.forwardedRemoteAddr(r); a != "" {
-			r.RemoteAddr = a
-		}
-	}
-	if ch.srv.addsServerHeader(false) {
-		w.Header().Set("Server", ch.srv.Name)
-	}
-	if ch.maxBody > 0 {
-		if overBodyLimit(ch.maxBody, r.ContentLength) {
-			http.Error(w, "413 Request Entity Too Large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, ch.maxBody)
-	}
-	ch.h.ServeHTTP(w, r)
-}
-
 // IsHTTP2 reports whether the request arrived over HTTP/2. The request view
 // is the same either way (Request() shows it as HTTP/1.1: version 1.1, the
 // :authority as Host; a body of unknown length reports Chunked and
 // ContentLength -1, with no Transfer-Encoding field).
 func (x *Ctx) IsHTTP2() bool {
-	_, ok := x.conn.nc.(*h2.Stream)
-	return ok
+	return x.conn.ex.protoMajor() == 2
 }
 
 // h2UpgradeSettings returns the HTTP2-Settings payload of an HTTP/1.1
@@ -445,8 +402,7 @@ func (s *Server) h2UpgradeConn(x *Ctx, settings []byte) {
 		// The body read failed (the client stopped early, a timeout) or
 		// the target cannot form a URL; a failed body closes the
 		// connection after this answer.
-		x.SetStatus(400)
-		x.WriteString("bad upgrade request\n")
+		x.canned(400)
 		return
 	}
 	nc, buffered, err := x.Hijack()

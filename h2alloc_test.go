@@ -23,7 +23,10 @@ import (
 // into the HPACK dynamic table.
 //
 // Measured (go test -run TestH2Allocs -v): see the log lines. The
-// project's targets: native ≤ 2, compat ≤ 15 (net/http's HTTP/2: 34).
+// project's targets: native ≤ 2 (0 measured; the bound leaves room for a
+// stray runtime allocation in the exact count), compat 6 (TestCompatAllocs
+// holds it to 6 with AllocsPerRun; here the exact count gets half an
+// allocation of room for the same reason) (net/http's HTTP/2: 34).
 func TestH2Allocs(t *testing.T) {
 	if testing.Short() || israce.Enabled {
 		t.Skip("allocation counts need a build without -race")
@@ -43,21 +46,11 @@ func TestH2Allocs(t *testing.T) {
 		inline bool // HTTP2Config.InlineHandlers
 	}{
 		{"native", native, 2, false},
-		{"compat", compat, 15, false},
+		{"compat", compat, 6.5, false},
 		{"native-inline", native, 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := &Server{Handler: tc.h, HTTP2: &HTTP2Config{H2C: true, InlineHandlers: tc.inline}}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			go srv.Serve(ln)
-			t.Cleanup(func() { srv.Close() })
-			ac := newH2AllocClient(t, ln.Addr().String())
-			for range 100 { // warm up pools, workers and the HPACK tables
-				ac.roundTrip()
-			}
+			ac := startH2AllocServer(t, &Server{Handler: tc.h, HTTP2: &HTTP2Config{H2C: true, InlineHandlers: tc.inline}})
 			allocs := testing.AllocsPerRun(2000, ac.roundTrip)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
@@ -73,6 +66,23 @@ func TestH2Allocs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startH2AllocServer serves srv (with h2c on) on a loopback port for the
+// test's life and returns a client of it that has made 100 requests, to
+// warm up pools, workers and the HPACK tables.
+func startH2AllocServer(t *testing.T, srv *Server) *h2AllocClient {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	ac := newH2AllocClient(t, ln.Addr().String())
+	for range 100 {
+		ac.roundTrip()
+	}
+	return ac
 }
 
 // h2AllocClient is an HTTP/2 client that allocates nothing per request.

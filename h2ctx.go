@@ -1,39 +1,38 @@
 package riptide
 
-// The native door over HTTP/2: a Ctx serves a stream of the engine
+// HTTP/2 streams served by a Ctx: a Ctx serves a stream of the engine
 // (internal/h2) with no HTTP/1.1 text in between. The request head is
 // filled straight from the decoded fields (pseudo-headers to method,
 // target and Host; fields in order) into the Ctx's h1.Request view; the
-// body is read from the stream with flow-control backpressure, its
-// trailers reach Ctx.Trailers; and the conn's h2Wire is the Ctx's
-// responseWire, so the response goes to the stream as a head of fields
-// and DATA.
+// stream is the Ctx's exchange (h2Exchange): the body is read from it with
+// flow-control backpressure, its trailers reach Ctx.Trailers, and the
+// response goes to it as a head of fields and DATA.
 //
 // The Ctx runs on an engine conn borrowed from the pool for the stream's
-// life; its net.Conn is the stream itself, whose Read is the disconnect
-// watch: it returns io.EOF when the stream is reset.
+// life, for its buffers and body reader; the conn has no net.Conn.
 
 import (
-	"io"
+	"crypto/tls"
+	"net"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/h2"
 )
 
-// h2NativeDoor serves the streams of a Server whose handler is native.
-type h2NativeDoor struct {
+// h2Door serves the streams of a Server: a Ctx on the stream runs the
+// Server's Handler, native or compat (FromHTTP), as on HTTP/1.1.
+type h2Door struct {
 	srv *Server
-	h   Handler
 }
 
-// ServeStream runs the native Handler for the stream on an engine conn.
-func (d *h2NativeDoor) ServeStream(st *h2.Stream) {
+// ServeStream runs the Handler for the stream on an engine conn.
+func (d *h2Door) ServeStream(st *h2.Stream) {
 	s := d.srv
-	c := newConn(s, st)
-	c.h2w.st = st
-	c.wire = &c.h2w
+	c := newConn(s, nil)
+	c.ex = (*h2Exchange)(st)
 	c.state.Store(int32(StateActive)) // state changes are the connection's, not its streams'
 	s.stats.h2Streams.Add(1)
 	c.statRequestStart()
@@ -42,11 +41,11 @@ func (d *h2NativeDoor) ServeStream(st *h2.Stream) {
 	x.resp.head = st.Method() == "HEAD"
 	switch code := c.fillH2Request(st); {
 	case code != 0:
-		x.cannedH2(code)
+		x.canned(code)
 	case overBodyLimit(s.cfg.maxBody, st.ContentLength()):
-		x.cannedH2(413)
+		x.canned(413)
 	default:
-		c.body.startStream(st)
+		c.body.startStream(st.HasBody(), expects100(&x.req))
 		x.inHandler.Store(true)
 		c.callHandler()
 	}
@@ -54,17 +53,21 @@ func (d *h2NativeDoor) ServeStream(st *h2.Stream) {
 	x.finish()
 	c.statRequestDone()
 	c.body.closed = true
-	c.body.stream = nil
-	c.h2w.st = nil
+	c.body.stream = false
+	clear(c.h2fields)
+	c.h2fields = c.h2fields[:0]
 	putConn(c)
 }
 
-// cannedH2 answers a request the handler never sees.
-func (x *Ctx) cannedH2(code int) {
-	x.SetStatus(code)
-	x.SetHeader("Content-Type", "text/plain; charset=utf-8")
-	x.WriteString(h1.StatusText(code))
-	x.WriteString("\n")
+// expects100 reports "Expect: 100-continue" in a request head built from
+// fields (h1.Request.Expect100 is set by the HTTP/1.1 parser only).
+func expects100(req *h1.Request) bool {
+	for i := range req.Headers {
+		if f := &req.Headers[i]; f.Key == h1.HeaderExpect && h1.EqualFold(f.Value, "100-continue") {
+			return true
+		}
+	}
+	return false
 }
 
 // fillH2Request copies the request head into c.rbuf and points the Ctx's
@@ -79,73 +82,21 @@ func (c *conn) fillH2Request(st *h2.Stream) int {
 	return code
 }
 
-// startStream prepares the body reader for an HTTP/2 stream's body.
-func (b *bodyReader) startStream(st *h2.Stream) {
-	b.stream = st
-	b.chunked = false
-	b.remaining = 0
-	b.read = 0
-	b.limit = b.c.cfg.maxBody
-	b.pending = nil
-	b.done = !st.HasBody()
-	b.err = nil
-	b.expect, b.sent100, b.waited, b.closed = false, true, true, false
-	b.trailers = b.trailers[:0]
-}
+// h2Exchange is an HTTP/2 stream as the exchange of the Ctx serving it
+// (exchange.go). It is the stream itself under another name, so that the
+// exchange value needs no allocation and stays this stream's after the
+// conn serving it is reused.
+type h2Exchange h2.Stream
 
-// readStream reads the body from the stream, with MaxRequestBodySize.
-func (b *bodyReader) readStream(p []byte) (int, error) {
-	n, err := b.stream.ReadBody(p)
-	if overBodyLimit(b.limit, b.read+int64(n)) {
-		return 0, b.tooLarge()
-	}
-	b.read += int64(n)
-	switch err {
-	case nil:
-		return n, nil
-	case io.EOF:
-		b.takeTrailers()
-		b.hitEOF()
-		return n, io.EOF
-	case h2.ErrBodyClosed:
-		err = ErrBodyReadAfterClose
-	}
-	return n, b.fail(err)
-}
+var _ exchange = (*h2Exchange)(nil)
 
-// takeTrailers copies the stream's trailers (final once END_STREAM is in)
-// into the reader's own buffer, as h1.Header fields.
-func (b *bodyReader) takeTrailers() {
-	ts := b.stream.Trailers()
-	size := 0
-	for _, f := range ts {
-		size += len(f.Name) + len(f.Value)
-	}
-	if cap(b.tbuf) < size {
-		b.tbuf = make([]byte, 0, size)
-	}
-	buf := b.tbuf[:0]
-	for _, f := range ts {
-		var name, value []byte
-		name, buf = h2.AppendView(buf, f.Name)
-		value, buf = h2.AppendView(buf, f.Value)
-		b.trailers = append(b.trailers, h1.Header{Name: name, Value: value, Key: h1.Lookup(name)})
-	}
-}
-
-// h2Wire is the responseWire of a Ctx serving an HTTP/2 stream: it turns
-// the committed response into the stream's head fields and DATA. It lives
-// in the pooled conn, with the field slice it reuses.
-type h2Wire struct {
-	st     *h2.Stream
-	fields []h2.Field
-}
+func (e *h2Exchange) st() *h2.Stream { return (*h2.Stream)(e) }
 
 // writeHead sends the HEADERS for the committed response, with the
 // buffered body in the same batch; a complete body without trailers ends
 // the stream with it. A Content-Length the handler declared is always
 // sent.
-func (w *h2Wire) writeHead(x *Ctx, status int, streaming bool) {
+func (e *h2Exchange) writeHead(x *Ctx, status int, streaming bool) {
 	r := &x.resp
 	c := x.conn
 	body := r.body
@@ -156,33 +107,38 @@ func (w *h2Wire) writeHead(x *Ctx, status int, streaming bool) {
 	} else if r.clen >= 0 && int64(len(body)) > r.clen {
 		body = body[:r.clen] // declared less than was buffered: send what was declared
 	}
-	// Trailers set so far: more may come while streaming.
-	end := !streaming && len(r.trl) == 0
-	h := w.head(x, status, streaming, bodyLen)
+	// Trailers set so far: more may come while streaming. A body shorter
+	// than declared does not end the stream: endResponse resets it.
+	end := !streaming && len(r.trl) == 0 && (r.clen < 0 || r.noBody || int64(len(body)) == r.clen)
+	h := e.head(x, status, streaming, bodyLen)
 	if end && len(body) == 0 {
-		if err := w.st.WriteHead(&h, nil, true); err != nil {
+		if err := e.st().WriteHead(&h, nil, true); err != nil {
 			c.werr = err
 		}
 		return
 	}
 	r.written += int64(len(body))
-	if err := w.st.WriteHead(&h, body, end); err != nil {
+	if err := e.st().WriteHead(&h, body, end); err != nil {
 		c.werr = err
 	}
 }
 
 // head builds the head: :status, the handler's fields, Date, Server and
 // Content-Length.
-func (w *h2Wire) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
+func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
 	r := &x.resp
-	w.fields = appendLineFields(w.fields[:0], r.hdr)
+	c := x.conn
+	c.h2fields = appendLineFields(c.h2fields[:0], r.hdr)
 	h := h2.Head{Status: status, ContentLength: -1}
 	if status >= 200 {
 		if !r.userDate {
-			w.fields = append(w.fields, h2.Field{Name: "date", Value: h2Date()})
+			c.h2fields = append(c.h2fields, h2.Field{Name: "date", Value: h2Date()})
 		}
-		if s := x.conn.srv; s.addsServerHeader(r.userServer) {
-			w.fields = append(w.fields, h2.Field{Name: "server", Value: s.Name})
+		if s := c.srv; s.addsServerHeader(r.userServer) {
+			c.h2fields = append(c.h2fields, h2.Field{Name: "server", Value: s.Name})
+		}
+		if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
+			c.h2fields = append(c.h2fields, h2.Field{Name: "alt-svc", Value: a.value}) // h3.go
 		}
 		if h1.BodyAllowed(status) {
 			n := r.clen
@@ -192,7 +148,7 @@ func (w *h2Wire) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
 			h.ContentLength = n
 		}
 	}
-	h.Fields = w.fields
+	h.Fields = c.h2fields
 	return h
 }
 
@@ -221,7 +177,7 @@ func appendLineFields(dst []h2.Field, lines []byte) []h2.Field {
 }
 
 // writeBody sends body bytes after the head.
-func (w *h2Wire) writeBody(x *Ctx, p []byte) (int, error) {
+func (e *h2Exchange) writeBody(x *Ctx, p []byte) (int, error) {
 	r := &x.resp
 	c := x.conn
 	switch {
@@ -235,7 +191,7 @@ func (w *h2Wire) writeBody(x *Ctx, p []byte) (int, error) {
 		return 0, ErrContentLength
 	}
 	r.written += int64(len(p))
-	if err := w.st.WriteData(p, false); err != nil {
+	if err := e.st().WriteData(p, false); err != nil {
 		c.werr = err
 		return 0, err
 	}
@@ -244,22 +200,23 @@ func (w *h2Wire) writeBody(x *Ctx, p []byte) (int, error) {
 
 // flush has nothing to do: body bytes are queued as they are written, and
 // the connection's writer sends them.
-func (w *h2Wire) flush() error { return w.st.Err() }
+func (e *h2Exchange) flush() error { return e.st().Err() }
 
 // endResponse ends the stream after the handler: trailers, or an empty
 // DATA frame with END_STREAM. A body shorter than its declared length, or
 // an invalid trailer, resets the stream instead, so that the client does
 // not take the response as complete.
-func (w *h2Wire) endResponse(x *Ctx) {
+func (e *h2Exchange) endResponse(x *Ctx) {
 	r := &x.resp
 	switch {
 	case r.badTrailer || r.clen >= 0 && !r.noBody && r.written != r.clen:
-		w.st.Reset()
+		e.st().Reset()
 	case len(r.trl) == 0:
-		_ = w.st.EndStream()
+		_ = e.st().EndStream()
 	default:
-		w.fields = appendLineFields(w.fields[:0], h2Trailers(r.trl))
-		_ = w.st.WriteTrailers(w.fields)
+		c := x.conn
+		c.h2fields = appendLineFields(c.h2fields[:0], h2Trailers(r.trl))
+		_ = e.st().WriteTrailers(c.h2fields)
 	}
 }
 
@@ -286,10 +243,61 @@ func h2Trailers(lines []byte) []byte {
 }
 
 // writeInformational sends a 1xx response.
-func (w *h2Wire) writeInformational(x *Ctx, code int) error {
-	h := w.head(x, code, true, 0)
-	return w.st.WriteHead(&h, nil, false)
+func (e *h2Exchange) writeInformational(x *Ctx, code int) error {
+	h := e.head(x, code, true, 0)
+	return e.st().WriteHead(&h, nil, false)
 }
+
+// readBody reads the stream's body.
+func (e *h2Exchange) readBody(p []byte) (int, error) {
+	n, err := e.st().ReadBody(p)
+	if err == h2.ErrBodyClosed {
+		err = ErrBodyReadAfterClose
+	}
+	return n, err
+}
+
+// appendTrailers copies the stream's trailers (final once END_STREAM is
+// in) into buf, as h1.Header fields.
+func (e *h2Exchange) appendTrailers(dst []h1.Header, buf []byte) ([]h1.Header, []byte) {
+	ts := e.st().Trailers()
+	size := 0
+	for _, f := range ts {
+		size += len(f.Name) + len(f.Value)
+	}
+	if cap(buf) < size {
+		buf = make([]byte, 0, size)
+	}
+	b := buf[:0]
+	for _, f := range ts {
+		var name, value []byte
+		name, b = h2.AppendView(b, f.Name)
+		value, b = h2.AppendView(b, f.Value)
+		dst = append(dst, h1.Header{Name: name, Value: value, Key: h1.Lookup(name)})
+	}
+	return dst, buf
+}
+
+func (e *h2Exchange) send100Continue()             { e.st().Send100Continue() }
+func (e *h2Exchange) closeBody(ended *atomic.Bool) { e.st().CloseBody(ended) }
+
+func (e *h2Exchange) setReadDeadline(t time.Time) error  { return e.st().SetReadDeadline(t) }
+func (e *h2Exchange) setWriteDeadline(t time.Time) error { return e.st().SetWriteDeadline(t) }
+
+// The disconnect watch: the stream's Read blocks until it is reset or its
+// connection ends (io.EOF), or watchStop's deadline passes. It reads no
+// body bytes, so it may run while the body is read.
+func (e *h2Exchange) watchArm() bool          { return true }
+func (e *h2Exchange) watchRead() (int, error) { return e.st().Read(nil) }
+func (e *h2Exchange) watchStop()              { e.st().SetReadDeadline(aLongTimeAgo) }
+
+func (e *h2Exchange) remoteAddr() net.Addr           { return e.st().RemoteAddr() }
+func (e *h2Exchange) remoteAddrString() string       { return e.st().RemoteAddrString() }
+func (e *h2Exchange) localAddr() net.Addr            { return e.st().LocalAddr() }
+func (e *h2Exchange) tlsState() *tls.ConnectionState { return e.st().TLS() }
+func (e *h2Exchange) transport() net.Conn            { return e.st().NetConn() }
+func (e *h2Exchange) protoMajor() int                { return 2 }
+func (e *h2Exchange) abilities() ability             { return canFullDuplex }
 
 // h2DateNow is the Date value of the current second, for every HTTP/2
 // connection: made once a second.

@@ -3,8 +3,6 @@ package riptide
 import (
 	"net"
 	"time"
-
-	"github.com/riptide-http/riptide/internal/h2"
 )
 
 // Hijack takes over the connection, for websockets and other protocols
@@ -23,8 +21,11 @@ func (x *Ctx) Hijack() (net.Conn, []byte, error) {
 	if c.hijacked {
 		return nil, nil, ErrHijacked
 	}
-	if _, ok := c.nc.(*h2.Stream); ok {
-		return nil, nil, ErrHijackHTTP2
+	if c.ex.abilities()&canHijack == 0 {
+		if c.ex.protoMajor() == 3 {
+			return nil, nil, errHijackHTTP3
+		}
+		return nil, nil, ErrHijackHTTP2 // a stream: the connection carries others
 	}
 	x.stopWatch(false)
 	if err := c.flush(); err != nil {

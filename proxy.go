@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/netip"
 
-	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 	"github.com/riptide-http/riptide/proxyproto"
 )
@@ -201,16 +200,14 @@ func (c *conn) readProxyHeader() bool {
 	return true
 }
 
-// proxyConnOf returns the proxyConn under nc (itself, under TLS, under an
-// HTTP/2 stream), or nil.
+// proxyConnOf returns the proxyConn under nc (itself, or under TLS), or
+// nil.
 func proxyConnOf(nc net.Conn) *proxyConn {
 	for {
 		switch t := nc.(type) {
 		case *proxyConn:
 			return t
 		case *tls.Conn:
-			nc = t.NetConn()
-		case *h2.Stream:
 			nc = t.NetConn()
 		default:
 			return nil
@@ -233,7 +230,7 @@ func tcpConnOf(nc net.Conn) (*net.TCPConn, bool) {
 // for example), or nil when the PROXY protocol is off. Its slices are valid
 // until the handler returns.
 func (x *Ctx) ProxyHeader() *proxyproto.Header {
-	if p := proxyConnOf(x.conn.nc); p != nil {
+	if p := proxyConnOf(x.conn.ex.transport()); p != nil {
 		return &p.hdr
 	}
 	return nil

@@ -26,25 +26,6 @@ var (
 	ErrAbortHandler = errors.New("riptide: abort handler")
 )
 
-// responseWire carries a committed response to the client: the HTTP/1.1
-// writer (conn, into wbuf and the socket) or an HTTP/2 stream (h2ctx.go,
-// as HEADERS and DATA frames). Ctx keeps the response rules (status,
-// header checks, buffering, the framing decision); the wire encodes.
-type responseWire interface {
-	// writeHead sends the head of the committed response and the buffered
-	// body; streaming: the body is not complete yet.
-	writeHead(x *Ctx, status int, streaming bool)
-	// writeBody sends body bytes after the head.
-	writeBody(x *Ctx, p []byte) (int, error)
-	// flush sends whatever is buffered.
-	flush() error
-	// endResponse completes the body (last chunk, trailers) after the
-	// handler returned.
-	endResponse(x *Ctx)
-	// writeInformational sends a 1xx response with the header set so far.
-	writeInformational(x *Ctx, code int) error
-}
-
 // response is the response half of a Ctx. Until committed, the status,
 // header lines and body are buffered; commit writes the head (and the
 // buffered body) into the connection's wbuf and fixes the framing.
@@ -83,6 +64,10 @@ type response struct {
 	bodyTooLarge bool // a body read hit MaxRequestBodySize
 	userDate     bool
 	userServer   bool
+	userAltSvc   bool // the handler set Alt-Svc: the HTTP/3 one is not added (h3.go)
+	// resetOnPanic: a panic cuts the response even before anything of it
+	// was sent (a compat handler on HTTP/2, whose stream net/http resets).
+	resetOnPanic bool
 }
 
 func (x *Ctx) resetResponse() {
@@ -92,6 +77,7 @@ func (x *Ctx) resetResponse() {
 	r.committed, r.sent, r.finished, r.chunked, r.noBody, r.head, r.close = false, false, false, false, false, false, false
 	r.wrote, r.filtering, r.inError = false, false, false
 	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
+	r.userAltSvc, r.resetOnPanic = false, false
 	x.scratch = x.scratch[:0]
 	x.pv.n = 0
 	x.locals.reset()
@@ -270,6 +256,10 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 		if ascii.EqualFold(name, "server") {
 			r.userServer = true
 		}
+	case 7:
+		if ascii.EqualFold(name, "alt-svc") {
+			r.userAltSvc = true
+		}
 	case 10:
 		if ascii.EqualFold(name, "connection") && ascii.EqualFold(value, "close") {
 			r.close = true
@@ -385,8 +375,8 @@ func (x *Ctx) write(p []byte) (int, error) {
 	return x.writeCommitted(p)
 }
 
-// writeCommitted sends body bytes after the head, through the wire.
-func (x *Ctx) writeCommitted(p []byte) (int, error) { return x.conn.wire.writeBody(x, p) }
+// writeCommitted sends body bytes after the head, through the exchange.
+func (x *Ctx) writeCommitted(p []byte) (int, error) { return x.conn.ex.writeBody(x, p) }
 
 // WriteString is Write for a string, without converting it. Like Write,
 // it fixes the status and header fields.
@@ -487,7 +477,7 @@ func (x *Ctx) flush() error {
 	if !x.resp.committed {
 		x.commit(true)
 	}
-	return c.wire.flush()
+	return c.ex.flush()
 }
 
 // WriteInformational sends a 1xx interim response (102 Processing, 103
@@ -509,7 +499,7 @@ func (x *Ctx) WriteInformational(code int) error {
 		// §15.2).
 		return nil
 	}
-	return c.wire.writeInformational(x, code)
+	return c.ex.writeInformational(x, code)
 }
 
 // writeInformational sends a 1xx response on HTTP/1.1.
@@ -540,7 +530,7 @@ func (x *Ctx) commit(streaming bool) {
 		}
 	}
 	r.noBody = r.head || !h1.BodyAllowed(status)
-	c.wire.writeHead(x, status, streaming)
+	c.ex.writeHead(x, status, streaming)
 	if bad {
 		// Whatever the handler writes after this is discarded.
 		r.noBody = true
@@ -562,6 +552,9 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 	}
 	if c.srv.addsServerHeader(r.userServer) {
 		w = append(w, c.cfg.serverHeader...)
+	}
+	if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
+		w = append(w, a.line...) // an HTTP/3 listener runs (h3.go)
 	}
 	switch {
 	case !h1.BodyAllowed(status):
@@ -609,7 +602,7 @@ func (x *Ctx) replaceWith500() {
 	r.body = append(r.body[:0], "500 Internal Server Error: invalid response header\n"...)
 	r.trl = r.trl[:0]
 	r.clen = -1
-	r.userDate, r.userServer = false, false
+	r.userDate, r.userServer, r.userAltSvc = false, false, false
 }
 
 // finish completes the response after the handler returned.
@@ -623,7 +616,7 @@ func (x *Ctx) finish() {
 	if !r.committed {
 		x.commit(false)
 	}
-	c.wire.endResponse(x)
+	c.ex.endResponse(x)
 	r.finished = true
 }
 

@@ -71,7 +71,7 @@ func (x *Ctx) SendFile(f *os.File, offset, n int64) (int64, error) {
 	case r.clen >= 0 && r.written+n > r.clen:
 		return 0, ErrContentLength
 	}
-	if c.wire != responseWire(c) || !c.canSendfile() {
+	if c.ex.abilities()&canSendfile == 0 || !c.canSendfile() {
 		return x.copyFile(f, offset, n, x.writeCommitted)
 	}
 	if r.chunked {

@@ -197,6 +197,8 @@ type Server struct {
 
 	// h2state is the HTTP/2 machinery (h2.go), built on first use.
 	h2state h2State
+	// h3state is the HTTP/3 state (h3.go), used once the http3 module serves.
+	h3state h3State
 
 	// httpShim is what compat requests find under http.ServerContextKey
 	// (compat.go), built on first use.
@@ -429,8 +431,15 @@ func (s *Server) acceptError(err error, delay time.Duration) {
 	}
 }
 
-// refusal is the canned answer to a connection beyond MaxConns.
-var refusal = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 20\r\nConnection: close\r\n\r\nserver at capacity\r\n")
+// refusal is the canned answer (canned.go) to a connection beyond
+// MaxConns, before any request is read (so without Date or Server).
+var refusal = func() []byte {
+	b := h1.AppendStatusLine(nil, 503)
+	b = append(b, "Content-Type: "+cannedType+"\r\nConnection: close\r\n"...)
+	b = h1.AppendContentLength(b, int64(cannedBodyLen(503)))
+	b = append(b, "\r\n"...)
+	return appendCannedBody(b, 503)
+}()
 
 // refuse answers a connection beyond MaxConns and closes it, on its own
 // goroutine so the accept loop never waits on a client. It half-closes and
@@ -549,6 +558,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.acceptors.Wait() // every accepted connection is tracked now
 	s.h2Shutdown()     // HTTP/2 connections: GOAWAY, finish open streams, close
+	s.h3Shutdown()     // HTTP/3 listeners closed, connections as HTTP/2's
 	// Poll like net/http: connections finish on their own goroutines and
 	// the common case is a few short waits.
 	wait := time.Millisecond
@@ -610,6 +620,7 @@ func (s *Server) closeAll() {
 		c.nc.Close()
 	}
 	s.elCloseAll()
+	s.h3CloseAll()
 }
 
 // aLongTimeAgo is a deadline in the past, used to wake blocked I/O at once.

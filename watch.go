@@ -39,7 +39,9 @@ func (x *Ctx) Done() <-chan struct{} {
 	}
 	if x.done == nil {
 		x.done = make(chan struct{})
-		if x.conn.body.done {
+		if b := &x.conn.body; b.done || b.stream {
+			// A stream's body and its watch do not share a socket: the
+			// watch can run while the body is read.
 			x.startWatch()
 		} else {
 			x.watchOnEOF = true
@@ -101,20 +103,19 @@ func (x *Ctx) startWatch() {
 	if x.watching || c.hijacked || c.werr != nil {
 		return
 	}
-	if c.w == len(c.rbuf) || c.r < c.w {
-		// No room to read into (rare; no watch then), or a pipelined
-		// request is already here: the client has not gone.
+	// On HTTP/1.1: no room to read into (rare; no watch then), or a
+	// pipelined request is already here: the client has not gone.
+	// Otherwise the header/idle deadline is cleared for the watch read;
+	// stopWatch makes the next armRead set a fresh one.
+	if !c.ex.watchArm() {
 		return
 	}
-	// Clear the header/idle deadline for the watch read; stopWatch makes
-	// the next armRead set a fresh one.
-	c.nc.SetReadDeadline(time.Time{})
 	x.watching = true
-	buf := c.rbuf[c.w:]
+	ex := c.ex
 	c.watchWG.Add(1)
 	go func() {
 		defer c.watchWG.Done()
-		n, err := c.nc.Read(buf)
+		n, err := ex.watchRead()
 		x.watchMu.Lock()
 		x.watchN, x.watchErr = n, err
 		if n == 0 && !netx.DeadlineExceeded(err) {
@@ -156,7 +157,7 @@ func (x *Ctx) stopWatch(ending bool) {
 	x.watchMu.Unlock()
 	if watching {
 		// Not under watchMu: the watcher takes it to record its result.
-		c.nc.SetReadDeadline(aLongTimeAgo)
+		c.ex.watchStop()
 		c.watchWG.Wait()
 		c.rkind = dlUser // force the next armRead to set a fresh deadline
 		c.w += x.watchN

@@ -1,0 +1,164 @@
+package riptide
+
+import (
+	"crypto/tls"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/riptide-http/riptide/h1"
+)
+
+// exchange is what a Ctx needs from the protocol that carries its request:
+// the HTTP/1.1 connection (conn, which frames the body and the response
+// itself on the socket) or one stream of a multiplexed connection (an
+// HTTP/2 stream, h2ctx.go; an HTTP/3 one the same way). The Ctx keeps the
+// HTTP rules (status, header checks, buffering, the framing decision, body
+// limits, the disconnect watch's bookkeeping); the exchange moves bytes
+// and says what the transport can do.
+//
+// A Ctx reaches its exchange as conn.ex. For a stream the conn is only
+// the Ctx's home (buffers, body reader, statistics): its nc is nil, and
+// nothing but the exchange may touch the transport.
+type exchange interface {
+	// The response.
+
+	// writeHead sends the head of the committed response and the buffered
+	// body; streaming: the body is not complete yet.
+	writeHead(x *Ctx, status int, streaming bool)
+	// writeBody sends body bytes after the head.
+	writeBody(x *Ctx, p []byte) (int, error)
+	// flush sends whatever is buffered.
+	flush() error
+	// endResponse completes the body (last chunk, trailers) after the
+	// handler returned.
+	endResponse(x *Ctx)
+	// writeInformational sends a 1xx response with the header set so far
+	// (x.resp.hdr).
+	writeInformational(x *Ctx, code int) error
+
+	// The request body, for a protocol that frames it (bodyReader's
+	// stream branch); HTTP/1.1's is framed by bodyReader on the
+	// connection's bytes.
+
+	// readBody reads body bytes: io.EOF at the end, ErrBodyReadAfterClose
+	// after closeBody.
+	readBody(p []byte) (int, error)
+	// appendTrailers appends the request's trailers, complete once
+	// readBody returned io.EOF, as fields whose bytes are copied into buf
+	// (reused; grown when too small).
+	appendTrailers(dst []h1.Header, buf []byte) ([]h1.Header, []byte)
+	// send100Continue answers "Expect: 100-continue" before a body read
+	// waits, unless a head went out already.
+	send100Continue()
+	// closeBody makes body reads fail and discards the rest of the body,
+	// unless ended is set: it may be called from any goroutine, also
+	// after the handler returned (a retained Request.Body), and must then
+	// leave a reused exchange alone.
+	closeBody(ended *atomic.Bool)
+
+	// Deadlines for the rest of the request: body reads, response writes.
+	setReadDeadline(t time.Time) error
+	setWriteDeadline(t time.Time) error
+
+	// The disconnect watch (watch.go). watchArm readies a watch on the
+	// handler's goroutine and reports whether one can run. watchRead runs
+	// on the watch's own goroutine: it returns 0 and an error that is not
+	// a deadline when the client has gone away, n > 0 when it sent more
+	// (a pipelined request, into rbuf past c.w), or a deadline error once
+	// watchStop was called.
+	watchArm() bool
+	watchRead() (int, error)
+	watchStop()
+
+	// Addresses and TLS.
+	remoteAddr() net.Addr
+	remoteAddrString() string // without allocating per request
+	localAddr() net.Addr
+	tlsState() *tls.ConnectionState // nil without TLS
+	// transport is the connection's own net.Conn (for the PROXY header),
+	// nil where there is none.
+	transport() net.Conn
+
+	// protoMajor is 1, 2 or 3.
+	protoMajor() int
+	// abilities says what the transport offers a handler.
+	abilities() ability
+}
+
+// ability is a set of things an exchange can do beyond HTTP semantics.
+type ability uint8
+
+const (
+	// canHijack: the handler may take the connection over (HTTP/1.1).
+	canHijack ability = 1 << iota
+	// canSendfile: the response goes straight to a socket, which may
+	// take a body from a file with the kernel's copy (sendfile, splice).
+	canSendfile
+	// canFullDuplex: the body may be read while the response is written.
+	canFullDuplex
+)
+
+// The HTTP/1.1 connection is the exchange of its requests.
+var _ exchange = (*conn)(nil)
+
+func (c *conn) readBody(p []byte) (int, error) { return c.body.readFramed(p) }
+
+// appendTrailers: HTTP/1.1 trailers are the chunked decoder's (Ctx.Trailers).
+func (c *conn) appendTrailers(dst []h1.Header, buf []byte) ([]h1.Header, []byte) {
+	return append(dst, c.body.dec.Trailers...), buf
+}
+
+// send100Continue: on HTTP/1.1 bodyReader.wait sends it into wbuf.
+func (c *conn) send100Continue() {}
+
+// closeBody: the server drains or cuts what is left after the handler.
+func (c *conn) closeBody(*atomic.Bool) {}
+
+func (c *conn) setReadDeadline(t time.Time) error  { return c.nc.SetReadDeadline(t) }
+func (c *conn) setWriteDeadline(t time.Time) error { return c.nc.SetWriteDeadline(t) }
+
+// watchArm: the watch reads into rbuf past c.w, so it needs room there,
+// and nothing pipelined may be waiting (then the client has not gone).
+// The header or idle deadline is cleared for the watch's read.
+func (c *conn) watchArm() bool {
+	if c.w == len(c.rbuf) || c.r < c.w {
+		return false
+	}
+	c.nc.SetReadDeadline(time.Time{})
+	return true
+}
+
+func (c *conn) watchRead() (int, error) { return c.nc.Read(c.rbuf[c.w:]) }
+func (c *conn) watchStop()              { c.nc.SetReadDeadline(aLongTimeAgo) }
+
+func (c *conn) remoteAddr() net.Addr { return c.nc.RemoteAddr() }
+func (c *conn) localAddr() net.Addr  { return c.nc.LocalAddr() }
+
+// remoteAddrString is kept for the connection (it stays the same for all
+// its requests).
+func (c *conn) remoteAddrString() string {
+	if c.addrOf != c.nc {
+		c.addrOf, c.addrStr = c.nc, c.nc.RemoteAddr().String()
+	}
+	return c.addrStr
+}
+
+func (c *conn) tlsState() *tls.ConnectionState {
+	if tc, ok := c.nc.(*tls.Conn); ok {
+		cs := tc.ConnectionState()
+		return &cs
+	}
+	return nil
+}
+
+func (c *conn) transport() net.Conn { return c.nc }
+func (c *conn) protoMajor() int     { return 1 }
+
+func (c *conn) abilities() ability {
+	a := canHijack | canFullDuplex
+	if _, ok := tcpConnOf(c.nc); ok || c.ec != nil {
+		a |= canSendfile
+	}
+	return a
+}
