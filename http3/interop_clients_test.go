@@ -314,7 +314,7 @@ const chromiumTimeout = 90 * time.Second
 // extra flags, waits for the page's report on s, stops the browser and
 // returns the report and the browser's NetLog (every event, headers
 // included: how the test sees the response trailers, which fetch does
-// not expose).
+// not expose), once it holds them.
 func runChromium(t *testing.T, s *interopServer, home, url string, extra ...string) (chromiumReport, string) {
 	t.Helper()
 	bin := chromiumPath(t)
@@ -346,10 +346,21 @@ func runChromium(t *testing.T, s *interopServer, home, url string, extra ...stri
 		stopChromium(cmd, exited)
 		t.Fatalf("no report from the page within %s\n%s", chromiumTimeout, log.Bytes())
 	}
+	// The browser writes its NetLog as it goes; wait (bounded) for the
+	// response trailers to be in it rather than rely on a final flush at
+	// exit, which a browser slow to stop and then killed never makes.
+	var b []byte
+	for wait := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		b, _ = os.ReadFile(netlog)
+		if bytes.Contains(b, []byte(interopTrailer+": riptide-h3")) || time.Now().After(wait) {
+			break
+		}
+	}
 	stopChromium(cmd, exited)
-	b, err := os.ReadFile(netlog)
-	if err != nil {
+	if after, err := os.ReadFile(netlog); err != nil {
 		t.Errorf("netlog: %v", err)
+	} else if len(after) > len(b) {
+		b = after
 	}
 	if t.Failed() {
 		t.Logf("chromium's output:\n%s", log.Bytes())

@@ -1,109 +1,88 @@
 package http3
 
-// The doors of the interop tests (interop_test.go): how the application
-// is attached to the HTTP/3 server. This is the one file that changes
-// when the public Serve takes over from the engine's accept loop.
+// The doors of the interop tests (interop_test.go): the application
+// attached to riptide's server through the native door (func(*Ctx)) or
+// the compat door (FromHTTP), served over HTTP/3 by Serve and, for the
+// Alt-Svc case, over TLS (HTTP/2, HTTP/1.1) by the same riptide.Server,
+// whose responses then advertise HTTP/3 by themselves.
 
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/quic-go/quic-go"
 	"github.com/riptide-http/riptide"
-	"github.com/riptide-http/riptide/h1"
-	"github.com/riptide-http/riptide/internal/h3srv"
 )
 
-// serveDoor serves app over HTTP/3 on pc through door d until the test
-// ends.
-func serveDoor(t *testing.T, d door, app *interopApp, pc net.PacketConn, tlsConf *tls.Config) {
-	t.Helper()
+// newDoorServer returns a riptide.Server running app through door d.
+func newDoorServer(d door, app *interopApp, pki *interopPKI) *riptide.Server {
+	srv := &riptide.Server{TLSConfig: &tls.Config{Certificates: []tls.Certificate{pki.tls}}}
 	if d == doorCompat {
-		// Not a missing tool (CI must not fail on it): the code is not
-		// written yet.
-		t.Skip("the compat door over HTTP/3 needs the public http3.Serve, not built yet")
+		srv.Handler = riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { app.serve(compatExchange{w, r}) }))
+	} else {
+		srv.Handler = riptide.HandlerFunc(func(x *riptide.Ctx) { app.serve(nativeExchange{x}) })
 	}
-	ln, err := quic.Listen(pc, tlsConf, quicConfig(&h3srv.Config{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		serveListener(ctx, ln, &h3srv.Config{}, h3srv.HandlerFunc(func(s *h3srv.Stream) { app.serve(nativeExchange{s}) }))
-	}()
-	t.Cleanup(func() {
-		// Closing the socket ends the connections a client left open
-		// (a killed browser sends no CONNECTION_CLOSE).
-		cancel()
-		ln.Close()
-		pc.Close()
-		<-done
-	})
+	return srv
 }
 
-// serveTCP serves app over TLS (HTTP/2 and HTTP/1.1) on ln with riptide's
-// server through the compat door.
-func serveTCP(t *testing.T, app *interopApp, ln net.Listener, pki *interopPKI) {
+// serveDoor serves srv over HTTP/3 on every packet connection of udp and
+// over TLS on every listener of tcp until the test ends.
+func serveDoor(t *testing.T, srv *riptide.Server, udp []net.PacketConn, tcp []net.Listener) {
 	t.Helper()
-	srv := &riptide.Server{
-		Handler:   riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { app.serve(compatExchange{w, r}) })),
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{pki.tls}},
+	errc := make(chan error, len(udp)+len(tcp))
+	for _, pc := range udp {
+		go func() { errc <- Serve(srv, pc, nil, nil) }()
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		srv.ServeTLS(ln, "", "")
-	}()
+	for _, ln := range tcp {
+		go func() { errc <- srv.ServeTLS(ln, "", "") }()
+	}
 	t.Cleanup(func() {
-		srv.Close()
-		<-done
+		// Shutdown waits for the connections a client left open (a
+		// killed browser sends no CONNECTION_CLOSE) only so long.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			srv.Close()
+		}
+		for range len(udp) + len(tcp) {
+			if err := <-errc; err != nil && !errors.Is(err, riptide.ErrServerClosed) {
+				t.Errorf("serve: %v", err)
+			}
+		}
 	})
 }
 
 // nativeExchange is a request through the native door.
-type nativeExchange struct{ s *h3srv.Stream }
+type nativeExchange struct{ x *riptide.Ctx }
 
-func (e nativeExchange) method() string  { return string(e.s.Request().Method) }
-func (e nativeExchange) path() string    { return string(e.s.Request().Path) }
-func (e nativeExchange) body() io.Reader { return e.s }
-func (e nativeExchange) http3() bool {
-	return e.s.Conn().QUIC().State().TLS.NegotiatedProtocol == "h3"
-}
+func (e nativeExchange) method() string  { return string(e.x.Method()) }
+func (e nativeExchange) path() string    { return string(e.x.Path()) }
+func (e nativeExchange) body() io.Reader { return e.x.Body() }
+func (e nativeExchange) http3() bool     { return e.x.IsHTTP3() }
 
 func (e nativeExchange) trailers() [][2]string {
 	var out [][2]string
-	for _, f := range e.s.Trailers() {
+	for _, f := range e.x.Trailers() {
 		out = append(out, [2]string{string(f.Name), string(f.Value)})
 	}
 	return out
 }
 
 func (e nativeExchange) respond(status int, header [][2]string, body []byte, trailers [][2]string) {
-	hs := make([]h1.Header, 0, len(header)+1)
+	e.x.SetStatus(status)
 	for _, h := range header {
-		hs = append(hs, h1.Header{Name: []byte(h[0]), Value: []byte(h[1])})
+		e.x.AddHeader(h[0], h[1])
 	}
-	if status != 204 && status != 304 {
-		hs = append(hs, h1.Header{Name: []byte("content-length"), Value: strconv.AppendInt(nil, int64(len(body)), 10)})
-	}
-	e.s.WriteHeaders(status, hs)
-	if len(body) > 0 {
-		e.s.WriteData(body)
-	}
-	if len(trailers) > 0 {
-		ts := make([]h1.Header, len(trailers))
-		for i, h := range trailers {
-			ts[i] = h1.Header{Name: []byte(h[0]), Value: []byte(h[1])}
-		}
-		e.s.WriteTrailers(ts)
+	e.x.Write(body)
+	for _, f := range trailers {
+		e.x.SetTrailer(f[0], f[1])
 	}
 }
 

@@ -131,7 +131,6 @@ type interopApp struct {
 	runs     map[string]*barrier
 	reports  chan []byte
 	page     []byte
-	altSvc   string // set on every response when not empty
 }
 
 type barrier struct {
@@ -158,10 +157,7 @@ func (a *interopApp) serve(e exchange) {
 	}
 	a.mu.Unlock()
 	var hdr [][2]string
-	if a.altSvc != "" {
-		hdr = append(hdr, [2]string{"alt-svc", a.altSvc})
-	}
-	text := append(hdr, [2]string{"content-type", "text/plain"})
+	text := [][2]string{{"content-type", "text/plain"}}
 	switch p := e.path(); {
 	case p == "/hello":
 		e.respond(200, text, []byte("Hello, World!"), nil)
@@ -427,23 +423,15 @@ type interopServer struct {
 // addr is the server's IPv4 UDP address.
 func (s *interopServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 
-// startInterop serves a fresh application through d on 127.0.0.1 (and
-// ::1 with six), and over HTTP/2 and HTTP/1.1 on TCP on the same port(s)
-// with tcp, advertising HTTP/3 with Alt-Svc there.
+// startInterop serves a fresh application through d over HTTP/3 on
+// 127.0.0.1 (and ::1 with six), and with tcp over TLS (HTTP/2, HTTP/1.1)
+// on the same port(s), where the server advertises HTTP/3 with Alt-Svc by
+// itself.
 func startInterop(t *testing.T, d door, six, tcp bool) *interopServer {
 	t.Helper()
 	s := &interopServer{app: newInteropApp(t), pki: newInteropPKI(t)}
 	udp, tcpLns, port := listenPair(t, six, tcp)
 	s.port = port
-	if tcp {
-		s.app.altSvc = fmt.Sprintf(`h3=":%d"; ma=3600`, port)
-	}
-	tlsConf := &tls.Config{Certificates: []tls.Certificate{s.pki.tls}, NextProtos: []string{"h3"}}
-	for _, pc := range udp {
-		serveDoor(t, d, s.app, pc, tlsConf)
-	}
-	for _, ln := range tcpLns {
-		serveTCP(t, s.app, ln, s.pki)
-	}
+	serveDoor(t, newDoorServer(d, s.app, s.pki), udp, tcpLns)
 	return s
 }
