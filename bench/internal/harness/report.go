@@ -230,7 +230,7 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 	if len(res.Summary) > 0 {
 		fmt.Fprintf(w, "## Throughput relative to net/http\n\n")
 		fmt.Fprintf(w, "Median over rounds of rps(server) / rps(nethttp) in the same round; "+
-			"min–max in parentheses.\n\n")
+			"min–max in parentheses. Columns marked (×%s) are HTTP/3 workloads, relative to that server instead.\n\n", H3Baseline)
 		fmt.Fprintf(w, "| server |")
 		for _, ws := range res.Summary {
 			if b := BaselineOf(mustWorkload(ws.Workload)); b != Baseline {
