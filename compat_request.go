@@ -210,8 +210,11 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	}
 	r.URL = &rq.url
 	ex := c.ex
-	h2 := ex.protoMajor() == 2
+	major := ex.protoMajor()
+	h2 := major >= 2 // HTTP/2 or HTTP/3: requests from fields, the same rules
 	switch {
+	case major == 3:
+		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/3.0", 3, 0
 	case h2:
 		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/2.0", 2, 0
 	case hr.Minor == 1:

@@ -265,6 +265,8 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		r.userDate = true
 	case "Server":
 		r.userServer = true
+	case "Alt-Svc":
+		r.userAltSvc = true
 	case "Trailer":
 		w.trailers = true
 	}

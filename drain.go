@@ -25,6 +25,7 @@ func (s *Server) Drain() {
 	s.draining.Store(true)
 	s.h2() // built now, so that h2Shutdown does not turn HTTP/2 off for the connections still to come
 	s.h2Shutdown()
+	s.h3Drain()
 	s.closeIdle()
 }
 

@@ -140,6 +140,9 @@ func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.He
 		if s := c.srv; s.addsServerHeader(r.userServer) {
 			c.h2fields = append(c.h2fields, h2.Field{Name: "server", Value: s.Name})
 		}
+		if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
+			c.h2fields = append(c.h2fields, h2.Field{Name: "alt-svc", Value: a.value}) // h3.go
+		}
 		if h1.BodyAllowed(status) {
 			n := r.clen
 			if n < 0 && !streaming && (!r.head || bodyLen > 0) {

@@ -22,6 +22,9 @@ func (x *Ctx) Hijack() (net.Conn, []byte, error) {
 		return nil, nil, ErrHijacked
 	}
 	if c.ex.abilities()&canHijack == 0 {
+		if c.ex.protoMajor() == 3 {
+			return nil, nil, errHijackHTTP3
+		}
 		return nil, nil, ErrHijackHTTP2 // a stream: the connection carries others
 	}
 	x.stopWatch(false)

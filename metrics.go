@@ -55,6 +55,7 @@ func AppendMetrics(b []byte, st *Stats) []byte {
 	m.sample("timeouts_total", "kind", "body", to.Body)
 	m.sample("timeouts_total", "kind", "write", to.Write)
 	m.counter("http2_streams_total", "HTTP/2 streams served.", st.H2Streams)
+	m.counter("http3_streams_total", "HTTP/3 request streams served.", st.H3Streams)
 	m.counter("http2_resets_total", "HTTP/2 streams reset by the server.", st.H2Resets)
 	m.counter("http2_client_resets_total", "HTTP/2 streams reset by the client.", st.H2ClientResets)
 	m.histogram("request_duration_seconds", "Request duration, from the end of the head to the end of the response.", &st.Duration)

@@ -65,6 +65,7 @@ type response struct {
 	bodyTooLarge bool // a body read hit MaxRequestBodySize
 	userDate     bool
 	userServer   bool
+	userAltSvc   bool // the handler set Alt-Svc: the HTTP/3 one is not added (h3.go)
 	// resetOnPanic: a panic cuts the response even before anything of it
 	// was sent (a compat handler on HTTP/2, whose stream net/http resets).
 	resetOnPanic bool
@@ -79,7 +80,7 @@ func (x *Ctx) resetResponse() {
 	r.committed, r.sent, r.finished, r.chunked, r.noBody, r.head, r.close = false, false, false, false, false, false, false
 	r.wrote, r.filtering, r.inError = false, false, false
 	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
-	r.resetOnPanic = false
+	r.userAltSvc, r.resetOnPanic = false, false
 	x.scratch = x.scratch[:0]
 	x.pv.n = 0
 	x.locals.reset()
@@ -314,6 +315,10 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 	case 6:
 		if ascii.EqualFold(name, "server") {
 			r.userServer = true
+		}
+	case 7:
+		if ascii.EqualFold(name, "alt-svc") {
+			r.userAltSvc = true
 		}
 	case 10:
 		if ascii.EqualFold(name, "connection") && ascii.EqualFold(value, "close") {
@@ -620,6 +625,9 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 	if c.srv.addsServerHeader(r.userServer) {
 		w = append(w, c.cfg.serverHeader...)
 	}
+	if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
+		w = append(w, a.line...) // an HTTP/3 listener runs (h3.go)
+	}
 	switch {
 	case !h1.BodyAllowed(status):
 		// RFC 9110 §8.6: no Content-Length on 1xx/204, nor on 304 (where
@@ -667,7 +675,7 @@ func (x *Ctx) replaceWith500() {
 	r.body = append(r.body[:0], "500 Internal Server Error: invalid response header\n"...)
 	r.trl.reset()
 	r.clen = -1
-	r.userDate, r.userServer = false, false
+	r.userDate, r.userServer, r.userAltSvc = false, false, false
 }
 
 // finish completes the response after the handler returned.

@@ -197,6 +197,8 @@ type Server struct {
 
 	// h2state is the HTTP/2 machinery (h2.go), built on first use.
 	h2state h2State
+	// h3state is the HTTP/3 state (h3.go), used once the http3 module serves.
+	h3state h3State
 
 	// httpShim is what compat requests find under http.ServerContextKey
 	// (compat.go), built on first use.
@@ -556,6 +558,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.acceptors.Wait() // every accepted connection is tracked now
 	s.h2Shutdown()     // HTTP/2 connections: GOAWAY, finish open streams, close
+	s.h3Shutdown()     // HTTP/3 listeners closed, connections as HTTP/2's
 	// Poll like net/http: connections finish on their own goroutines and
 	// the common case is a few short waits.
 	wait := time.Millisecond
@@ -617,6 +620,7 @@ func (s *Server) closeAll() {
 		c.nc.Close()
 	}
 	s.elCloseAll()
+	s.h3CloseAll()
 }
 
 // aLongTimeAgo is a deadline in the past, used to wake blocked I/O at once.

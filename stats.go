@@ -41,7 +41,8 @@ type Stats struct {
 	// AcceptErrors counts failed accepts of the listeners, after each of
 	// which the server backs off before accepting again.
 	AcceptErrors AcceptErrors
-	// Open connections by state (HTTP/2 connections count as active).
+	// Open connections by state (HTTP/2 and HTTP/3 connections count as
+	// active; an HTTP/3 connection from the end of its handshake).
 	ConnsNew, ConnsActive, ConnsIdle int64
 
 	// Requests and responses.
@@ -68,6 +69,9 @@ type Stats struct {
 	H2Streams      uint64 // streams served (each is also a request)
 	H2Resets       uint64 // RST_STREAM sent: refused, malformed, incomplete response, panic, unread body
 	H2ClientResets uint64 // RST_STREAM received: streams the client cancelled
+
+	// HTTP/3 (the http3 module).
+	H3Streams uint64 // request streams served (each is also a request)
 
 	// Duration is the histogram of request durations, from the end of the
 	// request head to the end of the response.
@@ -144,6 +148,7 @@ type serverStats struct {
 	acceptErrs                          [3]atomic.Uint64 // AcceptErrors, in field order
 	panics, hijacks                     atomic.Uint64
 	h2Streams, h2Resets, h2ClientResets atomic.Uint64
+	h3Streams                           atomic.Uint64
 }
 
 // Connection event counters (serverStats.conns).
@@ -181,6 +186,7 @@ func (s *Server) Stats(st *Stats) {
 		ProxyRejected: ss.conns[statProxyRejected].Load(), Closed: ss.conns[statClosed].Load(),
 		Hijacked: ss.hijacks.Load(), Panics: ss.panics.Load(),
 		H2Streams: ss.h2Streams.Load(), H2Resets: ss.h2Resets.Load(), H2ClientResets: ss.h2ClientResets.Load(),
+		H3Streams: ss.h3Streams.Load(),
 		ParseErrors: ParseErrors{ss.parse[0].Load(), ss.parse[1].Load(), ss.parse[2].Load(),
 			ss.parse[3].Load(), ss.parse[4].Load(), ss.parse[5].Load()},
 		Timeouts:     Timeouts{ss.timeout[0].Load(), ss.timeout[1].Load(), ss.timeout[2].Load(), ss.timeout[3].Load()},
@@ -212,6 +218,7 @@ func (s *Server) Stats(st *Stats) {
 	}
 	s.mu.Unlock()
 	s.elCountStates(st)
+	s.h3CountStates(st)
 }
 
 // countConn adds a connection in state cs to the gauges.

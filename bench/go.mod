@@ -9,6 +9,7 @@ require (
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/julienschmidt/httprouter v1.3.0
+	github.com/quic-go/quic-go v0.65.0
 	github.com/valyala/fasthttp v1.74.0
 	golang.org/x/net v0.62.0
 	modernc.org/sqlite v1.61.1
@@ -19,8 +20,10 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
+	github.com/quic-go/qpack v0.6.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/savsgio/gotils v0.0.0-20240704082632-aef3928b8a38 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
@@ -36,9 +39,12 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/klauspost/compress v1.20.0 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
-	github.com/riptide-http/riptide v0.0.0-00010101000000-000000000000
+	github.com/riptide-http/riptide v0.0.0
+	github.com/riptide-http/riptide/http3 v0.0.0
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	gonum.org/v1/plot v0.17.0
 )
+
+replace github.com/riptide-http/riptide/http3 => ../http3

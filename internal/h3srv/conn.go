@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/riptide-http/riptide/h3"
 	"github.com/riptide-http/riptide/internal/quicx"
@@ -218,9 +219,25 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 			err = ctx.Err()
 		}
 	}
+	if err == nil {
+		// CONNECTION_CLOSE drops stream data not yet sent or
+		// acknowledged: give the last responses time to arrive, unless
+		// the client closes first (it may, having seen GOAWAY).
+		t := time.NewTimer(closeLinger)
+		select {
+		case <-t.C:
+		case <-c.qc.Context().Done():
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
 	c.qc.CloseWithError(uint64(h3.CodeNoError), "")
 	return err
 }
+
+// closeLinger is how long Shutdown waits, once the streams in progress are
+// done, before it closes the connection.
+var closeLinger = time.Second
 
 // closeWith closes the connection with err's code (a connection error).
 func (c *Conn) closeWith(err error) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
@@ -53,6 +54,9 @@ type Stream struct {
 	wroteHead bool   // final response HEADERS written or pending
 	done      bool   // the response ended (FIN or reset)
 	headDL    bool   // a read deadline was set for the head
+
+	// bodyClosed: CloseBody was called (from any goroutine).
+	bodyClosed atomic.Bool
 }
 
 var streamPool = sync.Pool{New: func() any {
@@ -87,6 +91,7 @@ func putStream(st *Stream) {
 	st.trailers, st.pending = nil, nil
 	st.dataLeft, st.got, st.bodyErr = 0, 0, nil
 	st.wroteHead, st.done, st.headDL = false, false, false
+	st.bodyClosed.Store(false)
 	streamPool.Put(st)
 }
 
@@ -100,6 +105,12 @@ func (st *Stream) Request() *h1.Request { return &st.req }
 // Head returns the request's validated field section, with the fields an
 // h1.Request does not hold (:scheme, :authority).
 func (st *Stream) Head() *h3.RequestHead { return &st.head }
+
+// FieldBytes returns the buffer the request's field section was decoded
+// into: every byte slice of Request and Head (method, target, authority,
+// field names and values) points into it. Read before the body: trailers
+// may be decoded into another buffer.
+func (st *Stream) FieldBytes() []byte { return st.dbuf }
 
 // Conn returns the engine serving the stream's connection.
 func (st *Stream) Conn() *Conn { return st.c }
@@ -216,6 +227,9 @@ var errIncomplete = &h3.Error{Code: h3.CodeRequestIncomplete, Reason: "request i
 // the request, or a deadline, is H3_REQUEST_INCOMPLETE; a reset by the
 // peer or the connection's close ends the stream quietly.
 func (st *Stream) readFailed(err error) {
+	if st.bodyClosed.Load() {
+		return // CloseBody stopped the read: the response goes on
+	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF || errors.Is(err, os.ErrDeadlineExceeded) {
 		st.fail(errIncomplete)
 		return
@@ -272,6 +286,9 @@ func (st *Stream) respond(status int) {
 // A body whose length differs from its content-length resets the stream
 // with H3_MESSAGE_ERROR and returns h3.ErrBodyLength.
 func (st *Stream) Read(p []byte) (int, error) {
+	if st.bodyClosed.Load() {
+		return 0, ErrBodyClosed
+	}
 	for st.dataLeft == 0 {
 		if st.bodyErr != nil {
 			return 0, st.bodyErr
@@ -343,11 +360,28 @@ func (st *Stream) nextFrame() error {
 
 // bodyFailed records a read error of the body and answers it.
 func (st *Stream) bodyFailed(err error) {
+	if st.bodyClosed.Load() {
+		st.bodyErr = ErrBodyClosed
+		return
+	}
 	st.readFailed(err)
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}
 	st.bodyErr = err
+}
+
+// ErrBodyClosed is Read's error after CloseBody.
+var ErrBodyClosed = errors.New("h3srv: request body closed")
+
+// CloseBody stops reading the request body, from any goroutine while the
+// handler runs: a Read blocked in another goroutine returns ErrBodyClosed,
+// and so do later ones; the rest of the body is refused with STOP_SENDING
+// (H3_NO_ERROR). The response is not affected.
+func (st *Stream) CloseBody() {
+	if st.bodyClosed.CompareAndSwap(false, true) {
+		st.qs.CancelRead(uint64(h3.CodeNoError))
+	}
 }
 
 // Trailers returns the request's trailer fields, once Read returned

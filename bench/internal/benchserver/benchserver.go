@@ -167,6 +167,13 @@ func Main(o Options, serve func(net.Listener) error, stop func()) {
 		fmt.Fprintln(os.Stderr, "listen:", err)
 		os.Exit(1)
 	}
+	run(o, func() error { return serve(ln) }, stop)
+}
+
+// run calls serve in a goroutine (with a CPU profile when asked) and stop
+// when SIGINT or SIGTERM arrives; it exits the process with status 1 if
+// serving fails.
+func run(o Options, serve func() error, stop func()) {
 	if o.CPUProfile != "" {
 		f, err := os.Create(o.CPUProfile)
 		if err == nil {
@@ -184,7 +191,7 @@ func Main(o Options, serve func(net.Listener) error, stop func()) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	errc := make(chan error, 1)
-	go func() { errc <- serve(ln) }()
+	go func() { errc <- serve() }()
 	select {
 	case <-sig:
 		stop()

@@ -118,7 +118,7 @@ func BarChart(path, title, ylabel string, names []string, vals []Spread) error {
 func ratioChart(res *Results, path string) (bool, error) {
 	var workloads, servers []string
 	for _, ws := range res.Summary {
-		if ws.Tool != "idle" {
+		if ws.Tool != "idle" && ws.Tool != "h3" { // h3: relative to quic-go, in its table
 			workloads = append(workloads, ws.Workload)
 		}
 	}

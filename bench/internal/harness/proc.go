@@ -232,6 +232,11 @@ func Start(ctx context.Context, s Server, o StartOptions) (*Proc, error) {
 			return fail(ctx.Err())
 		}
 	}
+	if s.HTTP3 {
+		// The UDP socket is bound before the line is printed: datagrams
+		// sent now wait in its buffer. There is no TCP port to dial.
+		return p, nil
+	}
 	for {
 		c, err := net.DialTimeout("tcp", p.Addr, time.Second)
 		if err == nil {

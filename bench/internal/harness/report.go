@@ -30,8 +30,14 @@ type ServerSummary struct {
 	// IdleKiBPerConn is the idle workload's median RSS growth per
 	// connection.
 	IdleKiBPerConn float64 `json:"idle_kib_per_conn_median,omitempty"`
+	// AllocsPerReq is the median over rounds of the server's heap
+	// allocations per request, and MBps the spread of body megabytes per
+	// second (HTTP/3 workloads only).
+	AllocsPerReq float64 `json:"allocs_per_request_median,omitempty"`
+	MBps         Spread  `json:"mb_per_s,omitzero"`
 	// VsBaseline and VsReference are the per-round RPS ratios against
-	// net/http and fasthttp (median, min, max over rounds).
+	// net/http (BaselineOf: quic-go's http3.Server for the HTTP/3
+	// workloads) and fasthttp (median, min, max over rounds).
 	VsBaseline  Spread `json:"vs_nethttp"`
 	VsReference Spread `json:"vs_fasthttp"`
 	// VsCeiling is the per-round RPS ratio against the workload's
@@ -91,7 +97,7 @@ func Summarize(res *Results) []WorkloadSummary {
 		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns, res.Config.Scale.LoadThreads)
 		for _, sn := range res.Servers {
 			ss := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[wn+"/"+sn]}
-			var rps, p50, p99, mean, sd, cpu, idle []float64
+			var rps, p50, p99, mean, sd, cpu, idle, allocs, mbps []float64
 			for _, r := range res.Runs {
 				if r.Workload != wn || r.Server != sn {
 					continue
@@ -108,6 +114,10 @@ func Summarize(res *Results) []WorkloadSummary {
 				sd = append(sd, r.SDUS)
 				cpu = append(cpu, r.CPUPerReqUS)
 				idle = append(idle, r.IdleKiBPerConn)
+				if r.AllocsPerReq > 0 {
+					allocs = append(allocs, r.AllocsPerReq)
+				}
+				mbps = append(mbps, r.MBps)
 			}
 			if ss.Runs == 0 {
 				continue
@@ -119,7 +129,11 @@ func Summarize(res *Results) []WorkloadSummary {
 			ss.SDUS = SpreadOf(sd).Median
 			ss.CPUPerReqUS = SpreadOf(cpu).Median
 			ss.IdleKiBPerConn = SpreadOf(idle).Median
-			ss.VsBaseline = SpreadOf(roundRatios(res.Runs, wn, sn, Baseline))
+			ss.AllocsPerReq = SpreadOf(allocs).Median
+			if w.HTTP3 {
+				ss.MBps = SpreadOf(mbps)
+			}
+			ss.VsBaseline = SpreadOf(roundRatios(res.Runs, wn, sn, BaselineOf(w)))
 			ss.VsReference = SpreadOf(roundRatios(res.Runs, wn, sn, Reference))
 			ss.VsCeiling = SpreadOf(roundRatios(res.Runs, wn, sn, CeilingOf(w)))
 			ws.Servers = append(ws.Servers, ss)
@@ -184,6 +198,12 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 	if m.H2load != "" {
 		gens = append(gens, fmt.Sprintf("%s, `-t%d -m%d`", m.H2load, max(c.Scale.LoadThreads, 1), H2Streams))
 	}
+	for _, wn := range res.Workloads {
+		if mustWorkload(wn).HTTP3 {
+			gens = append(gens, "the harness's quic-go client for HTTP/3 (h3load.go)")
+			break
+		}
+	}
 	row("load generator", strings.Join(gens, "; ")+"; one load-generator process at a time")
 	if len(m.Modules) > 0 {
 		row("peers", strings.Join(m.Modules, ", "))
@@ -210,9 +230,13 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 	if len(res.Summary) > 0 {
 		fmt.Fprintf(w, "## Throughput relative to net/http\n\n")
 		fmt.Fprintf(w, "Median over rounds of rps(server) / rps(nethttp) in the same round; "+
-			"min–max in parentheses.\n\n")
+			"min–max in parentheses. Columns marked (×%s) are HTTP/3 workloads, relative to that server instead.\n\n", H3Baseline)
 		fmt.Fprintf(w, "| server |")
 		for _, ws := range res.Summary {
+			if b := BaselineOf(mustWorkload(ws.Workload)); b != Baseline {
+				fmt.Fprintf(w, " %s (×%s) |", ws.Workload, b)
+				continue
+			}
 			fmt.Fprintf(w, " %s |", ws.Workload)
 		}
 		fmt.Fprintf(w, "\n|---|")
@@ -242,6 +266,13 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		fmt.Fprintf(w, "## %s: %s, %s\n\n", ws.Workload, ws.Desc, ws.Load)
 		if ws.Tool == "idle" {
 			writeIdleTable(w, ws)
+			continue
+		}
+		if ws.Tool == "h3" {
+			writeH3Table(w, ws)
+			if f, ok := charts["rps-"+ws.Workload]; ok {
+				fmt.Fprintf(w, "![%s RPS](%s)\n\n", ws.Workload, f)
+			}
 			continue
 		}
 		lat1, lat2 := "p50", "p99"
@@ -314,6 +345,20 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 - Raw wrk output for every run is under raw/, server logs under logs/, the
   wrk scripts under lua/.
 `)
+	for _, ws := range res.Summary {
+		if ws.Tool == "h3" {
+			fmt.Fprintf(w, `- HTTP/3 workloads (h3, h3bulk) are driven by the harness's own client on
+  quic-go (pre-encoded HEADERS on new streams, responses checked with
+  riptide's h3 codec), which runs in the harness process and costs about as
+  much CPU per request as the server: compare servers by the ×%s
+  ratio, the CPU µs/req and allocs/req, which are the server's alone
+  (allocations from the server's runtime/metrics, read over HTTP/3 before
+  and after each run). A run with any failed request or non-200 response is
+  flagged.
+`, H3Baseline)
+			break
+		}
+	}
 	if anyH2 {
 		fmt.Fprintf(w, `- HTTP/2 workloads (h2c, h2tls) are driven by h2load (-t1, -m%d concurrent
   streams per connection, timing-based -D), whose raw output is under raw/
@@ -468,11 +513,53 @@ func printWorkloadSummary(w io.Writer, res *Results, workload string) {
 			if ws.Tool == "h2load" {
 				lat, v = "mean", ss.MeanUS
 			}
+			if ws.Tool == "h3" {
+				fmt.Fprintf(w, "  %-17s %10s rps [%s–%s]  %7.1f MB/s  ×%s %-18s CPU %7.2f µs/req  allocs/req %6.1f  flagged %d/%d\n",
+					ss.Server, FormatCount(ss.RPS.Median, ss.RPS.N), FormatCount(ss.RPS.Min, ss.RPS.N), FormatCount(ss.RPS.Max, ss.RPS.N),
+					ss.MBps.Median, H3Baseline, ratioCell(&ss, true), ss.CPUPerReqUS, ss.AllocsPerReq, ss.Flagged, ss.Runs)
+				continue
+			}
 			fmt.Fprintf(w, "  %-15s %10s rps [%s–%s]  ×nethttp %-18s ×fasthttp %-18s %s %-9s flagged %d/%d\n",
 				ss.Server, FormatCount(ss.RPS.Median, ss.RPS.N), FormatCount(ss.RPS.Min, ss.RPS.N), FormatCount(ss.RPS.Max, ss.RPS.N),
 				ratioCell(&ss, true), ratioCell(&ss, false), lat, FormatMicros(v, ss.RPS.N), ss.Flagged, ss.Runs)
 		}
 	}
+}
+
+// writeH3Table is an HTTP/3 workload's table: requests (or, for the bulk
+// download, body MB/s), the ratio to quic-go's http3.Server, latency, the
+// server's CPU and allocations per request.
+func writeH3Table(w io.Writer, ws WorkloadSummary) {
+	bulk := mustWorkload(ws.Workload).ExpectLen > 0
+	unit := "req/s"
+	if bulk {
+		unit = "MB/s"
+	}
+	fmt.Fprintf(w, "| server | %s median | min | max | spread | ×%s | p50 | p99 | CPU µs/req | allocs/req | peak RSS | flagged runs |\n", unit, H3Baseline)
+	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, ss := range ws.Servers {
+		v, n := ss.RPS, ss.RPS.N
+		if bulk {
+			v = ss.MBps
+		}
+		cell := func(x float64) string {
+			if bulk {
+				if n == 0 {
+					return "–"
+				}
+				return fmt.Sprintf("%.1f", x)
+			}
+			return FormatCount(x, n)
+		}
+		allocs := "–"
+		if ss.AllocsPerReq > 0 {
+			allocs = fmt.Sprintf("%.1f", ss.AllocsPerReq)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			ss.Server, cell(v.Median), cell(v.Min), cell(v.Max), pct(v.SpreadPct()), ratioCell(&ss, true),
+			FormatMicros(ss.P50US, n), FormatMicros(ss.P99US, n), cpuCell(ss), allocs, FormatMiB(ss.PeakRSS), flaggedCell(ss))
+	}
+	fmt.Fprintln(w)
 }
 
 // writeIdleTable is the idle workload's table: RSS growth per connection.

@@ -344,6 +344,9 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		if w.Tool() == "idle" {
 			return idleRun{proc: procs[s.Name], w: w}
 		}
+		if w.Tool() == "h3" {
+			return h3Run{addr: procs[s.Name].Addr, w: w, conns: conns, streams: w.h3Streams(), duration: d}
+		}
 		if w.Tool() == "h2load" {
 			return h2loadRun{h2load: tools.h2load, addr: procs[s.Name].Addr, w: w, conns: conns, duration: d, cpus: cfg.WrkCPUs, threads: cfg.Scale.loadThreads(conns)}
 		}
@@ -410,13 +413,15 @@ func flagOf(st WrkStats, err error, pr *Proc) string {
 	if err != nil {
 		why = append(why, err.Error())
 	}
-	if pr.Exited() {
+	if pr != nil && pr.Exited() {
 		why = append(why, "server exited")
 	}
 	if st.Requests == 0 && (err == nil || st.Protocol != "") {
 		why = append(why, "no requests completed")
 	}
-	if st.Failed > 0 || st.Errored > 0 {
+	if st.Protocol == "h3" && st.Failed > 0 {
+		why = append(why, fmt.Sprintf("h3: %d failed requests", st.Failed))
+	} else if st.Failed > 0 || st.Errored > 0 {
 		// h2load: failed includes errored, which includes timeouts.
 		why = append(why, fmt.Sprintf("h2load: %d failed requests (%d errored, %d timed out)",
 			st.Failed, st.Errored, st.Timeout))
@@ -427,6 +432,7 @@ func flagOf(st WrkStats, err error, pr *Proc) string {
 	if st.Status > 0 {
 		why = append(why, fmt.Sprintf("%d non-2xx/3xx responses", st.Status))
 	}
+
 	return strings.Join(why, "; ")
 }
 

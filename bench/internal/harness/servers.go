@@ -56,6 +56,9 @@ type Server struct {
 	Bin string
 	// Args are extra server flags, e.g. the riptide engine of a variant.
 	Args []string
+	// HTTP3 servers speak HTTP/3 only (a UDP socket, benchserver.MainH3)
+	// and run only the HTTP/3 workloads.
+	HTTP3 bool
 }
 
 // Baseline and Reference are the servers ratios are computed against.
@@ -82,8 +85,25 @@ func Registry() []Server {
 		{Name: "ceiling", Desc: "C epoll responder, canned response, no parsing (machine limit)", Kind: KindCeiling, Default: true},
 		{Name: "nginx", Desc: "nginx, `return 200` and a static 64 KiB file (when installed)", Kind: KindNginx, Optional: true, Default: true},
 		{Name: "h2o", Desc: "h2o (C), GET / as a 13-byte static file, num-threads = the servers' CPUs (HTTP/2 ceiling, when installed)", Kind: KindH2O, Optional: true, Default: true, HTTP2: true, H2Only: true},
+		{Name: "riptide-h3", Desc: "riptide native API over HTTP/3 (http3.Serve, func(*riptide.Ctx)); HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/riptide-h3", Default: true, HTTP3: true},
+		{Name: "riptide-h3-compat", Desc: "riptide compat door (riptide.FromHTTP, http.ServeMux) over HTTP/3 (http3.Serve); HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/riptide-h3", Bin: "riptide-h3", Args: []string{"-door", "compat"}, Default: true, HTTP3: true},
+		{Name: "quicgo-h3", Desc: "quic-go's http3.Server (defaults) with http.ServeMux, the HTTP/3 baseline; HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/quicgo-h3", Default: true, HTTP3: true},
 		{Name: "nghttpd", Desc: "nghttpd (C, nghttp2), GET / as a 13-byte static file, -n = the servers' CPUs (HTTP/2 reference, when installed)", Kind: KindNghttpd, Optional: true, Default: true, HTTP2: true, H2Only: true},
 	}
+}
+
+// H3Baseline is the server the HTTP/3 workloads' ratios are computed
+// against: quic-go's own HTTP/3 server.
+const H3Baseline = "quicgo-h3"
+
+// BaselineOf is the server a workload's ×baseline ratios are computed
+// against: net/http, or quic-go's http3.Server for the HTTP/3 workloads
+// (net/http has no HTTP/3 server).
+func BaselineOf(w Workload) string {
+	if w.HTTP3 {
+		return H3Baseline
+	}
+	return Baseline
 }
 
 // Lookup returns the registered server with the given name.
@@ -143,6 +163,12 @@ func (s Server) Supports(w Workload) bool { return s.Unsupported(w) == "" }
 
 // Unsupported says why the server cannot run workload w, or "" if it can.
 func (s Server) Unsupported(w Workload) string {
+	if w.HTTP3 != s.HTTP3 {
+		if s.HTTP3 {
+			return "HTTP/3 workloads only"
+		}
+		return "no HTTP/3"
+	}
 	if w.HTTP2 != H2None && !s.HTTP2 {
 		switch s.Kind {
 		case KindCeiling:

@@ -68,6 +68,9 @@ type Workload struct {
 	// http/1.1 only. Go servers and nginx (with ssl on a certificate the
 	// harness writes) run the wrk one, only Go servers the idle one.
 	TLS bool
+	// HTTP3 makes this an HTTP/3 workload, driven by the harness's own
+	// quic-go client (h3load.go); only servers with HTTP3 run it.
+	HTTP3 bool
 	// Extra workloads are not in the default set: they run only when named
 	// in -workloads (the HTTP/2 ones, so that a default run stays under 30
 	// minutes).
@@ -79,6 +82,10 @@ type Workload struct {
 	ExpectBody []byte
 	// ExpectClose says the server must close the connection after replying.
 	ExpectClose bool
+	// ExpectLen, when set, is the body length of a correct response,
+	// checked instead of ExpectBody (a bulk body, not compared byte by
+	// byte under load).
+	ExpectLen int64
 }
 
 // EchoBodySize is the request body size of the echo workload.
@@ -142,6 +149,10 @@ func Workloads() []Workload {
 			Path: "/", HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2tls", Desc: fmt.Sprintf("HTTP/2 over TLS (ALPN h2, self-signed ECDSA P-256) GET /, %d streams per connection", H2Streams),
 			Path: "/", HTTP2: H2TLS, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "h3", Desc: fmt.Sprintf("HTTP/3 GET / (13-byte text/plain), %d streams per connection", H3Streams),
+			Path: "/", HTTP3: true, Conns: H3Conns, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "h3bulk", Desc: fmt.Sprintf("HTTP/3 bulk download: GET %s (%d MiB), one connection, one request at a time", benchserver.BulkPath, benchserver.BulkSize>>20),
+			Path: benchserver.BulkPath, HTTP3: true, Conns: 1, Extra: true, ExpectType: "application/octet-stream", ExpectLen: benchserver.BulkSize},
 	}
 }
 
@@ -149,6 +160,9 @@ func Workloads() []Workload {
 func (w Workload) Tool() string {
 	if w.Idle > 0 {
 		return "idle"
+	}
+	if w.HTTP3 {
+		return "h3"
 	}
 	if w.HTTP2 != H2None {
 		return "h2load"
@@ -188,6 +202,9 @@ func (w Workload) LoadCommand(conns, threads int) string {
 	if w.Idle > 0 {
 		return fmt.Sprintf("%d idle keep-alive connections after one GET each", w.Idle)
 	}
+	if w.HTTP3 {
+		return fmt.Sprintf("harness quic-go client, %d connections × %d streams", conns, w.h3Streams())
+	}
 	if w.HTTP2 != H2None {
 		return fmt.Sprintf("h2load -t%d -c%d -m%d", t, conns, H2Streams)
 	}
@@ -204,6 +221,15 @@ func (w Workload) scheme() string {
 		return "https"
 	}
 	return "http"
+}
+
+// h3Streams is the requests each connection of an HTTP/3 workload keeps
+// in flight: H3Streams, one for the bulk download.
+func (w Workload) h3Streams() int {
+	if w.ExpectLen > 0 {
+		return 1
+	}
+	return H3Streams
 }
 
 func (w Workload) method() string {

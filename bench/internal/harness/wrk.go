@@ -103,6 +103,12 @@ type WrkStats struct {
 
 	// idle workload only: the server's RSS growth per idle connection.
 	IdleKiBPerConn float64 `json:"idle_kib_per_conn,omitempty"`
+
+	// HTTP/3 workloads only (h3load.go): body megabytes (10^6) per second,
+	// and the server's heap allocations per request where it reports
+	// them (0 otherwise). Failed counts failed requests.
+	MBps         float64 `json:"mb_per_s,omitempty"`
+	AllocsPerReq float64 `json:"allocs_per_request,omitempty"`
 }
 
 // SocketErrors is the sum of wrk's connect, read, write and timeout errors.

@@ -154,3 +154,25 @@ func cookies(w http.ResponseWriter, r *http.Request) {
 	h["Content-Length"] = []string{strconv.Itoa(len(buf))}
 	w.Write(buf)
 }
+
+// H3 returns the routes of the HTTP/3 servers (quic-go's http3.Server and
+// riptide's compat door over HTTP/3): the bench profile, GET
+// benchserver.BulkPath and GET benchserver.AllocsPath.
+func H3() http.Handler {
+	m := http.NewServeMux()
+	m.Handle("/", Mux(benchserver.ProfileBench))
+	m.HandleFunc("GET "+benchserver.BulkPath, bulk)
+	m.HandleFunc("GET "+benchserver.AllocsPath, allocs)
+	return m
+}
+
+func bulk(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.Itoa(benchserver.BulkSize))
+	w.Write(benchserver.BulkBody())
+}
+
+func allocs(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain")
+	w.Write(benchserver.AppendHeapAllocs(nil))
+}

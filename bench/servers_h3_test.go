@@ -1,0 +1,47 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/riptide-http/riptide/bench/internal/benchserver"
+	"github.com/riptide-http/riptide/bench/internal/harness"
+)
+
+// checkH3 checks s on the HTTP/3 workloads: an HTTP/3 server, started as
+// the harness starts it, must carry a short run of each (the harness's
+// quic-go client) with every response correct, and report its
+// allocations; a server without HTTP/3 must not be given them.
+func checkH3(t *testing.T, ctx context.Context, s harness.Server, binDir string) {
+	for _, w := range harness.Workloads() {
+		if !w.HTTP3 {
+			continue
+		}
+		t.Run(w.Name, func(t *testing.T) {
+			if !s.HTTP3 {
+				if s.Supports(w) {
+					t.Fatalf("%s has no HTTP/3 but Supports(%s) is true", s.Name, w.Name)
+				}
+				return
+			}
+			p, err := harness.Start(ctx, s, harness.StartOptions{BinDir: binDir, Workload: &w, Log: testLog{t}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Stop()
+			rctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			out, st, err := harness.LoadH3(rctx, p.Addr, w, 2, 500*time.Millisecond)
+			if flag := harness.FlagOf(st, err, p); flag != "" {
+				t.Fatalf("flagged: %s\n%s", flag, out)
+			}
+			if st.Protocol != "h3" || st.AllocsPerReq <= 0 || st.P50US <= 0 {
+				t.Errorf("protocol %q, allocations per request %v, p50 %v µs\n%s", st.Protocol, st.AllocsPerReq, st.P50US, out)
+			}
+			if w.ExpectLen > 0 && (st.Bytes != st.Requests*benchserver.BulkSize || st.MBps <= 0) {
+				t.Errorf("%d requests, %d bytes, %.1f MB/s\n%s", st.Requests, st.Bytes, st.MBps, out)
+			}
+		})
+	}
+}

@@ -1,0 +1,162 @@
+package riptide
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/riptide-http/riptide/internal/h3hook"
+)
+
+// listenH3 registers an HTTP/3 listener on srv as the http3 module's Serve
+// does, without QUIC: Alt-Svc and shutdown see it. closed counts the
+// calls of its close function.
+func listenH3(t *testing.T, srv *Server, port int, closed *atomic.Int32) h3hook.Listener {
+	t.Helper()
+	b := h3hook.Bind(srv)
+	cfg := b.Config()
+	l, err := b.Listen(port, 24*time.Hour, &cfg, func() { closed.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// altSvcRoutes answers / plainly and /own with an Alt-Svc of its own, on
+// the native door or, through FromHTTP, the compat door.
+func altSvcRoutes(compat bool) Handler {
+	if compat {
+		return FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/own" {
+				w.Header().Set("Alt-Svc", "clear")
+			}
+			io.WriteString(w, "ok")
+		}))
+	}
+	return HandlerFunc(func(x *Ctx) {
+		if string(x.Path()) == "/own" {
+			x.SetHeader("Alt-Svc", "clear")
+		}
+		x.WriteString("ok")
+	})
+}
+
+// TestAltSvc: while an HTTP/3 listener is registered, HTTP/1.1 and HTTP/2
+// responses of both doors carry Alt-Svc for its port, unless the handler
+// set its own; not after the listener closes, nor while draining; Shutdown
+// closes the listener.
+func TestAltSvc(t *testing.T) {
+	const want = `h3=":4433"; ma=86400`
+	for _, door := range []string{"native", "compat"} {
+		for _, proto := range []string{"HTTP/1.1", "h2c"} {
+			t.Run(door+"/"+proto, func(t *testing.T) {
+				srv := &Server{Handler: altSvcRoutes(door == "compat"), HTTP2: &HTTP2Config{H2C: true}}
+				srv, addr := startServer(t, srv, nil)
+				tr := &http.Transport{}
+				if proto == "h2c" {
+					var p http.Protocols
+					p.SetUnencryptedHTTP2(true)
+					tr.Protocols = &p
+				}
+				defer tr.CloseIdleConnections()
+				cl := &http.Client{Transport: tr}
+				get := func(path string) []string {
+					t.Helper()
+					resp, err := cl.Get("http://" + addr + path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.Proto != map[string]string{"HTTP/1.1": "HTTP/1.1", "h2c": "HTTP/2.0"}[proto] {
+						t.Fatalf("response over %s, want %s", resp.Proto, proto)
+					}
+					return resp.Header.Values("Alt-Svc")
+				}
+				if got := get("/"); len(got) != 0 {
+					t.Fatalf("no HTTP/3 listener: Alt-Svc %q", got)
+				}
+				var closed atomic.Int32
+				l := listenH3(t, srv, 4433, &closed)
+				if got := get("/"); len(got) != 1 || got[0] != want {
+					t.Fatalf("Alt-Svc %q, want %q", got, want)
+				}
+				if got := get("/own"); len(got) != 1 || got[0] != "clear" {
+					t.Fatalf("handler's own Alt-Svc: got %q, want [clear]", got)
+				}
+				l.Close()
+				if got := get("/"); len(got) != 0 {
+					t.Fatalf("listener closed: Alt-Svc %q", got)
+				}
+				listenH3(t, srv, 4433, &closed)
+				srv.Drain()
+				if got := get("/"); len(got) != 0 {
+					t.Fatalf("draining: Alt-Svc %q", got)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				tr.CloseIdleConnections()
+				if err := srv.Shutdown(ctx); err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; closed.Load() != 1 && i < 1000; i++ {
+					time.Sleep(time.Millisecond) // the close function runs on a goroutine of its own
+				}
+				if n := closed.Load(); n != 1 {
+					t.Fatalf("Shutdown called the listener's close function %d times, want 1", n)
+				}
+				b := h3hook.Bind(srv)
+				cfg := b.Config()
+				if _, err := b.Listen(4433, time.Hour, &cfg, func() {}); err != ErrServerClosed {
+					t.Fatalf("Listen after Shutdown: %v, want ErrServerClosed", err)
+				}
+			})
+		}
+	}
+}
+
+// TestAltSvcZeroAllocs: the Alt-Svc line costs no allocation (native
+// door, HTTP/1.1, over loopback as TestZeroAllocs).
+func TestAltSvcZeroAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	srv, addr := startServer(t, nil, func(c *Ctx) {
+		c.SetHeader("Content-Type", "text/plain")
+		c.WriteString("Hello, World!")
+	})
+	var closed atomic.Int32
+	listenH3(t, srv, 443, &closed)
+	ac := newAllocClient(t, addr, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+	if !strings.Contains(string(ac.buf[:ac.size]), "\r\nAlt-Svc: h3=\":443\"; ma=86400\r\n") {
+		t.Fatalf("response without Alt-Svc:\n%s", ac.buf[:ac.size])
+	}
+	if allocs := testing.AllocsPerRun(2000, ac.roundTrip); allocs != 0 {
+		t.Errorf("%v allocs per request with Alt-Svc, want 0", allocs)
+	}
+}
+
+// TestCoreHasNoQUIC: the core module does not depend on quic-go: not in
+// its go.mod, and not among the packages a program of the core module
+// (examples/hello, which serves HTTP/1.1 and HTTP/2) builds with.
+func TestCoreHasNoQUIC(t *testing.T) {
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(mod), "quic-go") {
+		t.Errorf("go.mod requires quic-go:\n%s", mod)
+	}
+	for _, pkg := range []string{modulePath, modulePath + "/examples/hello"} {
+		for _, d := range goListDeps(t, pkg) {
+			if strings.Contains(d, "quic-go") || strings.HasPrefix(d, modulePath+"/http3") {
+				t.Errorf("%s depends on %s", pkg, d)
+			}
+		}
+	}
+}

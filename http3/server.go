@@ -1,0 +1,276 @@
+package http3
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"errors"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/h3hook"
+	"github.com/riptide-http/riptide/internal/h3srv"
+)
+
+// Options configures HTTP/3 for a Server beyond what the Server's own
+// fields set. A nil *Options means the defaults.
+//
+// From the Server: MaxHeaderBytes (a request's field section, checked on
+// the HEADERS frame's length before it is read; 431 beyond), MaxHeaderCount,
+// MaxRequestBodySize, ReadHeaderTimeout (each stream's head, and the
+// handshake), ReadBodyTimeout, IdleTimeout (QUIC's idle timeout),
+// MaxConns (counted from the first packet of a connection), MaxConnAge and
+// MaxRequestsPerConn (GOAWAY), HTTP2.MaxConcurrentStreams (when set, the
+// concurrent request streams per connection) and
+// HTTP2.MaxReceiveBufferPerStream/PerConnection (the QUIC receive
+// windows: the request body a stream and a connection may have buffered,
+// 1 MiB each by default).
+type Options struct {
+	// MaxStreams is the number of request streams a client may have open
+	// on one connection, and so the handlers one connection may run at
+	// once: a stream's credit is given back only when its handler
+	// returns, so streams the client resets cannot pile up handlers.
+	// Zero means HTTP2.MaxConcurrentStreams when set, else 100.
+	MaxStreams int
+	// MaxUniStreams bounds the client's unidirectional streams (control,
+	// QPACK and grease ones). Zero means 8.
+	MaxUniStreams int
+	// HeaderBudget bounds the HEADERS bytes one connection may have
+	// partly received at once (each stream's frame length is reserved
+	// before its payload is read; a stream that finds it spent is refused
+	// with H3_REQUEST_REJECTED). Zero means 1 MiB.
+	HeaderBudget int
+
+	// Allow0RTT accepts 0-RTT data (off by default). Requests that arrive
+	// before the handshake completes may be replays: only GET, HEAD and
+	// OPTIONS run then; other methods are answered 425 Too Early (or wait
+	// for the handshake with Wait0RTT).
+	Allow0RTT bool
+	Wait0RTT  bool
+
+	// StatelessResetKey lets the server reset connections it lost state
+	// for (after a restart). Nil means a random key per Serve, which
+	// resets nothing from before a restart: set a persisted key in
+	// production. TokenGeneratorKey encrypts address validation tokens;
+	// servers behind one address should share it. Nil means random.
+	StatelessResetKey *quic.StatelessResetKey
+	TokenGeneratorKey *quic.TokenGeneratorKey
+	// RetryThreshold is the number of handshakes in progress from which a
+	// new connection must first prove its address with a Retry (one more
+	// round trip, against spoofed floods). Zero means 64; negative means
+	// always.
+	RetryThreshold int
+
+	// AltSvcPort is the port advertised in Alt-Svc on the Server's
+	// HTTP/1.1 and HTTP/2 responses while Serve runs; zero means the
+	// packet connection's port. AltSvcMaxAge is its ma (zero: 24 hours).
+	// DisableAltSvc advertises nothing.
+	AltSvcPort    int
+	AltSvcMaxAge  time.Duration
+	DisableAltSvc bool
+}
+
+// DefaultRetryThreshold is the default Options.RetryThreshold.
+const DefaultRetryThreshold = 64
+
+// ListenAndServe listens on the UDP address addr and serves HTTP/3 for
+// srv with Serve; it closes the packet connection when it returns. Run it
+// beside srv.ListenAndServeTLS on the same port number, so that the
+// Alt-Svc it makes the Server send points browsers to it.
+func ListenAndServe(srv *riptide.Server, addr string, tlsConf *tls.Config, opts *Options) error {
+	pc, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return err
+	}
+	defer pc.Close()
+	return Serve(srv, pc, tlsConf, opts)
+}
+
+// Serve serves HTTP/3 for srv on the packet connection pc until srv is
+// shut down or closed, or pc fails. tlsConf (nil: srv.TLSConfig) must hold
+// a certificate; "h3" is set as its ALPN protocol (on a copy). Requests
+// run srv's Handler, native or compat (FromHTTP), as over HTTP/1.1 and
+// HTTP/2.
+//
+// While it runs, srv's HTTP/1.1 and HTTP/2 responses carry Alt-Svc
+// (Options). srv.Shutdown stops it: no new connections, GOAWAY on each
+// connection, their handlers finish, then CONNECTION_CLOSE; Serve returns
+// riptide.ErrServerClosed once they are closed. srv.Drain sends GOAWAY and
+// stops the Alt-Svc; srv.Close closes the connections at once. Serve does
+// not close pc.
+func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Options) error {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if tlsConf == nil {
+		tlsConf = srv.TLSConfig
+	}
+	if tlsConf == nil || len(tlsConf.Certificates) == 0 && tlsConf.GetCertificate == nil && tlsConf.GetConfigForClient == nil {
+		return errNoCertificate
+	}
+	b := h3hook.Bind(srv)
+	cfg := b.Config()
+	applyOptions(&cfg, opts)
+	cfg = cfg.Normalized()
+
+	sv := &server{}
+	tr := &quic.Transport{
+		Conn:              pc,
+		StatelessResetKey: opts.StatelessResetKey,
+		TokenGeneratorKey: opts.TokenGeneratorKey,
+		ConnContext:       sv.connContext,
+	}
+	if tr.StatelessResetKey == nil {
+		var k quic.StatelessResetKey
+		rand.Read(k[:])
+		tr.StatelessResetKey = &k
+	}
+	threshold := int64(opts.RetryThreshold)
+	if threshold == 0 {
+		threshold = DefaultRetryThreshold
+	}
+	tr.VerifySourceAddress = func(net.Addr) bool { return threshold < 0 || sv.handshakes.Load() >= threshold }
+
+	port := opts.AltSvcPort
+	if port == 0 {
+		if a, ok := pc.LocalAddr().(*net.UDPAddr); ok {
+			port = a.Port
+		}
+	}
+	maxAge := opts.AltSvcMaxAge
+	if maxAge <= 0 {
+		maxAge = 24 * time.Hour
+	}
+	if opts.DisableAltSvc {
+		port = 0
+	}
+	stop := make(chan struct{})
+	l, err := b.Listen(port, maxAge, &cfg, sync.OnceFunc(func() { close(stop) }))
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	sv.l = l
+
+	qconf := quicConfig(&cfg)
+	sw, cw := b.ReceiveWindows()
+	setWindows(qconf, sw, cw)
+	tc := tlsConf.Clone()
+	if !slices.Contains(tc.NextProtos, "h3") {
+		tc.NextProtos = []string{"h3"}
+	}
+	var ln acceptor
+	if cfg.Allow0RTT {
+		ln, err = tr.ListenEarly(tc, qconf)
+	} else {
+		ln, err = tr.Listen(tc, qconf)
+	}
+	if err != nil {
+		tr.Close()
+		return err
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-stop:
+		case <-done:
+		}
+		ln.Close()
+	}()
+
+	var wg sync.WaitGroup
+	for {
+		qc, err := ln.Accept(context.Background())
+		if err != nil {
+			wg.Wait() // Shutdown: the connections finish; Close: they are closed
+			tr.Close()
+			select {
+			case <-stop:
+				return riptide.ErrServerClosed
+			default:
+				return err
+			}
+		}
+		if hs, ok := qc.Context().Value(handshakeKey{}).(*handshake); ok {
+			hs.leave()
+		}
+		wg.Go(func() { l.ServeConn(conn{qc}) })
+	}
+}
+
+var errNoCertificate = errors.New("http3: a TLS configuration with a certificate is required")
+
+// applyOptions sets the engine configuration's HTTP/3 fields.
+func applyOptions(cfg *h3srv.Config, o *Options) {
+	if o.MaxStreams > 0 {
+		cfg.MaxStreams = o.MaxStreams
+	}
+	if o.MaxUniStreams > 0 {
+		cfg.MaxUniStreams = o.MaxUniStreams
+	}
+	if o.HeaderBudget > 0 {
+		cfg.HeaderBudget = o.HeaderBudget
+	}
+	cfg.Allow0RTT, cfg.Wait0RTT = o.Allow0RTT, o.Wait0RTT
+}
+
+// setWindows bounds the QUIC receive windows: the request body a stream
+// and a connection may have buffered before the handlers read it.
+func setWindows(c *quic.Config, stream, conn int64) {
+	const initial = 512 << 10 // quic-go's initial windows, grown by auto-tuning up to the max
+	c.MaxStreamReceiveWindow = uint64(stream)
+	c.InitialStreamReceiveWindow = uint64(min(stream, initial))
+	c.MaxConnectionReceiveWindow = uint64(conn)
+	c.InitialConnectionReceiveWindow = uint64(min(conn, initial))
+}
+
+// acceptor is a quic.Listener or a quic.EarlyListener.
+type acceptor interface {
+	Accept(context.Context) (*quic.Conn, error)
+	Close() error
+}
+
+// server is the state of one Serve.
+type server struct {
+	l          h3hook.Listener
+	handshakes atomic.Int64 // connections admitted and not yet accepted
+}
+
+// errRefused refuses a connection beyond MaxConns.
+var errRefused = errors.New("http3: too many connections")
+
+// connContext admits a connection attempt (MaxConns) and counts its
+// handshake until Accept returns it or it fails.
+func (sv *server) connContext(ctx context.Context, _ *quic.ClientInfo) (context.Context, error) {
+	release, ok := sv.l.Admit()
+	if !ok {
+		return nil, errRefused
+	}
+	hs := &handshake{sv: sv}
+	sv.handshakes.Add(1)
+	context.AfterFunc(ctx, func() {
+		hs.leave()
+		release()
+	})
+	return context.WithValue(ctx, handshakeKey{}, hs), nil
+}
+
+type handshakeKey struct{}
+
+// handshake is a connection counted in server.handshakes until leave.
+type handshake struct {
+	sv   *server
+	left atomic.Bool
+}
+
+func (hs *handshake) leave() {
+	if hs.left.CompareAndSwap(false, true) {
+		hs.sv.handshakes.Add(-1)
+	}
+}

@@ -1,0 +1,329 @@
+package http3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/riptide-http/riptide"
+)
+
+// startServe runs Serve for srv on a loopback UDP socket and returns its
+// address and Serve's result channel.
+func startServe(t *testing.T, srv *riptide.Server, opts *Options) (string, <-chan error) {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	done := make(chan error, 1)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		done <- Serve(srv, pc, testTLS(t), opts)
+	}()
+	t.Cleanup(func() {
+		srv.Close()
+		select {
+		case <-finished:
+		case <-time.After(20 * time.Second):
+			t.Error("Serve did not return after Close")
+		}
+	})
+	return pc.LocalAddr().String(), done
+}
+
+// nativeRoutes is a native handler: /hello, /echo (body and trailers
+// back) and /proto (how the request came).
+func nativeRoutes(h3 *atomic.Int32) riptide.Handler {
+	return riptide.HandlerFunc(func(x *riptide.Ctx) {
+		if x.IsHTTP3() {
+			h3.Add(1)
+		}
+		switch string(x.Path()) {
+		case "/hello":
+			x.SetContentType("text/plain")
+			x.WriteString("Hello, World!")
+		case "/echo":
+			body, err := io.ReadAll(x.Body())
+			if err != nil {
+				x.SetStatus(400)
+				return
+			}
+			x.SetHeader("X-Method", string(x.Method()))
+			for _, f := range x.Trailers() {
+				x.SetTrailer(string(f.Name), string(f.Value))
+			}
+			x.Write(body)
+		case "/info":
+			x.WriteInformational(103)
+			x.Flush()
+			x.WriteString("streamed")
+		default:
+			x.SetStatus(404)
+		}
+	})
+}
+
+// compatRoutes is the same as a net/http handler through FromHTTP.
+func compatRoutes(h3 *atomic.Int32) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 3 && r.TLS != nil && r.TLS.NegotiatedProtocol == "h3" {
+			h3.Add(1)
+		}
+		switch r.URL.Path {
+		case "/hello":
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, "Hello, World!")
+		case "/echo":
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				w.WriteHeader(400)
+				return
+			}
+			w.Header().Set("X-Method", r.Method)
+			for k, vs := range r.Trailer {
+				w.Header().Set(http.TrailerPrefix+k, vs[0])
+			}
+			w.Write(body)
+		case "/info":
+			w.WriteHeader(103)
+			w.(http.Flusher).Flush()
+			io.WriteString(w, "streamed")
+		default:
+			w.WriteHeader(404)
+		}
+	})
+}
+
+// TestServe serves both doors over real loopback QUIC with quic-go's
+// client: GET, a 200 KB POST echoed with trailers, a flushed response
+// after a 103, 50 concurrent streams; each request is seen by the handler
+// as HTTP/3, and Stats counts the streams and the connection.
+func TestServe(t *testing.T) {
+	for _, door := range []string{"native", "compat"} {
+		t.Run(door, func(t *testing.T) {
+			var h3 atomic.Int32
+			srv := &riptide.Server{Handler: nativeRoutes(&h3)}
+			if door == "compat" {
+				srv.Handler = riptide.FromHTTP(compatRoutes(&h3))
+			}
+			addr, _ := startServe(t, srv, nil)
+			cl := h3Client(t)
+			base := "https://" + addr
+			requests := 0
+
+			resp, err := cl.Get(base + "/hello")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			requests++
+			if resp.ProtoMajor != 3 || resp.StatusCode != 200 || string(body) != "Hello, World!" ||
+				resp.Header.Get("Content-Type") != "text/plain" || resp.ContentLength != 13 || resp.Header.Get("Date") == "" {
+				t.Fatalf("GET: proto %d status %d body %q header %v length %d", resp.ProtoMajor, resp.StatusCode, body, resp.Header, resp.ContentLength)
+			}
+
+			big := bytes.Repeat([]byte("0123456789"), 20000)
+			req, _ := http.NewRequest("POST", base+"/echo", io.MultiReader(bytes.NewReader(big)))
+			req.Trailer = http.Header{"X-Sum": {"abc"}}
+			resp, err = cl.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			requests++
+			if err != nil || !bytes.Equal(body, big) || resp.Header.Get("X-Method") != "POST" || resp.Trailer.Get("X-Sum") != "abc" {
+				t.Fatalf("POST echo: err %v, %d bytes (want %d), header %v trailer %v", err, len(body), len(big), resp.Header, resp.Trailer)
+			}
+
+			resp, err = cl.Get(base + "/info")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			requests++
+			if resp.StatusCode != 200 || string(body) != "streamed" {
+				t.Fatalf("streamed: status %d body %q", resp.StatusCode, body)
+			}
+
+			var wg sync.WaitGroup
+			var failed atomic.Int32
+			for range 50 {
+				wg.Go(func() {
+					resp, err := cl.Post(base+"/echo", "text/plain", strings.NewReader("ping"))
+					if err != nil {
+						failed.Add(1)
+						return
+					}
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if string(b) != "ping" {
+						failed.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			requests += 50
+			if failed.Load() != 0 {
+				t.Fatalf("%d of 50 concurrent requests failed", failed.Load())
+			}
+			if got := int(h3.Load()); got != requests {
+				t.Errorf("handler saw %d requests over HTTP/3, want %d", got, requests)
+			}
+			var st riptide.Stats
+			srv.Stats(&st)
+			if st.H3Streams != uint64(requests) || st.Requests != uint64(requests) || st.Accepted != 1 || st.ConnsActive != 1 {
+				t.Errorf("stats: H3Streams %d Requests %d Accepted %d ConnsActive %d; want %d, %d, 1, 1",
+					st.H3Streams, st.Requests, st.Accepted, st.ConnsActive, requests, requests)
+			}
+		})
+	}
+}
+
+// TestServeShutdown: Shutdown lets a request in flight finish, sends
+// GOAWAY, closes the connection and makes Serve return ErrServerClosed;
+// ConnState saw the connection open and close.
+func TestServeShutdown(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	var states []riptide.ConnState
+	var mu sync.Mutex
+	srv := &riptide.Server{
+		Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+			if string(x.Path()) == "/slow" {
+				started <- struct{}{}
+				<-release
+			}
+			x.WriteString("done")
+		}),
+		ConnState: func(nc net.Conn, st riptide.ConnState) {
+			mu.Lock()
+			states = append(states, st)
+			mu.Unlock()
+		},
+	}
+	addr, served := startServe(t, srv, nil)
+	cl := h3Client(t)
+	res := make(chan string, 1)
+	go func() {
+		resp, err := cl.Get("https://" + addr + "/slow")
+		if err != nil {
+			res <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		res <- string(b)
+	}()
+	<-started
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(context.Background()) }()
+	// Shutdown waits for the handler.
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned %v with a handler running", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	if got := <-res; got != "done" {
+		t.Fatalf("request in flight: %q, want done", got)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if err := <-served; !errors.Is(err, riptide.ErrServerClosed) {
+		t.Fatalf("Serve returned %v, want ErrServerClosed", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(states) != 3 || states[0] != riptide.StateNew || states[1] != riptide.StateActive || states[2] != riptide.StateClosed {
+		t.Errorf("ConnState calls %v, want [new active closed]", states)
+	}
+}
+
+// TestServeAltSvc: while Serve runs, the Server's HTTP/1.1 responses
+// advertise its UDP port; after Shutdown's GOAWAY they do not.
+func TestServeAltSvc(t *testing.T) {
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	addr, _ := startServe(t, srv, nil)
+	_, port, _ := net.SplitHostPort(addr)
+	var resp *http.Response
+	for range 1000 {
+		// Serve registers its listener on its own goroutine.
+		resp, err = http.Get("http://" + ln.Addr().String() + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.Header.Get("Alt-Svc") != "" {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if got, want := resp.Header.Get("Alt-Svc"), `h3=":`+port+`"; ma=86400`; got != want {
+		t.Fatalf("Alt-Svc %q, want %q", got, want)
+	}
+}
+
+// TestServeLimits: MaxConns refuses a second connection (counted in
+// Stats.Refused); MaxRequestsPerConn sends GOAWAY after the limit, so the
+// client's next request opens a new connection.
+func TestServeLimits(t *testing.T) {
+	t.Run("MaxConns", func(t *testing.T) {
+		srv := &riptide.Server{MaxConns: 1, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
+		addr, _ := startServe(t, srv, nil)
+		c1 := h3Client(t)
+		if resp, err := c1.Get("https://" + addr + "/"); err != nil {
+			t.Fatal(err)
+		} else {
+			resp.Body.Close()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+addr+"/", nil)
+		if resp, err := h3Client(t).Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatal("a second connection was served beyond MaxConns 1")
+		}
+		var st riptide.Stats
+		srv.Stats(&st)
+		if st.Refused < 1 || st.Accepted != 1 {
+			t.Errorf("Refused %d Accepted %d, want ≥ 1 and 1", st.Refused, st.Accepted)
+		}
+	})
+	t.Run("MaxRequestsPerConn", func(t *testing.T) {
+		srv := &riptide.Server{MaxRequestsPerConn: 2, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
+		addr, _ := startServe(t, srv, nil)
+		cl := h3Client(t)
+		for i := range 5 {
+			resp, err := cl.Get("https://" + addr + "/")
+			if err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+			resp.Body.Close()
+		}
+		var st riptide.Stats
+		srv.Stats(&st)
+		if st.Accepted != 3 || st.Requests != 5 {
+			t.Errorf("Accepted %d Requests %d, want 3 connections for 5 requests", st.Accepted, st.Requests)
+		}
+	})
+}
