@@ -402,7 +402,7 @@ func TestTLSWorkload(t *testing.T) {
 		t.Errorf("tls server flags = %v", got)
 	}
 	for _, s := range Registry() {
-		want := s.Kind == KindGo && !s.H2Only || s.Kind == KindNginx
+		want := s.Kind == KindGo && !s.H2Only && !s.HTTP3 || s.Kind == KindNginx
 		if s.Supports(w) != want {
 			t.Errorf("%s supports tls = %v (%s), want %v", s.Name, s.Supports(w), s.Unsupported(w), want)
 		}
