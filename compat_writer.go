@@ -323,15 +323,6 @@ func (w *compatWriter) sortedKeys() []string {
 	return keys
 }
 
-// appendHeaderLine appends "name: value\r\n" with the value cleaned as
-// appendCleanValue does, so a value cannot inject header lines.
-func appendHeaderLine(dst []byte, name, value string) []byte {
-	dst = append(dst, name...)
-	dst = append(dst, ':', ' ')
-	dst = appendCleanValue(dst, value)
-	return append(dst, '\r', '\n')
-}
-
 // addFieldClean adds a field to h with the value cleaned as
 // appendCleanValue does.
 func addFieldClean(h *headerFields, name, value string) {
