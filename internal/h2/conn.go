@@ -632,6 +632,7 @@ func (hc *Conn) teardown() {
 	_ = hc.nc.SetWriteDeadline(time.Now().Add(h2CloseLinger))
 	<-hc.writerDone
 	hc.br.release()
+	hc.fr.release()
 	hc.linger()
 	hc.nc.Close()
 }

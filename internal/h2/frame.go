@@ -12,8 +12,9 @@ package h2
 //
 // Nothing here allocates per frame: the header and, when the read buffer
 // holds the whole frame, the payload are read in place; a payload the
-// buffer does not hold whole is read into one buffer the connection
-// reuses.
+// buffer does not hold whole is read into a pooled buffer, given back
+// before the next frame is read, so that a connection that received
+// large frames does not keep one while it waits.
 
 import (
 	"io"
@@ -486,9 +487,11 @@ type frameReader struct {
 	// frame; 0 when none does.
 	contID uint32
 	hdr    [frameHeaderLen]byte
-	// buf holds a payload the read buffer does not hold whole; it grows
-	// to the largest such frame (at most max).
-	buf []byte
+	// big holds a payload the read buffer does not hold whole, until the
+	// next frame is read; one over its size (when max is over 16 KiB)
+	// is read into huge, which grows to the largest such frame.
+	big  *[h2ReadBigSize]byte
+	huge []byte
 }
 
 // readHeader reads the next frame header and checks the frame's length
@@ -532,21 +535,35 @@ func (fr *frameReader) readPayload(fh FrameHeader) ([]byte, error) {
 	if p := fr.r.next(n); p != nil {
 		return p, nil
 	}
-	if cap(fr.buf) < n {
-		// At least 1 KiB, so that a few growing frames do not each
-		// allocate.
-		fr.buf = make([]byte, max(n, 1<<10))
+	var p []byte
+	if n <= h2ReadBigSize {
+		fr.big = h2ReadBigPool.Get().(*[h2ReadBigSize]byte)
+		p = fr.big[:n]
+	} else {
+		if cap(fr.huge) < n {
+			fr.huge = make([]byte, n)
+		}
+		p = fr.huge[:n]
 	}
-	p := fr.buf[:n]
 	if _, err := io.ReadFull(fr.r, p); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
+// release gives back the buffer of the last frame's payload, if it took
+// one.
+func (fr *frameReader) release() {
+	if fr.big != nil {
+		h2ReadBigPool.Put(fr.big)
+		fr.big = nil
+	}
+}
+
 // readFrame reads the next frame into f; errors are a connError or a
 // streamError for a malformed frame, or the read buffer's.
 func (fr *frameReader) readFrame(f *frame) error {
+	fr.release() // the last frame is processed
 	fh, err := fr.readHeader()
 	if err != nil {
 		return err

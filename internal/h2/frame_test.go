@@ -282,3 +282,27 @@ func TestErrCodeString(t *testing.T) {
 		t.Errorf("connError: %q", got)
 	}
 }
+
+// TestFrameReaderRelease checks that a payload the read buffer does not
+// hold whole is read into a pooled buffer that goes back before the next
+// frame is read: a connection that received large frames does not keep
+// one while it waits for the next.
+func TestFrameReaderRelease(t *testing.T) {
+	wire := rawSeq(rawFrameN(0, 0, 1, 16<<10), rawFrameN(6, 0, 0, 8))
+	var br h2ReadBuf
+	br.init(&chunkReader{data: wire, sizes: []int{1000}})
+	fr := frameReader{r: &br, max: 16 << 10}
+	var f frame
+	if err := fr.readFrame(&f); err != nil || len(f.data) != 16<<10 {
+		t.Fatalf("DATA: %d bytes, %v", len(f.data), err)
+	}
+	if fr.big == nil {
+		t.Fatal("a 16 KiB payload read without the pooled buffer")
+	}
+	if err := fr.readFrame(&f); err != nil || f.Type != FramePing {
+		t.Fatalf("PING: %+v, %v", f.FrameHeader, err)
+	}
+	if fr.big != nil || fr.huge != nil {
+		t.Fatal("the payload buffer is kept after the next frame was read")
+	}
+}
