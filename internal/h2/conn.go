@@ -459,7 +459,6 @@ func (hc *Conn) handleError(err error) bool {
 
 // onSettings applies the client's settings in order (RFC 9113 §6.5.3) and
 // acknowledges them.
-// Each setting's value was checked by parse.
 func (hc *Conn) onSettings(f *frame) error {
 	if f.ack {
 		return nil
@@ -473,6 +472,9 @@ func (hc *Conn) onSettings(f *frame) error {
 	initWindow := int64(-1)
 	for i := range f.numSettings() {
 		s := f.setting(i)
+		if err := s.valid(); err != nil {
+			return err
+		}
 		if s.id == SettingInitialWindowSize {
 			initWindow = int64(s.val)
 			continue

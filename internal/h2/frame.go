@@ -371,8 +371,7 @@ func (f *frame) parse(fh FrameHeader, p []byte) error {
 		}
 		f.code = ErrCode(readUint32(p))
 	case FrameSettings:
-		// §6.5: an ACK is empty; on the connection; whole settings,
-		// each within its bounds (§6.5.2).
+		// §6.5: an ACK is empty; on the connection; whole settings.
 		f.ack = fh.Flags.Has(FlagAck)
 		if f.ack && len(p) > 0 {
 			return connError(ErrCodeFrameSize)
@@ -384,9 +383,15 @@ func (f *frame) parse(fh FrameHeader, p []byte) error {
 			return connError(ErrCodeFrameSize)
 		}
 		f.data = p
+		// §6.5.2: the first INITIAL_WINDOW_SIZE within the largest
+		// window; every setting's bounds are checked as the settings are
+		// applied in turn (Conn.onSettings).
 		for i := range f.numSettings() {
-			if err := f.setting(i).valid(); err != nil {
-				return err
+			if s := f.setting(i); s.id == SettingInitialWindowSize {
+				if s.val > 1<<31-1 {
+					return connError(ErrCodeFlowControl)
+				}
+				break
 			}
 		}
 	case FramePushPromise:

@@ -81,10 +81,8 @@ func TestFrameParse(t *testing.T) {
 		{"§6.5 SETTINGS of 7 bytes", rawFrameN(4, 0, 0, 7), frame{}, connError(ErrCodeFrameSize)},
 		{"§6.5.2 SETTINGS_INITIAL_WINDOW_SIZE of 2^31-1", rawFrame(4, 0, 0, 0, 4, 0x7f, 0xff, 0xff, 0xff), frame{data: []byte{0, 4, 0x7f, 0xff, 0xff, 0xff}}, nil},
 		{"§6.5.2 SETTINGS_INITIAL_WINDOW_SIZE of 2^31", rawFrame(4, 0, 0, 0, 4, 0x80, 0, 0, 0), frame{}, connError(ErrCodeFlowControl)},
-		{"§6.5.2 SETTINGS_MAX_FRAME_SIZE of 2^24", rawFrame(4, 0, 0, 0, 5, 1, 0, 0, 0), frame{}, connError(ErrCodeProtocol)},
-		{"§6.5.2 SETTINGS_MAX_FRAME_SIZE of 2^14-1", rawFrame(4, 0, 0, 0, 5, 0, 0, 0x3f, 0xff), frame{}, connError(ErrCodeProtocol)},
-		{"§6.5.2 SETTINGS_ENABLE_PUSH of 2", rawFrame(4, 0, 0, 0, 2, 0, 0, 0, 2), frame{}, connError(ErrCodeProtocol)},
-		{"RFC 8441 §3 SETTINGS_ENABLE_CONNECT_PROTOCOL of 2", rawFrame(4, 0, 0, 0, 8, 0, 0, 0, 2), frame{}, connError(ErrCodeProtocol)},
+		{"§6.5.2 a later SETTINGS_INITIAL_WINDOW_SIZE is checked when applied", rawFrame(4, 0, 0, 0, 4, 0, 0, 0, 1, 0, 4, 0x80, 0, 0, 0),
+			frame{data: []byte{0, 4, 0, 0, 0, 1, 0, 4, 0x80, 0, 0, 0}}, nil},
 
 		{"§6.6 §8.4 PUSH_PROMISE from a client", rawFrame(5, 0x4, 1, 0, 0, 0, 2), frame{}, connError(ErrCodeProtocol)},
 
@@ -304,5 +302,31 @@ func TestFrameReaderRelease(t *testing.T) {
 	}
 	if fr.big != nil || fr.huge != nil {
 		t.Fatal("the payload buffer is kept after the next frame was read")
+	}
+}
+
+// TestSettingValid checks the bounds of settings' values (RFC 9113
+// §6.5.2), which the connection checks as it applies them in turn.
+func TestSettingValid(t *testing.T) {
+	for _, tc := range []struct {
+		s    setting
+		want error
+	}{
+		{setting{SettingEnablePush, 1}, nil},
+		{setting{SettingEnablePush, 2}, connError(ErrCodeProtocol)},
+		{setting{SettingInitialWindowSize, 1<<31 - 1}, nil},
+		{setting{SettingInitialWindowSize, 1 << 31}, connError(ErrCodeFlowControl)},
+		{setting{SettingMaxFrameSize, 1 << 14}, nil},
+		{setting{SettingMaxFrameSize, 1<<14 - 1}, connError(ErrCodeProtocol)},
+		{setting{SettingMaxFrameSize, 1<<24 - 1}, nil},
+		{setting{SettingMaxFrameSize, 1 << 24}, connError(ErrCodeProtocol)},
+		{setting{SettingEnableConnectProtocol, 2}, connError(ErrCodeProtocol)}, // RFC 8441 §3
+		{setting{SettingHeaderTableSize, 1<<32 - 1}, nil},
+		{setting{SettingMaxConcurrentStreams, 0}, nil},
+		{setting{0xffff, 1<<32 - 1}, nil}, // unknown settings are ignored (§6.5.2)
+	} {
+		if got := tc.s.valid(); got != tc.want {
+			t.Errorf("setting %#x = %d: %v, want %v", tc.s.id, tc.s.val, got, tc.want)
+		}
 	}
 }
