@@ -15,7 +15,6 @@ import (
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
 	"github.com/riptide-http/riptide/internal/workq"
-	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -69,20 +68,20 @@ var h2StreamPool = sync.Pool{New: func() any { return new(Stream) }}
 func (hc *Conn) onHeaders(f *h2Block) error {
 	id := f.id
 	if id%2 == 0 {
-		return http2.ConnectionError(http2.ErrCodeProtocol)
+		return connError(ErrCodeProtocol)
 	}
 	if st := hc.streams[id]; st != nil {
 		return hc.onTrailers(st, f)
 	}
 	if id <= hc.maxID {
-		return http2.ConnectionError(http2.ErrCodeStreamClosed) // closed stream (§5.1)
+		return connError(ErrCodeStreamClosed) // closed stream (§5.1)
 	}
 	hc.maxID = id
 	if f.hasPriority && f.dep == id {
-		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol}
+		return streamError{id, ErrCodeProtocol}
 	}
 	if hc.closing {
-		return http2.StreamError{StreamID: id, Code: http2.ErrCodeRefusedStream}
+		return streamError{id, ErrCodeRefusedStream}
 	}
 	if hc.running >= int(hc.maxStreams) {
 		// A client with maxStreams streams open is only refused (RFC 9113
@@ -93,10 +92,10 @@ func (hc *Conn) onHeaders(f *h2Block) error {
 		if len(hc.streams) < int(hc.maxStreams) {
 			hc.resetRefused++
 			if hc.resetRefused > h2RefusedLimit*int(hc.maxStreams) {
-				return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
+				return connError(ErrCodeEnhanceYourCalm)
 			}
 		}
-		return http2.StreamError{StreamID: id, Code: http2.ErrCodeRefusedStream}
+		return streamError{id, ErrCodeRefusedStream}
 	}
 	st := h2StreamPool.Get().(*Stream)
 	st.hc, st.id = hc, id
@@ -141,12 +140,12 @@ func (hc *Conn) onTrailers(st *Stream, f *h2Block) error {
 			// Both sides ended it: the stream is closed, even though its
 			// handler has not been released yet (§5.1: a connection
 			// error; h2spec 5.1 raced this).
-			return http2.ConnectionError(http2.ErrCodeStreamClosed)
+			return connError(ErrCodeStreamClosed)
 		}
-		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeStreamClosed}
+		return streamError{st.id, ErrCodeStreamClosed}
 	}
 	if !f.endStream || f.nPseudo > 0 {
-		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
+		return streamError{st.id, ErrCodeProtocol}
 	}
 	st.trailers = append(st.trailers[:0], f.regular()...)
 	return hc.endOfRequest(st)
@@ -156,7 +155,7 @@ func (hc *Conn) onTrailers(st *Stream, f *h2Block) error {
 // and §8.3.1 require (h1.PseudoHead.Check); a malformed request is a
 // stream error.
 func (st *Stream) setRequest(f *h2Block) error {
-	malformed := http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
+	malformed := streamError{st.id, ErrCodeProtocol}
 	var seen [4]bool
 	for _, hf := range f.pseudo() {
 		var i int
@@ -325,7 +324,7 @@ func (hc *Conn) handlerDone(st *Stream) {
 	case !st.inTable:
 		st.releaseIfDone()
 	case !st.sendEnd:
-		hc.closeStream(st, http2.ErrCodeInternal, true)
+		hc.closeStream(st, ErrCodeInternal, true)
 	case !st.recvEnd && hc.lingering < int(hc.maxStreams):
 		st.lingering = true
 		hc.lingering++
@@ -335,7 +334,7 @@ func (hc *Conn) handlerDone(st *Stream) {
 		}
 	case !st.recvEnd:
 		hc.forgive()
-		hc.closeStream(st, http2.ErrCodeNo, true)
+		hc.closeStream(st, ErrCodeNo, true)
 	default:
 		hc.forgive()
 		hc.forget(st)
