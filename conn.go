@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/netx"
 )
 
@@ -74,7 +75,7 @@ type conn struct {
 
 	ctx     Ctx
 	body    bodyReader
-	date    dateCache
+	date    clock.Date
 	watchWG sync.WaitGroup
 	linger  bool // the client may still be sending: half-close first
 
@@ -109,7 +110,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 func (c *conn) attach(s *Server, nc net.Conn) {
 	c.srv, c.cfg, c.nc = s, &s.cfg, nc
 	c.wire = c
-	c.born = clockSec.Load()
+	c.born = clock.Sec()
 	c.shard = s.pickShard()
 	c.ctx.conn = c
 	c.body.c = c
@@ -407,7 +408,7 @@ func notFound(x *Ctx) { x.Error(404, "404 page not found") }
 func (c *conn) writeCanned(code int) {
 	text := h1.StatusText(code)
 	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
-	c.wbuf = append(c.wbuf, c.date.get()...)
+	c.wbuf = append(c.wbuf, c.date.Get()...)
 	c.wbuf = append(c.wbuf, c.cfg.serverHeader...)
 	c.wbuf = append(c.wbuf, "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"...)
 	c.wbuf = h1.AppendContentLength(c.wbuf, int64(len(text)+1))
@@ -585,7 +586,7 @@ func (c *conn) armRead(kind uint8, d time.Duration, lazy bool) {
 		}
 		return
 	}
-	sec := clockSec.Load()
+	sec := clock.Sec()
 	if lazy && kind == c.rkind && d >= 4*time.Second && sec != 0 &&
 		time.Duration(sec-c.rsec)*time.Second < d/4 {
 		return
@@ -600,7 +601,7 @@ func (c *conn) armWrite() {
 	if d <= 0 || c.wkind == dlUser {
 		return
 	}
-	sec := clockSec.Load()
+	sec := clock.Sec()
 	if c.wkind == dlWrite && d >= 4*time.Second && sec != 0 &&
 		time.Duration(sec-c.wsec)*time.Second < d/4 {
 		return

@@ -4,33 +4,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
-	"time"
 )
-
-// The Date line is formatted once per clock second, not per request: the
-// same second returns the cached bytes without touching them.
-func TestDateCachedPerSecond(t *testing.T) {
-	var d dateCache
-	sec := time.Date(2026, 11, 22, 8, 49, 37, 0, time.UTC).Unix()
-	first := d.at(sec)
-	if string(first) != "Date: Sun, 22 Nov 2026 08:49:37 GMT\r\n" {
-		t.Fatalf("got %q", first)
-	}
-	again := d.at(sec)
-	if &again[0] != &first[0] || len(again) != len(first) {
-		t.Fatal("same second formatted again")
-	}
-	if allocs := testing.AllocsPerRun(100, func() { d.at(sec) }); allocs != 0 {
-		t.Fatalf("%v allocs", allocs)
-	}
-	next := d.at(sec + 1)
-	if string(next) != "Date: Sun, 22 Nov 2026 08:49:38 GMT\r\n" {
-		t.Fatalf("next second: %q", next)
-	}
-	if _, err := http.ParseTime(string(next[6 : len(next)-2])); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // The zero Server is usable: defaults are applied, no limit is zero by
 // accident.

@@ -558,7 +558,7 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 	w := appendStatusLine(c.wbuf, status)
 	w = append(w, r.hdr...)
 	if !r.userDate {
-		w = append(w, c.date.get()...)
+		w = append(w, c.date.Get()...)
 	}
 	if c.srv.addsServerHeader(r.userServer) {
 		w = append(w, c.cfg.serverHeader...)
