@@ -158,30 +158,6 @@ func (c *conn) setState(st ConnState) {
 	}
 }
 
-// serve runs the connection: read a request, serve it, repeat.
-func (c *conn) serve() {
-	s := c.srv
-	if h := s.ConnState; h != nil {
-		h(c.nc, StateNew)
-	}
-	// Go enables TCP_NODELAY on every TCP connection it creates, so a
-	// response goes out as soon as it is written; nothing to do here.
-	// ReadHeaderTimeout runs from the accept for the first request: the
-	// PROXY header, TLS handshake, h2c sniff and first head all fit in it
-	// (headArmed: readRequest must not restart it at the first byte).
-	c.armRead(dlHeader, c.cfg.readHeader, false)
-	c.headArmed = true
-	if !c.readProxyHeader() { // PROXY protocol (proxy.go), before TLS and HTTP/2
-		c.closeConn()
-		return
-	}
-	c.answerPlainHTTP() // the TLS handshake (tls.go)
-	if c.serveH2() {    // HTTP/2 (h2.go): TLS with ALPN h2, or h2c prior knowledge
-		return
-	}
-	c.serveHTTP1()
-}
-
 // serveHTTP1 serves HTTP/1.1 requests until the connection closes, is
 // hijacked or (event-loop engine) is parked; c is released unless parked.
 func (c *conn) serveHTTP1() {
@@ -212,7 +188,7 @@ func (c *conn) serveHTTP1() {
 // untrack ends the server's accounting of c (closed or hijacked).
 func (c *conn) untrack() {
 	if c.untracked {
-		return // already, by an h2c upgrade (h2UpgradeConn)
+		return // already, by an h2c upgrade (upgradeH2C)
 	}
 	c.untracked = true
 	if c.elUntrack() {
@@ -349,7 +325,11 @@ func (c *conn) serveRequest() {
 	c.body.start(req)
 
 	x.inHandler.Store(true)
-	c.callHandler()
+	if settings, ok := c.h2cUpgrade(req); ok { // serve.go: instead of the handler
+		c.upgradeH2C(settings)
+	} else {
+		c.callHandler()
+	}
 	x.stopWatch(true)
 	if c.hijacked {
 		return
@@ -390,9 +370,6 @@ func (c *conn) callHandler() {
 			c.handlerPanicked(v)
 		}
 	}()
-	if c.ctx.req.Upgrade && c.srv.h2Upgrade(&c.ctx) { // Upgrade: h2c (h2.go)
-		return
-	}
 	if h := c.srv.Handler; h != nil {
 		h.ServeCtx(&c.ctx)
 	} else {
