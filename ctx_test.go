@@ -6,34 +6,6 @@ import (
 	"testing"
 )
 
-// The zero Server is usable: defaults are applied, no limit is zero by
-// accident.
-func TestZeroServerDefaults(t *testing.T) {
-	var s Server
-	s.init()
-	c := s.cfg
-	if c.readHeader != DefaultReadHeaderTimeout || c.idle != DefaultIdleTimeout ||
-		c.readBuf != DefaultReadBufferSize || c.writeBuf != DefaultWriteBufferSize || !c.keepAlive ||
-		c.limits.MaxHeadBytes == 0 || c.limits.MaxHeaders == 0 {
-		t.Fatalf("zero Server config %+v", c)
-	}
-	neg := Server{ReadHeaderTimeout: -1, IdleTimeout: -1}
-	neg.init()
-	if neg.cfg.readHeader != 0 || neg.cfg.idle != 0 {
-		t.Fatal("negative timeouts must mean no limit")
-	}
-}
-
-// A nil Handler answers 404.
-func TestNilHandler(t *testing.T) {
-	_, addr := startServer(t, &Server{}, nil)
-	rc := dial(t, addr)
-	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	if res, _ := rc.resp("GET"); res.StatusCode != 404 {
-		t.Fatalf("got %d", res.StatusCode)
-	}
-}
-
 // RFC 9112 §3.2.2: for an absolute-form target the server uses the
 // target's authority and ignores Host. Native Ctx.Host agrees with the
 // compat door and net/http on every form.
