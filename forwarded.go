@@ -87,8 +87,9 @@ func (x *Ctx) forwardedAddr() net.Addr {
 	}, fw)
 }
 
-// forwardedRemoteAddr is forwardedAddr for a request x/net built (compat
-// handlers over HTTP/2): the new Request.RemoteAddr, or "".
+// forwardedRemoteAddr is forwardedAddr for an *http.Request built from an
+// HTTP/2 stream (compat handlers over HTTP/2, h2CompatHandler): the new
+// Request.RemoteAddr, or "".
 func (f *ForwardedConfig) forwardedRemoteAddr(r *http.Request) string {
 	peer, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
