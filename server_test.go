@@ -16,8 +16,8 @@ import (
 )
 
 // startServer serves h on a fresh 127.0.0.1 listener until the test ends and
-// returns the address. cfg, if not nil, is used as the server (its Handler
-// is set to h).
+// returns the address (serveTest). srv, if not nil, is used as the server
+// (its Handler is set to h, unless h is nil).
 func startServer(t testing.TB, srv *Server, h HandlerFunc) (*Server, string) {
 	t.Helper()
 	if srv == nil {
@@ -29,19 +29,7 @@ func startServer(t testing.TB, srv *Server, h HandlerFunc) (*Server, string) {
 	if srv.Logger == nil {
 		srv.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		srv.Close()
-		if err := <-done; err != ErrServerClosed {
-			t.Errorf("Serve returned %v, want ErrServerClosed", err)
-		}
-	})
-	return srv, ln.Addr().String()
+	return srv, serveTest(t, srv, testServeOptions{}).Addr
 }
 
 // rawConn is a test client speaking raw bytes on one connection.
