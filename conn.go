@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 )
@@ -89,7 +90,7 @@ type conn struct {
 
 	ctx     Ctx
 	body    bodyReader
-	date    dateCache
+	date    clock.Date
 	watchWG sync.WaitGroup
 	linger  bool // the client may still be sending: half-close first
 
@@ -126,7 +127,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 func (c *conn) attach(s *Server, nc net.Conn) {
 	c.srv, c.cfg, c.nc = s, &s.cfg, nc
 	c.ex = c
-	c.born = clockSec.Load()
+	c.born = clock.Sec()
 	c.shard = s.pickShard()
 	c.ctx.conn = c
 	c.body.c = c
@@ -248,30 +249,6 @@ func (c *conn) setState(st ConnState) {
 	}
 }
 
-// serve runs the connection: read a request, serve it, repeat.
-func (c *conn) serve() {
-	s := c.srv
-	if h := s.ConnState; h != nil {
-		h(c.nc, StateNew)
-	}
-	// Go enables TCP_NODELAY on every TCP connection it creates, so a
-	// response goes out as soon as it is written; nothing to do here.
-	// ReadHeaderTimeout runs from the accept for the first request: the
-	// PROXY header, TLS handshake, h2c sniff and first head all fit in it
-	// (headArmed: readRequest must not restart it at the first byte).
-	c.armRead(dlHeader, c.cfg.readHeader, false)
-	c.headArmed = true
-	if !c.readProxyHeader() { // PROXY protocol (proxy.go), before TLS and HTTP/2
-		c.closeConn()
-		return
-	}
-	c.answerPlainHTTP() // the TLS handshake (tls.go)
-	if c.serveH2() {    // HTTP/2 (h2.go): TLS with ALPN h2, or h2c prior knowledge
-		return
-	}
-	c.serveHTTP1()
-}
-
 // serveHTTP1 serves HTTP/1.1 requests until the connection closes, is
 // hijacked or (event-loop engine) is parked; c is released unless parked.
 func (c *conn) serveHTTP1() {
@@ -302,7 +279,7 @@ func (c *conn) serveHTTP1() {
 // untrack ends the server's accounting of c (closed or hijacked).
 func (c *conn) untrack() {
 	if c.untracked {
-		return // already, by an h2c upgrade (h2UpgradeConn)
+		return // already, by an h2c upgrade (upgradeH2C)
 	}
 	c.untracked = true
 	if c.elUntrack() {
@@ -439,7 +416,11 @@ func (c *conn) serveRequest() {
 	c.body.start(req)
 
 	x.inHandler.Store(true)
-	c.callHandler()
+	if settings, ok := c.h2cUpgrade(req); ok { // serve.go: instead of the handler
+		c.upgradeH2C(settings)
+	} else {
+		c.callHandler()
+	}
 	x.stopWatch(true)
 	if c.hijacked {
 		return
@@ -480,9 +461,6 @@ func (c *conn) callHandler() {
 			c.handlerPanicked(v)
 		}
 	}()
-	if c.ctx.req.Upgrade && c.srv.h2Upgrade(&c.ctx) { // Upgrade: h2c (h2.go)
-		return
-	}
 	if h := c.srv.Handler; h != nil {
 		h.ServeCtx(&c.ctx)
 	} else {
@@ -497,7 +475,7 @@ func notFound(x *Ctx) { x.Error(404, "404 page not found") }
 // connection to close. Used for requests the handler never sees.
 func (c *conn) writeCanned(code int) {
 	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
-	c.wbuf = append(c.wbuf, c.date.get()...)
+	c.wbuf = append(c.wbuf, c.date.Get()...)
 	c.wbuf = append(c.wbuf, c.cfg.serverHeader...)
 	c.wbuf = append(c.wbuf, "Content-Type: "+cannedType+"\r\nConnection: close\r\n"...)
 	c.wbuf = h1.AppendContentLength(c.wbuf, int64(cannedBodyLen(code)))
@@ -674,7 +652,7 @@ func (c *conn) armRead(kind uint8, d time.Duration, lazy bool) {
 		}
 		return
 	}
-	sec := clockSec.Load()
+	sec := clock.Sec()
 	if lazy && kind == c.rkind && d >= 4*time.Second && sec != 0 &&
 		time.Duration(sec-c.rsec)*time.Second < d/4 {
 		return
@@ -689,7 +667,7 @@ func (c *conn) armWrite() {
 	if d <= 0 || c.wkind == dlUser {
 		return
 	}
-	sec := clockSec.Load()
+	sec := clock.Sec()
 	if c.wkind == dlWrite && d >= 4*time.Second && sec != 0 &&
 		time.Duration(sec-c.wsec)*time.Second < d/4 {
 		return

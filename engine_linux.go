@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/evloop"
 	"golang.org/x/sys/unix"
 )
@@ -80,7 +81,7 @@ func (s *Server) newGroup(ln *net.TCPListener) (*evloop.Group, error) {
 	return evloop.New(ln, evloop.Config{
 		Handler: (*elHandler)(s),
 		OnLoop:  s.engine() == EngineOnLoop && !compat,
-		Clock:   &clockSec,
+		Clock:   clock.Counter(),
 		Backoff: acceptBackoff,
 		Hooks:   s.el.hooks,
 	})
@@ -216,7 +217,7 @@ func (s *Server) elEach(f func(*elConn)) {
 
 // elCloseIdle is Server.closeIdle for the event-loop connections.
 func (s *Server) elCloseIdle() {
-	now := clockSec.Load()
+	now := clock.Sec()
 	s.elEach(func(ec *elConn) {
 		st := ConnState(ec.Status.Load())
 		if st == StateIdle || st == StateNew && now-ec.Born > 5 {

@@ -13,6 +13,15 @@ import (
 // benchmarks against the engine live in package riptide_test.
 func BenchServeMem(b *testing.B, h Handler, one string) { benchServeMem(b, h, one) }
 
+// ServeTest, TestServer and TestServeOptions are serveTest and its types
+// for the external tests: the one start-a-server helper of the root tests.
+var ServeTest = serveTest
+
+type (
+	TestServer       = testServer
+	TestServeOptions = testServeOptions
+)
+
 // SyncBuffer is syncBuffer for the external tests: a goroutine-safe log
 // sink.
 type SyncBuffer = syncBuffer

@@ -21,6 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/h2"
 )
 
@@ -275,24 +276,5 @@ func (e *h2Exchange) transport() net.Conn            { return e.st().NetConn() }
 func (e *h2Exchange) protoMajor() int                { return 2 }
 func (e *h2Exchange) abilities() ability             { return canFullDuplex }
 
-// h2DateNow is the Date value of the current second, for every HTTP/2
-// connection: made once a second.
-var h2DateNow atomic.Pointer[h2DateValue]
-
-type h2DateValue struct {
-	sec int64
-	s   string
-}
-
 // h2Date returns the Date field value for the current second.
-func h2Date() string {
-	sec := clockSec.Load()
-	if v := h2DateNow.Load(); v != nil && v.sec == sec {
-		return v.s
-	}
-	var d dateCache
-	line := d.at(sec)
-	v := &h2DateValue{sec: sec, s: string(line[len("Date: ") : len(line)-2])}
-	h2DateNow.Store(v)
-	return v.s
-}
+func h2Date() string { return clock.Value() }
