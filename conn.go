@@ -693,8 +693,12 @@ func (c *conn) handlerPanicked(v any) {
 	r := &x.resp
 	switch {
 	case r.resetOnPanic:
-		// The stream is reset: the exchange ends it unfinished.
+		// The stream is reset: the exchange ends it unfinished. Counted
+		// as a 500 unless its head had gone out (stats.go), as before.
 		c.werr = errPanicked
+		if !r.committed {
+			r.status = 500
+		}
 	case !r.committed:
 		x.resetResponse()
 		r.head = isHEAD(x.req.Method)
