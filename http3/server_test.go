@@ -462,3 +462,88 @@ func TestServePanic(t *testing.T) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestServeDrain: Drain sends the open HTTP/3 connections GOAWAY and they
+// close (ConnState closed, no connection left in Stats), while Serve goes
+// on serving new connections.
+func TestServeDrain(t *testing.T) {
+	closed := make(chan struct{}, 4)
+	srv := &riptide.Server{
+		Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") }),
+		ConnState: func(_ net.Conn, st riptide.ConnState) {
+			if st == riptide.StateClosed {
+				closed <- struct{}{}
+			}
+		},
+	}
+	addr, _ := startServe(t, srv, nil)
+	get := func() {
+		t.Helper()
+		resp, err := h3Client(t).Get("https://" + addr + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	get()
+	srv.Drain()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection was not closed after Drain")
+	}
+	var st riptide.Stats
+	srv.Stats(&st)
+	if st.ConnsActive != 0 {
+		t.Fatalf("%d connections open after Drain closed the only one", st.ConnsActive)
+	}
+	get() // a new connection is still served while draining
+	srv.Stats(&st)
+	if st.Accepted != 2 || st.Requests != 2 {
+		t.Errorf("Accepted %d Requests %d, want 2 and 2", st.Accepted, st.Requests)
+	}
+}
+
+// retryCounter is a PacketConn that counts the Retry packets the server
+// sends (long header, type Retry: the first byte's top four bits set).
+type retryCounter struct {
+	net.PacketConn
+	retries atomic.Int32
+}
+
+func (c *retryCounter) WriteTo(p []byte, addr net.Addr) (int, error) {
+	if len(p) > 0 && p[0]&0xf0 == 0xf0 {
+		c.retries.Add(1)
+	}
+	return c.PacketConn.WriteTo(p, addr)
+}
+
+// TestServeRetry: with RetryThreshold negative every connection proves its
+// address with a Retry first, and is then served; by default (threshold
+// 64) one connection gets no Retry.
+func TestServeRetry(t *testing.T) {
+	for _, c := range []struct {
+		threshold int
+		retry     bool
+	}{{-1, true}, {0, false}} {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc := &retryCounter{PacketConn: pc}
+		srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
+		done := make(chan error, 1)
+		go func() { done <- Serve(srv, rc, testTLS(t), &Options{RetryThreshold: c.threshold}) }()
+		resp, err := h3Client(t).Get("https://" + pc.LocalAddr().String() + "/")
+		if err != nil {
+			t.Fatalf("threshold %d: %v", c.threshold, err)
+		}
+		resp.Body.Close()
+		if got := rc.retries.Load() > 0; got != c.retry {
+			t.Errorf("threshold %d: %d Retry packets sent, want a Retry: %v", c.threshold, rc.retries.Load(), c.retry)
+		}
+		srv.Close()
+		<-done
+		pc.Close()
+	}
+}
