@@ -547,3 +547,29 @@ func TestServeRetry(t *testing.T) {
 		pc.Close()
 	}
 }
+
+// TestServeMaxConnAge: a connection older than MaxConnAge is sent GOAWAY
+// and closes, idle or not.
+func TestServeMaxConnAge(t *testing.T) {
+	closed := make(chan struct{}, 1)
+	srv := &riptide.Server{
+		MaxConnAge: 100 * time.Millisecond,
+		Handler:    riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") }),
+		ConnState: func(_ net.Conn, st riptide.ConnState) {
+			if st == riptide.StateClosed {
+				closed <- struct{}{}
+			}
+		},
+	}
+	addr, _ := startServe(t, srv, nil)
+	resp, err := h3Client(t).Get("https://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a connection past MaxConnAge was not closed")
+	}
+}
