@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quic-go/quic-go"
+	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h3"
 	"github.com/riptide-http/riptide/internal/h3srv"
 	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
@@ -35,6 +36,39 @@ func TestRapidResetQUIC(t *testing.T) {
 		<-gate
 		inflight.Dec()
 	}))
+	rapidReset(t, addr, limit, n, &inflight, started, gate)
+	t.Logf("%d streams reset, %d handlers ran, at most %d at once", n, ran.Load(), inflight.Peak())
+}
+
+// TestRapidResetServe is TestRapidResetQUIC through Serve, with a native
+// Ctx handler that reads the body and waits on Done: the Server's
+// handlers in flight stay within Options.MaxStreams.
+func TestRapidResetServe(t *testing.T) {
+	const limit, n = 10, 300
+	var inflight quicxtest.Gauge
+	var ran atomic.Int32
+	gate := make(chan struct{})
+	started := make(chan struct{}, n)
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+		inflight.Inc()
+		ran.Add(1)
+		started <- struct{}{}
+		io.Copy(io.Discard, x.Body())
+		<-x.Done()
+		<-gate
+		inflight.Dec()
+	})}
+	addr, _ := startServe(t, srv, &Options{MaxStreams: limit})
+	rapidReset(t, addr, limit, n, &inflight, started, gate)
+	t.Logf("%d streams reset, %d handlers ran, at most %d at once", n, ran.Load(), inflight.Peak())
+}
+
+// rapidReset opens n streams to addr one after another, each reset as soon
+// as its handler started, and checks that at most limit handlers (counted
+// by inflight, held until gate closes) ran at once and that no stream
+// could be opened while limit of them ran.
+func rapidReset(t *testing.T, addr string, limit, n int, inflight *quicxtest.Gauge, started <-chan struct{}, gate chan struct{}) {
+	t.Helper()
 	qc, err := quic.DialAddr(t.Context(), addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}, &quic.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +98,7 @@ func TestRapidResetQUIC(t *testing.T) {
 		sent <- nil
 	}()
 	// Wait for the limit to fill with handlers.
-	for i := 0; inflight.Load() < limit; i++ {
+	for i := 0; int(inflight.Load()) < limit; i++ {
 		select {
 		case err := <-sent:
 			t.Fatalf("client done (%v) with %d handlers in flight", err, inflight.Load())
@@ -86,8 +120,7 @@ func TestRapidResetQUIC(t *testing.T) {
 	if err := <-sent; err != nil {
 		t.Fatal(err)
 	}
-	if got := inflight.Peak(); got > limit {
+	if got := int(inflight.Peak()); got > limit {
 		t.Errorf("%d handlers in flight at once, limit %d", got, limit)
 	}
-	t.Logf("%d streams reset, %d handlers ran, at most %d at once", n, ran.Load(), inflight.Peak())
 }
