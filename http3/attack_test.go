@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h3"
+	"github.com/riptide-http/riptide/internal/h3hook"
 	"github.com/riptide-http/riptide/internal/h3srv"
 	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
 )
@@ -123,4 +125,46 @@ func rapidReset(t *testing.T, addr string, limit, n int, inflight *quicxtest.Gau
 	if got := int(inflight.Peak()); got > limit {
 		t.Errorf("%d handlers in flight at once, limit %d", got, limit)
 	}
+}
+
+// TestUnfinishedHeadersServe: through Serve, 100 streams each sending the
+// first 256 KiB of a 1 MiB HEADERS frame and then nothing hold at most
+// the header budget in the engine plus the connection's receive window in
+// quic-go, not 1 MiB (or 256 KiB) per stream: live heap, client and
+// server together, grows by at most budget + window + 2 MiB.
+func TestUnfinishedHeadersServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 streams of 256 KiB")
+	}
+	const streams, maxHeader, budget = 100, 1 << 20, 2 << 20
+	srv := &riptide.Server{MaxHeaderBytes: maxHeader, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+		t.Error("handler ran for an unfinished HEADERS")
+	})}
+	addr, _ := startServe(t, srv, &Options{HeaderBudget: budget, MaxStreams: streams})
+	msg := append(h3.AppendFrameHeader(nil, h3.FrameHeaders, maxHeader-100), make([]byte, 256<<10)...)
+	qc, err := quic.DialAddr(t.Context(), addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}, &quic.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := quicxtest.LiveHeap()
+	var wg sync.WaitGroup
+	for range streams {
+		s, err := qc.OpenStreamSync(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			s.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			s.Write(msg) // blocks on flow control: the server reads no more
+		})
+	}
+	time.Sleep(500 * time.Millisecond) // what the server takes in, it takes in this long
+	grown := int64(quicxtest.LiveHeap()) - int64(base)
+	_, connWindow := h3hook.Bind(srv).ReceiveWindows()
+	t.Logf("%d streams stalled in HEADERS: live heap +%d KiB", streams, grown>>10)
+	if limit := budget + connWindow + 2<<20; grown > limit {
+		t.Errorf("live heap grew %d KiB, want at most %d KiB (budget + connection window + 2 MiB)", grown>>10, limit>>10)
+	}
+	qc.CloseWithError(0, "")
+	wg.Wait()
 }
