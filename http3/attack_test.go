@@ -168,3 +168,81 @@ func TestUnfinishedHeadersServe(t *testing.T) {
 	qc.CloseWithError(0, "")
 	wg.Wait()
 }
+
+// statusOf returns the :status of the response HEADERS at the start of b.
+func statusOf(t *testing.T, b []byte) string {
+	t.Helper()
+	h, n, err := h3.ParseFrameHeader(b)
+	if err != nil || h.Type != h3.FrameHeaders || uint64(len(b)-n) < h.Length {
+		t.Fatalf("response %q: no HEADERS frame (%v)", b, err)
+	}
+	fs, _, err := h3.DecodeFieldSection(nil, make([]byte, 0, 4096), b[n:n+int(h.Length)], 4096)
+	if err != nil || len(fs) == 0 || string(fs[0].Name) != ":status" {
+		t.Fatalf("response head %q: %v", b[n:n+int(h.Length)], err)
+	}
+	return string(fs[0].Value)
+}
+
+// TestZeroRTTServe: a POST sent as 0-RTT data, before the handshake
+// completes, is answered 425 Too Early without running the handler when
+// Options.Allow0RTT is on; a GET sent the same way runs. (With 0-RTT off,
+// the default, quic-go refuses the early data and nothing runs early.)
+func TestZeroRTTServe(t *testing.T) {
+	var posts, gets atomic.Int32
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+		if string(x.Method()) == "POST" {
+			posts.Add(1)
+		} else {
+			gets.Add(1)
+		}
+		x.WriteString("ran")
+	})}
+	addr, _ := startServe(t, srv, &Options{Allow0RTT: true})
+	tc := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}, ClientSessionCache: tls.NewLRUClientSessionCache(4)}
+	// A first connection gets the session ticket 0-RTT resumes from.
+	first, err := quic.DialAddr(t.Context(), addr, tc, &quic.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := first.OpenStreamSync(t.Context())
+	s.Write(dialRawRequest())
+	s.Close()
+	io.ReadAll(s)
+	time.Sleep(100 * time.Millisecond) // the ticket arrives after the handshake
+	first.CloseWithError(0, "")
+	gets.Store(0)
+
+	early := func(method string) string {
+		t.Helper()
+		qc, err := quic.DialAddrEarly(t.Context(), addr, tc, &quic.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer qc.CloseWithError(0, "")
+		sec := h3.AppendFieldSectionPrefix(nil)
+		for _, f := range [][2]string{{":method", method}, {":scheme", "https"}, {":authority", "localhost"}, {":path", "/"}} {
+			sec = h3.AppendField(sec, f[0], f[1], false)
+		}
+		req := append(h3.AppendFrameHeader(nil, h3.FrameHeaders, uint64(len(sec))), sec...)
+		s, err := qc.OpenStream() // before the handshake completes: 0-RTT
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Write(req)
+		s.Close()
+		resp, err := io.ReadAll(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !qc.ConnectionState().Used0RTT {
+			t.Fatalf("%s: the connection did not use 0-RTT", method)
+		}
+		return statusOf(t, resp)
+	}
+	if got := early("POST"); got != "425" || posts.Load() != 0 {
+		t.Errorf("0-RTT POST: status %s, handler ran %d times; want 425 and none", got, posts.Load())
+	}
+	if got := early("GET"); got != "200" || gets.Load() != 1 {
+		t.Errorf("0-RTT GET: status %s, handler ran %d times; want 200 and once", got, gets.Load())
+	}
+}
