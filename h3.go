@@ -261,7 +261,14 @@ func (l *h3Listener) Close() {
 func (l *h3Listener) ServeConn(qc quicx.Conn) {
 	s := l.s
 	hc := &h3Conn{srv: s, qc: qc, nc: &h3NetConn{qc: qc}, raddr: qc.RemoteAddr().String(), laddr: qc.LocalAddr()}
-	hc.hc = h3srv.NewConn(qc, &l.cfg, hc)
+	cfg := l.cfg
+	if s.cfg.stats {
+		// Stats.BytesIn/BytesOut: the engine counts what it reads and
+		// writes on the connection's streams, as HTTP/2's counts frames.
+		sh := s.pickShard()
+		cfg.BytesIn, cfg.BytesOut = &sh.bytesIn, &sh.bytesOut
+	}
+	hc.hc = h3srv.NewConn(qc, &cfg, hc)
 	s.count(statAccepted)
 	hc.setState(StateNew)
 	s.h3Track(hc, true)

@@ -190,6 +190,10 @@ func TestServe(t *testing.T) {
 				t.Errorf("stats: H3Streams %d Requests %d Accepted %d ConnsActive %d; want %d, %d, 1, 1",
 					st.H3Streams, st.Requests, st.Accepted, st.ConnsActive, requests, requests)
 			}
+			// The 200 KB echo went both ways, in DATA frames.
+			if st.BytesIn < uint64(len(big)) || st.BytesOut < uint64(len(big)) || st.BytesIn > 2*uint64(len(big)) {
+				t.Errorf("stats: BytesIn %d BytesOut %d, want each at least %d (and in under twice that)", st.BytesIn, st.BytesOut, len(big))
+			}
 		})
 	}
 }
