@@ -29,7 +29,7 @@ var DurationBuckets = [...]time.Duration{
 // Counters (uint64) only grow; gauges (int64) are current values.
 //
 // Requests are counted when their response is complete (or abandoned: a
-// panic, a reset stream), the same way over HTTP/1.1 and HTTP/2 and
+// panic, a reset stream), the same way over HTTP/1.1, HTTP/2 and HTTP/3 and
 // through both doors (native and compat).
 type Stats struct {
 	// Connections.
@@ -46,15 +46,17 @@ type Stats struct {
 	ConnsNew, ConnsActive, ConnsIdle int64
 
 	// Requests and responses.
-	Requests  uint64    // requests answered (HTTP/1.1 and HTTP/2, both doors)
+	Requests  uint64    // requests answered (HTTP/1.1, HTTP/2 and HTTP/3, both doors)
 	Responses [5]uint64 // by status class: [0] 1xx ... [4] 5xx
 	// BytesIn and BytesOut count the bytes read from and written to
 	// connections, above TLS (plaintext: TLS records and handshakes are
 	// not counted, nor are PROXY protocol headers): for HTTP/1.1 the
 	// request and response text; for HTTP/2 every frame with its header
 	// (HEADERS, DATA, SETTINGS, PING, WINDOW_UPDATE, GOAWAY, ...) and the
-	// client preface. HTTP/1.1 connections add theirs at each response
-	// and at close, HTTP/2 connections at each read and write.
+	// client preface; for HTTP/3 every frame on every stream (request,
+	// control and QPACK streams; not QUIC's own framing). HTTP/1.1
+	// connections add theirs at each response and at close, HTTP/2 and
+	// HTTP/3 connections at each read and write.
 	BytesIn  uint64
 	BytesOut uint64
 	Panics   uint64 // handler panics (other than ErrAbortHandler)
