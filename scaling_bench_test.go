@@ -154,3 +154,19 @@ func scaleReport(b *testing.B, reqs int, cpu0 time.Duration) {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(reqs), "cpu-ns/req")
 	}
 }
+
+// BenchmarkScaleStatsDispatch is what the statistics cost each time a
+// worker takes a connection (attach picks a shard) or an HTTP/2 stream
+// starts (the streams counter), on every P at once: any write to a cache
+// line all Ps share shows here as a cost that grows with -cpu.
+func BenchmarkScaleStatsDispatch(b *testing.B) {
+	s := &Server{}
+	s.init()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			sh := s.pickShard()
+			sh.bytesIn.Add(1)
+			s.stats.h2Streams.Add(1)
+		}
+	})
+}

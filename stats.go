@@ -2,13 +2,17 @@ package riptide
 
 // Server statistics. The engine keeps them as it goes, at a cost of a few
 // uncontended atomic adds per request: per-request counters live in
-// cache-line-padded shards, one chosen per connection, so that connections
-// on different cores do not write the same line; the rest are rare events.
+// cache-line-padded shards, one chosen at random each time a worker takes
+// a connection, so that connections on different cores seldom write the
+// same line (the choice itself touches no shared memory: a shared
+// round-robin counter was an atomic add on one line per dispatch, from
+// every core); the rest are rare events.
 // Connection gauges are not kept at all: Stats counts the tracked
 // connections by state when it is called. The hooks the engine calls are
 // the stat* methods of conn below.
 
 import (
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -136,15 +140,40 @@ func monoNow() int64 { return int64(time.Since(monoStart)) }
 
 // serverStats is a Server's statistics state.
 type serverStats struct {
-	shards                              [statShards]statShard
-	next                                atomic.Uint32 // round-robin shard choice
-	conns                               [5]atomic.Uint64
-	parse                               [6]atomic.Uint64 // ParseErrors, in field order
-	timeout                             [4]atomic.Uint64 // Timeouts, in field order
-	acceptErrs                          [3]atomic.Uint64 // AcceptErrors, in field order
-	panics, hijacks                     atomic.Uint64
-	h2Streams, h2Resets, h2ClientResets atomic.Uint64
+	shards                   [statShards]statShard
+	conns                    [5]atomic.Uint64
+	parse                    [6]atomic.Uint64 // ParseErrors, in field order
+	timeout                  [4]atomic.Uint64 // Timeouts, in field order
+	acceptErrs               [3]atomic.Uint64 // AcceptErrors, in field order
+	panics, hijacks          atomic.Uint64
+	h2Resets, h2ClientResets atomic.Uint64
+	// h2Streams is counted per stream, from every core: striped.
+	h2Streams stripedCounter
 }
+
+// stripedCounter is a counter that goroutines on many cores add to without
+// sharing a cache line: each Add goes to a stripe chosen at random, Load
+// sums them.
+type stripedCounter [statShards]struct {
+	n atomic.Uint64
+	_ [56]byte
+}
+
+// Add adds d to a random stripe.
+func (c *stripedCounter) Add(d uint64) { c[randShard()].n.Add(d) }
+
+// Load returns the sum of the stripes.
+func (c *stripedCounter) Load() uint64 {
+	var n uint64
+	for i := range c {
+		n += c[i].n.Load()
+	}
+	return n
+}
+
+// randShard returns a random shard index. math/rand/v2's generator is per
+// thread (the runtime's): no memory shared between cores.
+func randShard() uint32 { return rand.Uint32() % statShards }
 
 // Connection event counters (serverStats.conns).
 const (
@@ -165,9 +194,10 @@ const (
 // count adds one to a connection event counter.
 func (s *Server) count(event int) { s.stats.conns[event].Add(1) }
 
-// pickShard returns the shard for a new connection.
+// pickShard returns a shard for a connection a worker takes (or an HTTP/2
+// stream).
 func (s *Server) pickShard() *statShard {
-	return &s.stats.shards[s.stats.next.Add(1)%statShards]
+	return &s.stats.shards[randShard()]
 }
 
 // Stats fills st with the server's statistics. It does not allocate, so it

@@ -401,3 +401,18 @@ func TestStatShardSize(t *testing.T) {
 		t.Errorf("statShard is %d bytes, not a whole number of cache lines", n)
 	}
 }
+
+// TestStripedCounter: every Add is in the sum, and no two stripes share a
+// cache line.
+func TestStripedCounter(t *testing.T) {
+	var c stripedCounter
+	if n := unsafe.Sizeof(c[0]); n != 64 {
+		t.Errorf("a stripe is %d bytes, want one cache line", n)
+	}
+	for i := range 1000 {
+		c.Add(uint64(i))
+	}
+	if n := c.Load(); n != 999*1000/2 {
+		t.Errorf("Load = %d, want %d", n, 999*1000/2)
+	}
+}
