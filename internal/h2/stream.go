@@ -270,10 +270,18 @@ func (hc *Conn) startHandler(st *Stream) {
 // dispatchQueued makes sure a worker will take the queued streams (hc.mu
 // held): one wake for a whole burst of new streams.
 func (hc *Conn) dispatchQueued() {
-	hc.dispatchDue = false
-	if hc.runQ.Dispatch() {
+	if hc.takeDispatch() {
 		h2Dispatch(hc)
 	}
+}
+
+// takeDispatch is dispatchQueued without the wake-up (hc.mu held): it
+// reports whether the caller must call h2Dispatch, which it does after
+// releasing hc.mu, so that the worker it wakes (on another core, at once)
+// does not find the lock still held.
+func (hc *Conn) takeDispatch() bool {
+	hc.dispatchDue = false
+	return hc.runQ.Dispatch()
 }
 
 // serveQueue runs on a worker dispatched as the connection's spare: it
@@ -289,10 +297,10 @@ func (hc *Conn) serveQueue() {
 		if !ok {
 			break
 		}
-		if send {
-			h2Dispatch(hc)
-		}
 		hc.mu.Unlock()
+		if send {
+			h2Dispatch(hc) // without hc.mu: the spare takes it first thing
+		}
 		st.serve()
 		hc.mu.Lock()
 	}
