@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -543,6 +544,10 @@ func init() {
 	// in a composite literal).
 	h2Workers.Spawn = startH2Worker
 	h2Workers.Stop = func(w *h2Worker) { w.ch <- nil }
+	// A shard per CPU: each connection dispatches to, and its workers
+	// park in, its own (Conn.wshard), instead of every connection on
+	// every core taking one lock per hand-off.
+	h2Workers.SetShards(runtime.NumCPU())
 }
 
 // startH2Worker makes a worker; it takes its first connection from its
@@ -555,15 +560,16 @@ func startH2Worker() *h2Worker {
 
 // h2Dispatch runs hc's queued streams on an idle worker, or a new one.
 func h2Dispatch(hc *Conn) {
-	h2Workers.Get().ch <- hc
+	h2Workers.Get(hc.wshard).ch <- hc
 }
 
 func (w *h2Worker) run() {
 	hc := <-w.ch
 	for hc != nil {
 		hc.serveQueue()
+		home := hc.wshard
 		hc = nil // do not keep the connection while idle
-		if !h2Workers.Put(w, 0) {
+		if !h2Workers.Put(w, home, 0) {
 			return
 		}
 		if w.timer == nil {
