@@ -529,12 +529,15 @@ func (hc *Conn) pumpFrame() bool {
 
 // The worker pool: handlers run on goroutines that are reused from one
 // stream to the next (on any connection) instead of one new goroutine per
-// stream. An idle worker exits after h2WorkerIdle.
-const h2WorkerIdle = 10 * time.Second
+// stream. An idle worker exits after between h2WorkerIdle and twice that
+// (see next).
+var h2WorkerIdle = 10 * time.Second
 
 type h2Worker struct {
 	ch    chan *Conn // nil: exit
 	timer *time.Timer
+	// busy: the worker served something since its timer last fired.
+	busy bool
 }
 
 var h2Workers workq.Pool[*h2Worker]
@@ -564,29 +567,39 @@ func h2Dispatch(hc *Conn) {
 }
 
 func (w *h2Worker) run() {
-	hc := <-w.ch
-	for hc != nil {
+	w.timer = time.NewTimer(h2WorkerIdle)
+	defer w.timer.Stop()
+	for hc := <-w.ch; hc != nil; hc = w.next() {
 		hc.serveQueue()
-		home := hc.wshard
-		hc = nil // do not keep the connection while idle
-		if !h2Workers.Put(w, home, 0) {
+		w.busy = true
+		if !h2Workers.Put(w, hc.wshard, 0) {
 			return
 		}
-		if w.timer == nil {
-			w.timer = time.NewTimer(h2WorkerIdle)
-		} else {
-			w.timer.Reset(h2WorkerIdle)
-		}
+	}
+}
+
+// next waits, parked, for the worker's next connection; nil when it must
+// exit. The idle timer runs for the worker's life and is re-armed only
+// when it fires, not at every park (a reset and a stop per burst of
+// streams, on the timer heap of the worker's P): a worker that served
+// anything since the last firing waits another period, one that did not
+// leaves the pool and exits.
+func (w *h2Worker) next() *Conn {
+	for {
 		select {
-		case hc = <-w.ch:
-			w.timer.Stop()
-			continue
+		case hc := <-w.ch:
+			return hc
 		case <-w.timer.C:
 		}
+		if w.busy {
+			w.busy = false
+			w.timer.Reset(h2WorkerIdle)
+			continue
+		}
 		if h2Workers.Remove(w) {
-			return
+			return nil
 		}
 		// A dispatcher took this worker just as it timed out.
-		hc = <-w.ch
+		return <-w.ch
 	}
 }
