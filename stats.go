@@ -2,17 +2,18 @@ package riptide
 
 // Server statistics. The engine keeps them as it goes, at a cost of a few
 // uncontended atomic adds per request: per-request counters live in
-// cache-line-padded shards, one chosen at random each time a worker takes
-// a connection, so that connections on different cores seldom write the
-// same line (the choice itself touches no shared memory: a shared
-// round-robin counter was an atomic add on one line per dispatch, from
-// every core); the rest are rare events.
+// cache-line-padded shards, the one of the current P (procShard) chosen
+// each time a worker takes a connection, so that goroutines on different
+// cores write different lines and each line stays in one core's cache (a
+// round-robin choice per connection was an atomic add on one shared line
+// per dispatch, and left connections served on one core writing lines that
+// other cores wrote too); the rest are rare events.
 // Connection gauges are not kept at all: Stats counts the tracked
 // connections by state when it is called. The hooks the engine calls are
 // the stat* methods of conn below.
 
 import (
-	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -152,15 +153,15 @@ type serverStats struct {
 }
 
 // stripedCounter is a counter that goroutines on many cores add to without
-// sharing a cache line: each Add goes to a stripe chosen at random, Load
-// sums them.
+// sharing a cache line: each Add goes to the current P's stripe
+// (procShard), Load sums them.
 type stripedCounter [statShards]struct {
 	n atomic.Uint64
 	_ [56]byte
 }
 
-// Add adds d to a random stripe.
-func (c *stripedCounter) Add(d uint64) { c[randShard()].n.Add(d) }
+// Add adds d to the current P's stripe.
+func (c *stripedCounter) Add(d uint64) { c[procShard()].n.Add(d) }
 
 // Load returns the sum of the stripes.
 func (c *stripedCounter) Load() uint64 {
@@ -171,9 +172,34 @@ func (c *stripedCounter) Load() uint64 {
 	return n
 }
 
-// randShard returns a random shard index. math/rand/v2's generator is per
-// thread (the runtime's): no memory shared between cores.
-func randShard() uint32 { return rand.Uint32() % statShards }
+// procShard returns the shard index of the P the caller runs on: each P
+// holds one index in its private slot of procShards (a sync.Pool, whose
+// Get and Put of the private slot touch only the P's own memory), handed
+// out round robin when a P first asks, or after the garbage collector
+// emptied the pool twice with the P idle meanwhile. The goroutine may move
+// to another P after the call; the index is a cache-locality hint, never
+// a lock, so that costs nothing but a shared line now and then.
+func procShard() uint32 {
+	i := procShards.Get().(*uint32)
+	procShards.Put(i)
+	return *i
+}
+
+var (
+	// shardIndex[i] is i: procShards hands out pointers to these, so its
+	// New allocates nothing.
+	shardIndex [statShards]uint32
+	nextShard  atomic.Uint32
+	procShards = sync.Pool{New: func() any {
+		return &shardIndex[nextShard.Add(1)%statShards]
+	}}
+)
+
+func init() {
+	for i := range shardIndex {
+		shardIndex[i] = uint32(i)
+	}
+}
 
 // Connection event counters (serverStats.conns).
 const (
@@ -194,10 +220,10 @@ const (
 // count adds one to a connection event counter.
 func (s *Server) count(event int) { s.stats.conns[event].Add(1) }
 
-// pickShard returns a shard for a connection a worker takes (or an HTTP/2
-// stream).
+// pickShard returns the current P's shard, for a connection a worker
+// takes (or an HTTP/2 stream).
 func (s *Server) pickShard() *statShard {
-	return &s.stats.shards[randShard()]
+	return &s.stats.shards[procShard()]
 }
 
 // Stats fills st with the server's statistics. It does not allocate, so it
