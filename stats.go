@@ -13,11 +13,11 @@ package riptide
 // the stat* methods of conn below.
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/internal/netx"
+	"github.com/riptide-http/riptide/internal/workq"
 )
 
 // DurationBuckets are the upper bounds of the request-duration histogram
@@ -172,34 +172,9 @@ func (c *stripedCounter) Load() uint64 {
 	return n
 }
 
-// procShard returns the shard index of the P the caller runs on: each P
-// holds one index in its private slot of procShards (a sync.Pool, whose
-// Get and Put of the private slot touch only the P's own memory), handed
-// out round robin when a P first asks, or after the garbage collector
-// emptied the pool twice with the P idle meanwhile. The goroutine may move
-// to another P after the call; the index is a cache-locality hint, never
-// a lock, so that costs nothing but a shared line now and then.
-func procShard() uint32 {
-	i := procShards.Get().(*uint32)
-	procShards.Put(i)
-	return *i
-}
-
-var (
-	// shardIndex[i] is i: procShards hands out pointers to these, so its
-	// New allocates nothing.
-	shardIndex [statShards]uint32
-	nextShard  atomic.Uint32
-	procShards = sync.Pool{New: func() any {
-		return &shardIndex[nextShard.Add(1)%statShards]
-	}}
-)
-
-func init() {
-	for i := range shardIndex {
-		shardIndex[i] = uint32(i)
-	}
-}
+// procShard returns the shard index of the P the caller runs on
+// (workq.ProcIndex).
+func procShard() uint32 { return uint32(workq.ProcIndex()) % statShards }
 
 // Connection event counters (serverStats.conns).
 const (

@@ -22,7 +22,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -151,9 +150,6 @@ type Conn struct {
 	// were queued since the last dispatchQueued.
 	runQ        workq.Queue[*Stream]
 	dispatchDue bool
-	// wshard is the shard of the worker pool this connection's streams
-	// are dispatched from (h2Workers), chosen at random.
-	wshard int
 }
 
 // h2CountingReader reads the connection's socket, counting the bytes in
@@ -192,7 +188,6 @@ func NewConn(cfg *Config, nc net.Conn, rest []byte, bytesIn, bytesOut *atomic.Ui
 		remoteAddr:     nc.RemoteAddr().String(),
 		localAddr:      nc.LocalAddr(),
 		bytesOut:       bytesOut,
-		wshard:         int(rand.Uint32() >> 1),
 	}
 	if hc.maxStreams == 0 {
 		hc.maxStreams = DefaultMaxConcurrentStreams

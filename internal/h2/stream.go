@@ -547,9 +547,10 @@ func init() {
 	// in a composite literal).
 	h2Workers.Spawn = startH2Worker
 	h2Workers.Stop = func(w *h2Worker) { w.ch <- nil }
-	// A shard per CPU: each connection dispatches to, and its workers
-	// park in, its own (Conn.wshard), instead of every connection on
-	// every core taking one lock per hand-off.
+	// A shard per CPU: a worker parks in the shard of the P it finished
+	// on, and a dispatcher takes from its own P's (workq.ProcIndex), a
+	// worker that ran there last, instead of every core taking one lock
+	// per hand-off and per park.
 	h2Workers.SetShards(runtime.NumCPU())
 }
 
@@ -563,7 +564,7 @@ func startH2Worker() *h2Worker {
 
 // h2Dispatch runs hc's queued streams on an idle worker, or a new one.
 func h2Dispatch(hc *Conn) {
-	h2Workers.Get(hc.wshard).ch <- hc
+	h2Workers.Get(workq.ProcIndex()).ch <- hc
 }
 
 func (w *h2Worker) run() {
@@ -572,7 +573,7 @@ func (w *h2Worker) run() {
 	for hc := <-w.ch; hc != nil; hc = w.next() {
 		hc.serveQueue()
 		w.busy = true
-		if !h2Workers.Put(w, hc.wshard, 0) {
+		if !h2Workers.Put(w, workq.ProcIndex(), 0) {
 			return
 		}
 	}

@@ -183,6 +183,39 @@ func (sh *poolShard[W]) drop(n int) {
 // Spawned returns how many workers were started.
 func (p *Pool[W]) Spawned() int64 { return p.spawned.Load() }
 
+// ProcIndex returns an index of the P (the scheduler's processor) the
+// caller runs on, for sharding by core: the same on one P from call to
+// call, different on different Ps (up to MaxProcIndex of them). Each P
+// holds its index in its private slot of a sync.Pool, whose Get and Put of
+// that slot touch only the P's own memory; indexes are handed out round
+// robin when a P first asks, or after the garbage collector emptied the
+// pool twice with the P idle meanwhile. The goroutine may move to another
+// P after the call: the index is a locality hint, never a lock.
+func ProcIndex() int {
+	i := procIndex.Get().(*int)
+	procIndex.Put(i)
+	return *i
+}
+
+// MaxProcIndex bounds ProcIndex.
+const MaxProcIndex = 256
+
+var (
+	// procIndexes[i] is i: procIndex hands out pointers to these, so its
+	// New allocates nothing.
+	procIndexes [MaxProcIndex]int
+	nextProc    atomic.Uint32
+	procIndex   = sync.Pool{New: func() any {
+		return &procIndexes[(nextProc.Add(1)-1)%MaxProcIndex]
+	}}
+)
+
+func init() {
+	for i := range procIndexes {
+		procIndexes[i] = i
+	}
+}
+
 // Queue is a FIFO of items a burst made ready (readable connections, new
 // streams), served by workers sent for it. At most one worker is on its
 // way at a time, the spare: a burst costs one goroutine wake-up, not one
