@@ -29,7 +29,9 @@
 //   - An idle connection is a Conn on its loop: no goroutine, no buffer
 //     (an incomplete head is kept in a small pooled buffer). A readable
 //     edge puts it on its loop's queue (a workq.Queue), from which parked
-//     worker goroutines (a workq.Pool, each worker with its own channel)
+//     worker goroutines (a workq.Pool with a shard per loop, so that
+//     loops on different cores do not share its lock; each worker with its
+//     own channel)
 //     take it: one worker is sent per batch, and each sends the next
 //     before it serves while more wait (see pull). The worker runs the
 //     server's protocol code (Handler.Serve) over the Conn: it serves

@@ -111,6 +111,9 @@ func New(ln *net.TCPListener, cfg Config) (*Group, error) {
 	g := &Group{h: cfg.Handler, cfg: cfg, ln: ln, lrc: lrc, lnDone: make(chan struct{})}
 	g.lnAddr, _ = ln.Addr().(*net.TCPAddr)
 	g.pool.Spawn, g.pool.Stop = g.spawn, stopWorker
+	// A shard of parked workers per loop (the loops are made below, one
+	// per P): a loop hands off to, and its workers park in, their own.
+	g.pool.SetShards(runtime.GOMAXPROCS(0))
 	g.prestart()
 	for i := range runtime.GOMAXPROCS(0) {
 		lp, err := newLoop(g, i)
@@ -133,7 +136,7 @@ func New(ln *net.TCPListener, cfg Config) (*Group, error) {
 func (g *Group) Start() {
 	for _, lp := range g.loops {
 		if g.cfg.OnLoop {
-			w := g.pool.Get()
+			w := g.get(lp.id)
 			lp.leader.Store(w)
 			w.lead(lp)
 		} else {

@@ -317,8 +317,11 @@ func (hc *Conn) readFrame() bool {
 	// socket, or running inline handlers.
 	if hc.dispatchDue && (!ok || len(hc.inlineQ) > 0 || !hc.nextFrameBuffered()) {
 		hc.mu.Lock()
-		hc.dispatchQueued()
+		send := hc.takeDispatch()
 		hc.mu.Unlock()
+		if send {
+			h2Dispatch(hc)
+		}
 	}
 	return ok
 }

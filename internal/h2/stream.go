@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -269,10 +270,18 @@ func (hc *Conn) startHandler(st *Stream) {
 // dispatchQueued makes sure a worker will take the queued streams (hc.mu
 // held): one wake for a whole burst of new streams.
 func (hc *Conn) dispatchQueued() {
-	hc.dispatchDue = false
-	if hc.runQ.Dispatch() {
+	if hc.takeDispatch() {
 		h2Dispatch(hc)
 	}
+}
+
+// takeDispatch is dispatchQueued without the wake-up (hc.mu held): it
+// reports whether the caller must call h2Dispatch, which it does after
+// releasing hc.mu, so that the worker it wakes (on another core, at once)
+// does not find the lock still held.
+func (hc *Conn) takeDispatch() bool {
+	hc.dispatchDue = false
+	return hc.runQ.Dispatch()
 }
 
 // serveQueue runs on a worker dispatched as the connection's spare: it
@@ -288,10 +297,10 @@ func (hc *Conn) serveQueue() {
 		if !ok {
 			break
 		}
-		if send {
-			h2Dispatch(hc)
-		}
 		hc.mu.Unlock()
+		if send {
+			h2Dispatch(hc) // without hc.mu: the spare takes it first thing
+		}
 		st.serve()
 		hc.mu.Lock()
 	}
@@ -519,12 +528,15 @@ func (hc *Conn) pumpFrame() bool {
 
 // The worker pool: handlers run on goroutines that are reused from one
 // stream to the next (on any connection) instead of one new goroutine per
-// stream. An idle worker exits after h2WorkerIdle.
-const h2WorkerIdle = 10 * time.Second
+// stream. An idle worker exits after between h2WorkerIdle and twice that
+// (see next).
+var h2WorkerIdle = 10 * time.Second
 
 type h2Worker struct {
 	ch    chan *Conn // nil: exit
 	timer *time.Timer
+	// busy: the worker served something since its timer last fired.
+	busy bool
 }
 
 var h2Workers workq.Pool[*h2Worker]
@@ -534,6 +546,11 @@ func init() {
 	// in a composite literal).
 	h2Workers.Spawn = startH2Worker
 	h2Workers.Stop = func(w *h2Worker) { w.ch <- nil }
+	// A shard per CPU: a worker parks in the shard of the P it finished
+	// on, and a dispatcher takes from its own P's (workq.ProcIndex), a
+	// worker that ran there last, instead of every core taking one lock
+	// per hand-off and per park.
+	h2Workers.SetShards(runtime.NumCPU())
 }
 
 // startH2Worker makes a worker; it takes its first connection from its
@@ -546,32 +563,43 @@ func startH2Worker() *h2Worker {
 
 // h2Dispatch runs hc's queued streams on an idle worker, or a new one.
 func h2Dispatch(hc *Conn) {
-	h2Workers.Get().ch <- hc
+	h2Workers.Get(workq.ProcIndex()).ch <- hc
 }
 
 func (w *h2Worker) run() {
-	hc := <-w.ch
-	for hc != nil {
+	w.timer = time.NewTimer(h2WorkerIdle)
+	defer w.timer.Stop()
+	for hc := <-w.ch; hc != nil; hc = w.next() {
 		hc.serveQueue()
-		hc = nil // do not keep the connection while idle
-		if !h2Workers.Put(w, 0) {
+		w.busy = true
+		if !h2Workers.Put(w, workq.ProcIndex(), 0) {
 			return
 		}
-		if w.timer == nil {
-			w.timer = time.NewTimer(h2WorkerIdle)
-		} else {
-			w.timer.Reset(h2WorkerIdle)
-		}
+	}
+}
+
+// next waits, parked, for the worker's next connection; nil when it must
+// exit. The idle timer runs for the worker's life and is re-armed only
+// when it fires, not at every park (a reset and a stop per burst of
+// streams, on the timer heap of the worker's P): a worker that served
+// anything since the last firing waits another period, one that did not
+// leaves the pool and exits.
+func (w *h2Worker) next() *Conn {
+	for {
 		select {
-		case hc = <-w.ch:
-			w.timer.Stop()
-			continue
+		case hc := <-w.ch:
+			return hc
 		case <-w.timer.C:
 		}
+		if w.busy {
+			w.busy = false
+			w.timer.Reset(h2WorkerIdle)
+			continue
+		}
 		if h2Workers.Remove(w) {
-			return
+			return nil
 		}
 		// A dispatcher took this worker just as it timed out.
-		hc = <-w.ch
+		return <-w.ch
 	}
 }
