@@ -276,18 +276,18 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		return
 	}
 	for _, v := range vs {
-		r.hdr = w.appendField(r.hdr, k, v)
+		w.addField(&r.hdr, k, v)
 	}
 }
 
-// appendField appends the field line for name and value: see
-// appendHeaderLine, and on a stream a value that is not a valid field
-// value is left out, as net/http's HTTP/2 server does.
-func (w *compatWriter) appendField(dst []byte, name, value string) []byte {
+// addField adds the field name with value to h, the value cleaned as
+// appendCleanValue does; on a stream a value that is not a valid field
+// value is left out instead, as net/http's HTTP/2 server does.
+func (w *compatWriter) addField(h *headerFields, name, value string) {
 	if w.stream && !h1.ValidHeaderValue(textproto.TrimString(value)) {
-		return dst
+		return
 	}
-	return appendHeaderLine(dst, name, value)
+	addFieldClean(h, name, value)
 }
 
 // parseContentLength parses a Content-Length value the handler set:
@@ -321,24 +321,30 @@ func (w *compatWriter) sortedKeys() []string {
 	return keys
 }
 
-// appendHeaderLine appends "name: value\r\n" with value trimmed and any CR
-// or LF in it replaced by a space, so a value cannot inject header lines.
-func appendHeaderLine(dst []byte, name, value string) []byte {
+// addFieldClean adds a field to h with the value cleaned as
+// appendCleanValue does.
+func addFieldClean(h *headerFields, name, value string) {
+	start := len(h.buf)
+	h.buf = append(h.buf, name...)
+	h.buf = appendCleanValue(h.buf, value)
+	h.pushField(start, start+len(name))
+}
+
+// appendCleanValue appends value trimmed and with any CR or LF in it
+// replaced by a space.
+func appendCleanValue(dst []byte, value string) []byte {
 	value = textproto.TrimString(value)
-	dst = append(dst, name...)
-	dst = append(dst, ':', ' ')
 	if strings.IndexByte(value, '\r') < 0 && strings.IndexByte(value, '\n') < 0 {
-		dst = append(dst, value...)
-	} else {
-		for i := 0; i < len(value); i++ {
-			c := value[i]
-			if c == '\r' || c == '\n' {
-				c = ' '
-			}
-			dst = append(dst, c)
-		}
+		return append(dst, value...)
 	}
-	return append(dst, '\r', '\n')
+	for i := 0; i < len(value); i++ {
+		c := value[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // writeInformational sends a 1xx response now, with the header fields set
@@ -364,12 +370,12 @@ func (w *compatWriter) writeInformational(code int) {
 				continue
 			}
 			for _, v := range w.header[k] {
-				r.hdr = w.appendField(r.hdr, k, v)
+				w.addField(&r.hdr, k, v)
 			}
 		}
 	}
 	c.ex.writeInformational(x, code)
-	r.hdr = r.hdr[:0]
+	r.hdr.reset()
 }
 
 // commit writes the response head through the engine, first adding the
@@ -385,7 +391,7 @@ func (w *compatWriter) commit(streaming bool, next []byte) {
 			n += copy(w.sniffBuf[n:], next)
 			data = w.sniffBuf[:n]
 		}
-		r.hdr = h1.AppendHeader(r.hdr, "Content-Type", http.DetectContentType(data))
+		addField(&r.hdr, "Content-Type", http.DetectContentType(data))
 	}
 	w.sniff = false
 	x.commit(streaming)
@@ -429,6 +435,9 @@ func (w *compatWriter) write(p []byte) (int, error) {
 	if !r.committed {
 		if r.clen >= 0 && int64(len(r.body)+len(p)) > r.clen {
 			return 0, http.ErrContentLength
+		}
+		if cap(r.body) == 0 {
+			c.takeBody() // an HTTP/2 stream's, lent (newStreamConn)
 		}
 		if len(r.body)+len(p) <= c.cfg.writeBuf {
 			r.body = append(r.body, p...)
@@ -482,7 +491,7 @@ func (w *compatWriter) finish() {
 	if !r.committed {
 		// Announced trailers make an HTTP/1.1 body chunked, as in
 		// net/http; on a stream the body is whole and has its length.
-		w.commit(!w.stream && (w.trailers || len(r.trl) > 0), nil)
+		w.commit(!w.stream && (w.trailers || r.trl.len() > 0), nil)
 	}
 }
 
@@ -500,7 +509,7 @@ func (w *compatWriter) collectTrailers() {
 				continue
 			}
 			for _, tv := range h[name] {
-				r.trl = w.appendField(r.trl, name, tv)
+				w.addField(&r.trl, name, tv)
 			}
 		}
 	}
@@ -510,7 +519,7 @@ func (w *compatWriter) collectTrailers() {
 			continue
 		}
 		for _, tv := range vs {
-			r.trl = w.appendField(r.trl, name, tv)
+			w.addField(&r.trl, name, tv)
 		}
 	}
 }

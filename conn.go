@@ -62,6 +62,9 @@ type conn struct {
 	// kept: an event-loop worker owns this conn and reuses it for every
 	// connection it serves; putConn resets it without pooling it.
 	kept bool
+	// stream: c serves an HTTP/2 stream natively (newStreamConn): it has
+	// no write buffer, and its response body buffer is lent.
+	stream bool
 
 	// state is a ConnState, read by Shutdown.
 	state atomic.Int32
@@ -97,6 +100,8 @@ type conn struct {
 
 	// wbufs is the holder lendWriteBufs reuses (TLS only).
 	wbufs *writeBufs
+	// bodyHold is the holder lendBody reuses (HTTP/2 streams only).
+	bodyHold *bodyBuf
 }
 
 var connPool sync.Pool
@@ -126,9 +131,79 @@ func (c *conn) attach(s *Server, nc net.Conn) {
 	c.state.Store(int32(StateNew))
 }
 
+// streamConnPool holds the conns that serve HTTP/2 streams natively
+// (h2ctx.go). They have a read buffer, for the copy of the request head
+// (streamHeadBuf to start with: nothing is read into it from a socket,
+// and h2.Stream.FillRequest grows it for a larger head), but no write
+// buffer: a stream's response goes through the HTTP/2 connection's
+// writer (h2Exchange), never through wbuf. Their response body buffer is
+// taken from bodyBufPool when the handler first writes and given back
+// once the head has gone to the stream (takeBody, giveBody), so a stream
+// whose handler waits holds neither.
+var streamConnPool sync.Pool
+
+// newStreamConn is newConn for an HTTP/2 stream, which the caller sets
+// as the exchange (c.ex): the conn has no net.Conn.
+func newStreamConn(s *Server) *conn {
+	c, _ := streamConnPool.Get().(*conn)
+	if c == nil || c.cfg != &s.cfg {
+		c = &conn{rbuf: make([]byte, min(s.cfg.readBuf, streamHeadBuf)), stream: true}
+	}
+	c.attach(s, nil)
+	return c
+}
+
+// streamHeadBuf is the read buffer a stream's conn starts with: room for
+// a common request head without cookies.
+const streamHeadBuf = 1 << 10
+
+// bodyBuf holds a response body buffer in bodyBufPool; the holder
+// circulates with it, so that neither lending nor taking allocates.
+type bodyBuf struct{ b []byte }
+
+var bodyBufPool sync.Pool
+
+// takeBody gives a stream's conn a response body buffer, on the first
+// write that buffers (cap(resp.body) == 0 on no other conn).
+func (c *conn) takeBody() {
+	h, _ := bodyBufPool.Get().(*bodyBuf)
+	if h == nil {
+		h = new(bodyBuf)
+	}
+	b := h.b
+	h.b = nil
+	c.bodyHold = h
+	if cap(b) < c.cfg.writeBuf {
+		b = make([]byte, 0, c.cfg.writeBuf)
+	}
+	c.ctx.resp.body = b[:0]
+}
+
+// giveBody lends a stream's response body buffer back to bodyBufPool,
+// once it holds nothing (the head and buffered body went to the stream).
+func (c *conn) giveBody() {
+	b := c.ctx.resp.body
+	c.ctx.resp.body = nil
+	if cap(b) == 0 {
+		return
+	}
+	h := c.bodyHold
+	if h == nil {
+		h = new(bodyBuf)
+	}
+	c.bodyHold = nil
+	if cap(b) <= 4*c.cfg.writeBuf {
+		h.b = b[:0]
+	}
+	bodyBufPool.Put(h)
+}
+
 // putConn returns c to the pool, dropping buffers that grew unusually large
 // and every reference to the old connection.
 func putConn(c *conn) {
+	if c.stream {
+		c.giveBody()
+	}
 	if len(c.rbuf) > 4*c.cfg.readBuf {
 		c.rbuf = make([]byte, c.cfg.readBuf)
 	}
@@ -150,7 +225,11 @@ func putConn(c *conn) {
 	c.rkind, c.wkind = dlNone, dlNone
 	c.ctx.req.Reset()
 	c.ctx.resetResponse()
-	if !c.kept {
+	switch {
+	case c.kept:
+	case c.stream:
+		streamConnPool.Put(c)
+	default:
 		connPool.Put(c)
 	}
 }
@@ -640,7 +719,7 @@ func (c *conn) handlerPanicked(v any) {
 		r.head = isHEAD(x.req.Method)
 		r.status = 500
 		r.close = true
-		r.hdr = append(r.hdr, "Content-Type: text/plain; charset=utf-8\r\n"...)
+		addField(&r.hdr, "Content-Type", "text/plain; charset=utf-8")
 		r.body = append(r.body, "500 Internal Server Error\n"...)
 	case !r.sent:
 		// This response is only in wbuf: cut it off so that earlier

@@ -8,8 +8,10 @@ package riptide
 // flow-control backpressure, its trailers reach Ctx.Trailers, and the
 // response goes to it as a head of fields and DATA.
 //
-// The Ctx runs on an engine conn borrowed from the pool for the stream's
-// life, for its buffers and body reader; the conn has no net.Conn.
+// The Ctx runs on a conn of the stream pool (newStreamConn: no HTTP/1.1
+// write buffer, a body buffer only while one is buffered) for the
+// stream's life, for its buffers and body reader; the conn has no
+// net.Conn.
 
 import (
 	"crypto/tls"
@@ -31,7 +33,7 @@ type h2Door struct {
 // ServeStream runs the Handler for the stream on an engine conn.
 func (d *h2Door) ServeStream(st *h2.Stream) {
 	s := d.srv
-	c := newConn(s, nil)
+	c := newStreamConn(s)
 	c.ex = (*h2Exchange)(st)
 	c.state.Store(int32(StateActive)) // state changes are the connection's, not its streams'
 	s.stats.h2Streams.Add(1)
@@ -109,18 +111,19 @@ func (e *h2Exchange) writeHead(x *Ctx, status int, streaming bool) {
 	}
 	// Trailers set so far: more may come while streaming. A body shorter
 	// than declared does not end the stream: endResponse resets it.
-	end := !streaming && len(r.trl) == 0 && (r.clen < 0 || r.noBody || int64(len(body)) == r.clen)
+	end := !streaming && r.trl.len() == 0 && (r.clen < 0 || r.noBody || int64(len(body)) == r.clen)
 	h := e.head(x, status, streaming, bodyLen)
 	if end && len(body) == 0 {
-		if err := e.st().WriteHead(&h, nil, true); err != nil {
-			c.werr = err
-		}
-		return
+		body = nil
+	} else {
+		r.written += int64(len(body))
 	}
-	r.written += int64(len(body))
 	if err := e.st().WriteHead(&h, body, end); err != nil {
 		c.werr = err
 	}
+	// The stream copied the body: lend the buffer out until the next
+	// write that buffers, if any.
+	c.giveBody()
 }
 
 // head builds the head: :status, the handler's fields, Date, Server and
@@ -128,7 +131,7 @@ func (e *h2Exchange) writeHead(x *Ctx, status int, streaming bool) {
 func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
 	r := &x.resp
 	c := x.conn
-	c.h2fields = appendLineFields(c.h2fields[:0], r.hdr)
+	c.h2fields = appendH2Fields(c.h2fields[:0], &r.hdr, false)
 	h := h2.Head{Status: status, ContentLength: -1}
 	if status >= 200 {
 		if !r.userDate {
@@ -149,24 +152,19 @@ func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.He
 	return h
 }
 
-// appendLineFields appends validated "Name: Value\r\n" lines as fields
-// that are views of the Ctx's buffers.
-func appendLineFields(dst []h2.Field, lines []byte) []h2.Field {
-	for len(lines) > 0 {
-		eol := 0
-		for lines[eol] != '\n' {
-			eol++
+// appendH2Fields appends the response's fields as views of its buffer,
+// for the stream's encoder. Trailers: leave out the fields RFC 9110
+// §6.5.1 forbids as trailers (framing, routing, authentication,
+// controls), should one have been set.
+func appendH2Fields(dst []h2.Field, h *headerFields, trailers bool) []h2.Field {
+	for _, a := range h.at {
+		name := unsafe.String(unsafe.SliceData(h.buf[a.name:]), a.value-a.name)
+		if trailers && forbiddenTrailer(name) {
+			continue
 		}
-		line := lines[:eol-1]
-		lines = lines[eol+1:]
-		colon := 0
-		for line[colon] != ':' {
-			colon++
-		}
-		name, value := line[:colon], line[colon+2:]
 		dst = append(dst, h2.Field{
-			Name:  unsafe.String(unsafe.SliceData(name), len(name)),
-			Value: unsafe.String(unsafe.SliceData(value), len(value)),
+			Name:  name,
+			Value: unsafe.String(unsafe.SliceData(h.buf[a.value:]), a.end-a.value),
 			View:  true,
 		})
 	}
@@ -208,35 +206,13 @@ func (e *h2Exchange) endResponse(x *Ctx) {
 	switch {
 	case r.badTrailer || r.clen >= 0 && !r.noBody && r.written != r.clen:
 		e.st().Reset()
-	case len(r.trl) == 0:
+	case r.trl.len() == 0:
 		_ = e.st().EndStream()
 	default:
 		c := x.conn
-		c.h2fields = appendLineFields(c.h2fields[:0], h2Trailers(r.trl))
+		c.h2fields = appendH2Fields(c.h2fields[:0], &r.trl, true)
 		_ = e.st().WriteTrailers(c.h2fields)
 	}
-}
-
-// h2Trailers returns the trailer lines without those RFC 9110 §6.5.1
-// forbids (framing, routing, authentication, controls).
-func h2Trailers(lines []byte) []byte {
-	// Checked in place: the rare forbidden line is cut out.
-	for i := 0; i < len(lines); {
-		eol := i
-		for lines[eol] != '\n' {
-			eol++
-		}
-		colon := i
-		for lines[colon] != ':' {
-			colon++
-		}
-		if forbiddenTrailer(string(lines[i:colon])) {
-			lines = append(lines[:i], lines[eol+1:]...)
-			continue
-		}
-		i = eol + 1
-	}
-	return lines
 }
 
 // writeInformational sends a 1xx response.

@@ -13,9 +13,7 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -510,59 +508,25 @@ func (a *h2Attacker) burstEvents() <-chan h2BurstEvent {
 }
 
 // BenchmarkH2HeldStream measures the live heap one in-flight HTTP/2 stream
-// holds, its handler blocked, for each door (issue 23, item 12): 100
-// streams are opened on one h2c connection and held while the heap is
+// holds, its handler blocked, for each door (issue 23, item 12) and each
+// state the handler waits in (issue 24: idle, body buffered, streaming):
+// 100 streams are opened on one h2c connection and held while the heap is
 // measured. Run it with -benchtime=1x; the figure is the heap-B/stream
 // metric.
 func BenchmarkH2HeldStream(b *testing.B) {
 	const streams = 100
 	for _, door := range []string{"native", "compat"} {
-		b.Run(door, func(b *testing.B) {
-			var entered atomic.Int64
-			var release atomic.Pointer[chan struct{}]
-			hold := func() { ch := *release.Load(); entered.Add(1); <-ch }
-			var h riptide.Handler = riptide.HandlerFunc(func(c *riptide.Ctx) { hold(); c.WriteString("ok") })
-			if door == "compat" {
-				h = riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hold(); io.WriteString(w, "ok") }))
-			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			srv := &riptide.Server{Handler: h, HTTP2: &riptide.HTTP2Config{H2C: true, MaxConcurrentStreams: 2 * streams}}
-			go srv.Serve(ln)
-			defer srv.Close()
-			in := &h2Instance{addr: ln.Addr().String()}
-			round := func() int64 {
-				entered.Store(0)
-				ch := make(chan struct{})
-				release.Store(&ch)
-				a := newH2Attacker(b, in, 0)
-				seen := a.drain()
-				before := settledHeap()
-				block := a.requestBlock("/")
-				for i := 0; i < streams; i++ {
-					if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: uint32(2*i + 1), BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
-						b.Fatal(err)
-					}
+		for _, state := range []string{heldIdle, heldBuffered, heldStreaming} {
+			b.Run(door+"/"+state, func(b *testing.B) {
+				hs := startHeldStreamServer(b, door, state, streams)
+				hs.round(b, streams) // warm pools and workers
+				b.ResetTimer()
+				var total int64
+				for i := 0; i < b.N; i++ {
+					total += hs.round(b, streams)
 				}
-				for entered.Load() < streams {
-					time.Sleep(time.Millisecond)
-				}
-				grown := settledHeap() - before
-				close(ch)
-				_ = a.fr.WriteGoAway(0, http2.ErrCodeNo, nil)
-				a.wait(seen)
-				closeRaw(a.conn)
-				return grown
-			}
-			round() // warm pools and workers
-			b.ResetTimer()
-			var total int64
-			for i := 0; i < b.N; i++ {
-				total += round()
-			}
-			b.ReportMetric(float64(total)/float64(b.N)/streams, "heap-B/stream")
-		})
+				b.ReportMetric(float64(total)/float64(b.N)/streams, "heap-B/stream")
+			})
+		}
 	}
 }

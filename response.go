@@ -1,7 +1,6 @@
 package riptide
 
 import (
-	"bytes"
 	"errors"
 	"unsafe"
 
@@ -31,12 +30,14 @@ var (
 // buffered body) into the connection's wbuf and fixes the framing.
 type response struct {
 	status int
-	// hdr holds validated "Name: Value\r\n" lines set by the handler.
-	hdr []byte
+	// hdr holds the validated header fields set by the handler, as
+	// fields: the HTTP/1.1 wire writes them as lines at commit, the
+	// HTTP/2 wire hands them to the stream as they are.
+	hdr headerFields
 	// body is the buffered body (before commit) — at most writeBuf bytes.
 	body []byte
-	// trl holds validated trailer lines.
-	trl []byte
+	// trl holds the validated trailer fields.
+	trl headerFields
 	// clen is the Content-Length the handler declared, -1 for none.
 	clen int64
 	// written counts body bytes accepted after commit.
@@ -71,7 +72,9 @@ type response struct {
 
 func (x *Ctx) resetResponse() {
 	r := &x.resp
-	r.status, r.hdr, r.body, r.trl = 0, r.hdr[:0], r.body[:0], r.trl[:0]
+	r.status, r.body = 0, r.body[:0]
+	r.hdr.reset()
+	r.trl.reset()
 	r.clen, r.written, r.wmark = -1, 0, 0
 	r.committed, r.sent, r.finished, r.chunked, r.noBody, r.head, r.close = false, false, false, false, false, false, false
 	r.wrote, r.filtering, r.inError = false, false, false
@@ -135,10 +138,10 @@ func (x *Ctx) SetHeader(name, value string) {
 	if special(x, name, value) {
 		return
 	}
-	if len(x.resp.hdr) > 0 { // nothing to replace in the common first Set
+	if x.resp.hdr.len() > 0 { // nothing to replace in the common first Set
 		x.delHeader(name)
 	}
-	x.resp.hdr = h1.AppendHeader(x.resp.hdr, name, value)
+	addField(&x.resp.hdr, name, value)
 }
 
 // SetHeaderBytes is SetHeader with a []byte value, which it copies. No
@@ -150,10 +153,10 @@ func (x *Ctx) SetHeaderBytes(name string, value []byte) {
 	if special(x, name, value) {
 		return
 	}
-	if len(x.resp.hdr) > 0 { // nothing to replace in the common first Set
+	if x.resp.hdr.len() > 0 { // nothing to replace in the common first Set
 		x.delHeader(name)
 	}
-	x.resp.hdr = h1.AppendHeader(x.resp.hdr, name, value)
+	addField(&x.resp.hdr, name, value)
 }
 
 // AddHeader adds a response header field, keeping existing ones of the same
@@ -166,7 +169,7 @@ func (x *Ctx) AddHeader(name, value string) {
 	if special(x, name, value) {
 		return
 	}
-	x.resp.hdr = h1.AppendHeader(x.resp.hdr, name, value)
+	addField(&x.resp.hdr, name, value)
 }
 
 // SetContentType sets the Content-Type header, as SetHeader does (no
@@ -181,10 +184,10 @@ func (x *Ctx) SetContentType(value string) {
 		x.resp.badHeader = true
 		return
 	}
-	if len(x.resp.hdr) > 0 {
+	if x.resp.hdr.len() > 0 {
 		x.delHeader("Content-Type")
 	}
-	x.resp.hdr = h1.AppendHeader(x.resp.hdr, "Content-Type", value)
+	addField(&x.resp.hdr, "Content-Type", value)
 }
 
 // DelHeader removes every response header field named name.
@@ -202,34 +205,91 @@ func (x *Ctx) delHeader(name string) {
 	if len(name) == 14 && ascii.EqualFold(name, "content-length") {
 		x.resp.clen = -1
 	}
-	h := x.resp.hdr
-	n := len(name)
-	for i := 0; i < len(h); {
-		end := i + bytes.IndexByte(h[i:], '\n') + 1
-		// A line is "Name: value\r\n" and its name holds no ':', so only
-		// a line with a colon right after len(name) bytes can match (and
-		// does if name, holding no ':' either, is those bytes).
-		if end-i > n && h[i+n] == ':' && h1.EqualFold(h[i:i+n], name) && bytes.IndexByte(h[i:i+n], ':') < 0 {
-			h = append(h[:i], h[end:]...)
-			continue
-		}
-		i = end
-	}
-	x.resp.hdr = h
+	x.resp.hdr.del(name)
 }
 
 // ResponseHeaders iterates over the response header fields set so far.
 func (x *Ctx) ResponseHeaders(yield func(name, value []byte) bool) {
-	h := x.resp.hdr
-	for len(h) > 0 {
-		eol := bytes.IndexByte(h, '\n')
-		line := h[:eol-1]
-		h = h[eol+1:]
-		colon := bytes.IndexByte(line, ':')
-		if !yield(line[:colon], line[colon+2:]) {
+	h := &x.resp.hdr
+	for i := 0; i < h.len(); i++ {
+		if !yield(h.name(i), h.value(i)) {
 			return
 		}
 	}
+}
+
+// headerFields holds header (or trailer) fields one after another in a
+// reused buffer, with where each name and value lies: the HTTP/1.1 wire
+// writes them as lines, the HTTP/2 wire hands them to the stream, and
+// neither parses text back. Both slices are kept across requests, so
+// setting fields allocates nothing once they have grown.
+type headerFields struct {
+	buf []byte
+	at  []fieldAt
+}
+
+// fieldAt is where a field lies in headerFields.buf: the name is
+// buf[name:value], the value buf[value:end].
+type fieldAt struct{ name, value, end int }
+
+func (h *headerFields) reset() { h.buf, h.at = h.buf[:0], h.at[:0] }
+
+// len returns the number of fields.
+func (h *headerFields) len() int { return len(h.at) }
+
+// name returns the name of field i, a view of the buffer.
+func (h *headerFields) name(i int) []byte {
+	a := h.at[i]
+	return h.buf[a.name:a.value:a.value]
+}
+
+// value returns the value of field i, a view of the buffer.
+func (h *headerFields) value(i int) []byte {
+	a := h.at[i]
+	return h.buf[a.value:a.end:a.end]
+}
+
+// addField appends a field; name and value are already validated.
+func addField[V ~string | ~[]byte](h *headerFields, name string, value V) {
+	start := len(h.buf)
+	h.buf = append(h.buf, name...)
+	h.buf = append(h.buf, value...)
+	h.at = append(h.at, fieldAt{start, start + len(name), len(h.buf)})
+}
+
+// pushField records the field whose name starts at buf[start] and whose
+// value at buf[value], up to the end of buf: for callers that append the
+// value themselves.
+func (h *headerFields) pushField(start, value int) {
+	h.at = append(h.at, fieldAt{start, value, len(h.buf)})
+}
+
+// del removes every field named name (ASCII case-insensitive), moving
+// the fields after it down so that the buffer holds only live fields.
+func (h *headerFields) del(name string) {
+	kept, cut := 0, 0
+	for _, a := range h.at {
+		if a.value-a.name == len(name) && h1.EqualFold(h.buf[a.name:a.value], name) {
+			cut += a.end - a.name
+			continue
+		}
+		if cut > 0 {
+			copy(h.buf[a.name-cut:], h.buf[a.name:a.end])
+			a.name, a.value, a.end = a.name-cut, a.value-cut, a.end-cut
+		}
+		h.at[kept] = a
+		kept++
+	}
+	h.at = h.at[:kept]
+	h.buf = h.buf[:len(h.buf)-cut]
+}
+
+// appendLines appends the fields as HTTP/1.1 header lines.
+func (h *headerFields) appendLines(dst []byte) []byte {
+	for _, a := range h.at {
+		dst = h1.AppendHeader(dst, h.buf[a.name:a.value], h.buf[a.value:a.end])
+	}
+	return dst
 }
 
 // checkHeader validates a response field (header injection is refused)
@@ -321,7 +381,7 @@ func (x *Ctx) SetTrailer(name, value string) {
 	if forbiddenTrailer(name) {
 		return
 	}
-	x.resp.trl = h1.AppendHeader(x.resp.trl, name, value)
+	addField(&x.resp.trl, name, value)
 }
 
 // Write appends p to the response body. Bodies up to Server.WriteBufferSize
@@ -361,6 +421,9 @@ func (x *Ctx) write(p []byte) (int, error) {
 		return 0, c.werr
 	}
 	if !r.committed {
+		if cap(r.body) == 0 {
+			c.takeBody() // an HTTP/2 stream's, lent (newStreamConn)
+		}
 		if len(r.body)+len(p) <= c.cfg.writeBuf {
 			r.body = append(r.body, p...)
 			return len(p), nil
@@ -383,6 +446,9 @@ func (x *Ctx) WriteString(s string) (int, error) {
 	}
 	r := &x.resp
 	c := x.conn
+	if cap(r.body) == 0 && !c.hijacked {
+		c.takeBody() // an HTTP/2 stream's, lent (newStreamConn)
+	}
 	if !r.committed && !c.hijacked && c.werr == nil && len(r.body)+len(s) <= c.cfg.writeBuf {
 		r.body = append(r.body, s...)
 		return len(s), nil
@@ -394,6 +460,9 @@ func (x *Ctx) WriteString(s string) (int, error) {
 		if !r.committed {
 			x.commit(true)
 		}
+		if cap(r.body) == 0 {
+			c.takeBody() // given back to the pool by an HTTP/2 stream's commit
+		}
 		piece := s[:min(len(s), max(cap(r.body), 512))]
 		buf := append(r.body[:0], piece...)
 		n, err := x.write(buf)
@@ -402,6 +471,9 @@ func (x *Ctx) WriteString(s string) (int, error) {
 			return total, err
 		}
 		s = s[len(piece):]
+	}
+	if c.stream {
+		c.giveBody() // streaming on: lend it out again
 	}
 	return total, nil
 }
@@ -500,7 +572,7 @@ func (x *Ctx) WriteInformational(code int) error {
 // writeInformational sends a 1xx response on HTTP/1.1.
 func (c *conn) writeInformational(x *Ctx, code int) error {
 	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
-	c.wbuf = append(c.wbuf, x.resp.hdr...)
+	c.wbuf = x.resp.hdr.appendLines(c.wbuf)
 	c.wbuf = append(c.wbuf, '\r', '\n')
 	return c.flush()
 }
@@ -520,7 +592,7 @@ func (x *Ctx) commit(streaming bool) {
 	status := r.status
 	if status == 0 {
 		status = 200
-		if r.bodyTooLarge && len(r.body) == 0 && !streaming && len(r.hdr) == 0 {
+		if r.bodyTooLarge && len(r.body) == 0 && !streaming && r.hdr.len() == 0 {
 			status = 413
 		}
 	}
@@ -541,7 +613,7 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 	}
 	r.wmark = len(c.wbuf)
 	w := appendStatusLine(c.wbuf, status)
-	w = append(w, r.hdr...)
+	w = r.hdr.appendLines(w)
 	if !r.userDate {
 		w = append(w, c.date.get()...)
 	}
@@ -554,7 +626,7 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 		// it would describe the unsent representation).
 	case r.clen >= 0:
 		w = h1.AppendContentLength(w, r.clen)
-	case !streaming && (len(r.trl) == 0 || x.req.Minor == 0):
+	case !streaming && (r.trl.len() == 0 || x.req.Minor == 0):
 		if !r.head || len(r.body) > 0 {
 			w = h1.AppendContentLength(w, int64(len(r.body)))
 		}
@@ -590,9 +662,10 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 func (x *Ctx) replaceWith500() {
 	r := &x.resp
 	r.status = 500
-	r.hdr = append(r.hdr[:0], "Content-Type: text/plain; charset=utf-8\r\n"...)
+	r.hdr.reset()
+	addField(&r.hdr, "Content-Type", "text/plain; charset=utf-8")
 	r.body = append(r.body[:0], "500 Internal Server Error: invalid response header\n"...)
-	r.trl = r.trl[:0]
+	r.trl.reset()
 	r.clen = -1
 	r.userDate, r.userServer = false, false
 }
@@ -625,7 +698,9 @@ func (c *conn) endResponse(x *Ctx) {
 		c.flush()
 		c.werr = errBadTrailer
 	case r.chunked:
-		c.wbuf = h1.AppendLastChunkLines(c.wbuf, r.trl)
+		c.wbuf = append(c.wbuf, '0', '\r', '\n')
+		c.wbuf = r.trl.appendLines(c.wbuf)
+		c.wbuf = append(c.wbuf, '\r', '\n')
 	case r.clen >= 0 && !r.noBody && r.written != r.clen:
 		// Short body: the client would wait for the rest forever.
 		c.closeAfter = true
@@ -656,7 +731,8 @@ func (x *Ctx) ResetResponse() bool {
 	if r.committed || x.conn.hijacked {
 		return false
 	}
-	r.status, r.body, r.trl, r.clen = 0, r.body[:0], r.trl[:0], -1
+	r.status, r.body, r.clen = 0, r.body[:0], -1
+	r.trl.reset()
 	r.wrote, r.filtering, r.badHeader, r.badTrailer = false, false, false, false
 	x.filter = nil
 	for _, f := range representationFields {

@@ -370,3 +370,35 @@ func TestBadTrailerCutsBody(t *testing.T) {
 		t.Fatalf("complete response %d despite an invalid trailer", res.StatusCode)
 	}
 }
+
+// TestHeaderFieldsDel checks the field store under the header methods:
+// deleting a name removes each of its fields, whatever the case, keeps the
+// others in order and leaves the buffer holding only live fields, so that
+// setting one field again and again does not grow it.
+func TestHeaderFieldsDel(t *testing.T) {
+	var h headerFields
+	addField(&h, "Set-Cookie", "a=1")
+	addField(&h, "X-A", "1")
+	addField(&h, "set-cookie", []byte("b=2"))
+	addField(&h, "X-B", "")
+	h.del("SET-COOKIE")
+	if got, want := string(h.appendLines(nil)), "X-A: 1\r\nX-B: \r\n"; got != want {
+		t.Fatalf("after del: %q, want %q", got, want)
+	}
+	if got, want := len(h.buf), len("X-A1X-B"); got != want {
+		t.Fatalf("buffer holds %d bytes, want %d (live fields only)", got, want)
+	}
+	if h.len() != 2 || string(h.name(1)) != "X-B" || string(h.value(0)) != "1" {
+		t.Fatalf("fields: %d, name(1) %q, value(0) %q", h.len(), h.name(1), h.value(0))
+	}
+	for range 1000 {
+		h.del("X-A")
+		addField(&h, "X-A", "again")
+	}
+	if got, want := string(h.appendLines(nil)), "X-B: \r\nX-A: again\r\n"; got != want {
+		t.Fatalf("after re-setting: %q, want %q", got, want)
+	}
+	if len(h.buf) != len("X-BX-Aagain") {
+		t.Fatalf("buffer grew to %d bytes re-setting one field", len(h.buf))
+	}
+}
