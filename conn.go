@@ -41,11 +41,12 @@ type conn struct {
 	// h2fields is the response head of an HTTP/2 stream, reused
 	// (h2ctx.go).
 	h2fields []h2.Field
-	// addrOf is the connection remoteAddrString last made addrStr for
-	// (kept across putConn: the event loop releases a conn between two
-	// requests of one connection).
-	addrOf  net.Conn
-	addrStr string
+	// addrOf and laddrOf are the connections remoteAddrString and
+	// localAddr last kept addrStr and laddr for (kept across putConn: the
+	// event loop releases a conn between two requests of one connection).
+	addrOf, laddrOf net.Conn
+	addrStr         string
+	laddr           net.Addr
 	// ec is the event-loop socket when the event-loop engine serves the
 	// connection (nc is then ec), nil on the goroutine engine.
 	ec *elConn
