@@ -713,7 +713,11 @@ func (c *conn) handlerPanicked(v any) {
 	r := &x.resp
 	switch {
 	case r.resetOnPanic:
-		// The stream is reset: the exchange ends it unfinished.
+		// The stream is reset: the exchange ends it unfinished. Counted
+		// as a 500 (statistics) unless a status went out.
+		if !r.committed {
+			r.status = 500
+		}
 		c.werr = errPanicked
 	case !r.committed:
 		x.resetResponse()
