@@ -282,14 +282,14 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 	}
 }
 
-// addField adds the field for name and value: see addFieldClean, and on
-// a stream a value that is not a valid field value is left out, as
-// net/http's HTTP/2 server does.
-func (w *compatWriter) addField(dst *headerFields, name, value string) {
+// addField adds the field name with value to h, the value cleaned as
+// appendCleanValue does; on a stream a value that is not a valid field
+// value is left out instead, as net/http's HTTP/2 server does.
+func (w *compatWriter) addField(h *headerFields, name, value string) {
 	if w.stream && !h1.ValidHeaderValue(textproto.TrimString(value)) {
 		return
 	}
-	addFieldClean(dst, name, value)
+	addFieldClean(h, name, value)
 }
 
 // parseContentLength parses a Content-Length value the handler set:

@@ -42,11 +42,12 @@ type conn struct {
 	// h2fields is the response head of an HTTP/2 stream, reused
 	// (h2ctx.go).
 	h2fields []h2.Field
-	// addrOf is the connection remoteAddrString last made addrStr for
-	// (kept across putConn: the event loop releases a conn between two
-	// requests of one connection).
-	addrOf  net.Conn
-	addrStr string
+	// addrOf and laddrOf are the connections remoteAddrString and
+	// localAddr last kept addrStr and laddr for (kept across putConn: the
+	// event loop releases a conn between two requests of one connection).
+	addrOf, laddrOf net.Conn
+	addrStr         string
+	laddr           net.Addr
 	// tlsOf is the connection tlsState last made tlsCS for.
 	tlsOf net.Conn
 	tlsCS *tls.ConnectionState
@@ -694,7 +695,7 @@ func (c *conn) handlerPanicked(v any) {
 	switch {
 	case r.resetOnPanic:
 		// The stream is reset: the exchange ends it unfinished. Counted
-		// as a 500 unless its head had gone out (stats.go), as before.
+		// as a 500 (statistics) unless a status went out.
 		c.werr = errPanicked
 		if !r.committed {
 			r.status = 500

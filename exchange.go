@@ -133,10 +133,17 @@ func (c *conn) watchRead() (int, error) { return c.nc.Read(c.rbuf[c.w:]) }
 func (c *conn) watchStop()              { c.nc.SetReadDeadline(aLongTimeAgo) }
 
 func (c *conn) remoteAddr() net.Addr { return c.nc.RemoteAddr() }
-func (c *conn) localAddr() net.Addr  { return c.nc.LocalAddr() }
 
-// remoteAddrString is kept for the connection (it stays the same for all
-// its requests).
+// localAddr and remoteAddrString are kept for the connection (they stay
+// the same for all its requests, and a net.Conn may make a new value per
+// call).
+func (c *conn) localAddr() net.Addr {
+	if c.laddrOf != c.nc {
+		c.laddrOf, c.laddr = c.nc, c.nc.LocalAddr()
+	}
+	return c.laddr
+}
+
 func (c *conn) remoteAddrString() string {
 	if c.addrOf != c.nc {
 		c.addrOf, c.addrStr = c.nc, c.nc.RemoteAddr().String()
