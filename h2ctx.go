@@ -128,7 +128,8 @@ func (e *h2Exchange) writeHead(x *Ctx, status int, streaming bool) {
 }
 
 // head builds the head: :status, the handler's fields, Date, Server and
-// Content-Length.
+// Content-Length, which h1.BodyFraming decides as for HTTP/1.1 and the
+// client (Framed: an unknown length ends with the stream).
 func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
 	r := &x.resp
 	c := x.conn
@@ -144,11 +145,10 @@ func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.He
 		if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
 			c.h2fields = append(c.h2fields, h2.Field{Name: "alt-svc", Value: a.value}) // h3.go
 		}
-		if h1.BodyAllowed(status) {
-			n := r.clen
-			if n < 0 && !streaming && (!r.head || bodyLen > 0) {
-				n = int64(bodyLen)
-			}
+		if mode, n := h1.BodyFraming(h1.Outgoing{
+			Status: status, Head: r.head, ContentLength: r.clen,
+			Complete: !streaming, Size: int64(bodyLen), Framed: true,
+		}); mode == h1.BodyLength {
 			h.ContentLength = n
 		}
 	}

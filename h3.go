@@ -546,7 +546,8 @@ func (ex *h3Stream) writeHead(x *Ctx, status int, streaming bool) {
 }
 
 // head builds the head fields: the handler's, Date, Server and
-// Content-Length, as views of the Ctx's buffers.
+// Content-Length (h1.BodyFraming, Framed: an unknown length ends with the
+// stream), as views of the Ctx's buffers.
 func (ex *h3Stream) head(x *Ctx, status int, streaming bool, bodyLen int) []h1.Header {
 	r := &x.resp
 	fs := appendFieldHeaders(ex.fields[:0], &r.hdr, false)
@@ -557,14 +558,11 @@ func (ex *h3Stream) head(x *Ctx, status int, streaming bool, bodyLen int) []h1.H
 		if s := x.conn.srv; s.addsServerHeader(r.userServer) {
 			fs = append(fs, h1.Header{Name: h3FieldServer, Value: stringBytes(s.Name)})
 		}
-		if h1.BodyAllowed(status) {
-			n := r.clen
-			if n < 0 && !streaming && (!r.head || bodyLen > 0) {
-				n = int64(bodyLen)
-			}
-			if n >= 0 {
-				fs = append(fs, h1.Header{Name: h3FieldContentLength, Value: strconv.AppendInt(ex.clen[:0], n, 10)})
-			}
+		if mode, n := h1.BodyFraming(h1.Outgoing{
+			Status: status, Head: r.head, ContentLength: r.clen,
+			Complete: !streaming, Size: int64(bodyLen), Framed: true,
+		}); mode == h1.BodyLength {
+			fs = append(fs, h1.Header{Name: h3FieldContentLength, Value: strconv.AppendInt(ex.clen[:0], n, 10)})
 		}
 	}
 	ex.fields = fs

@@ -157,9 +157,7 @@ func (c *countingConn) Write(p []byte) (int, error) {
 // the batch leaves in one write.
 func TestPipelinedBatchIsOneWrite(t *testing.T) {
 	ln := newPipeListener()
-	srv := &Server{Handler: HandlerFunc(func(c *Ctx) { c.Write(c.Path()) })}
-	go srv.Serve(ln)
-	defer srv.Close()
+	serveTest(t, &Server{Handler: HandlerFunc(func(c *Ctx) { c.Write(c.Path()) })}, testServeOptions{Listener: ln})
 	var writes atomic.Int64
 	nc := ln.dial(&writes)
 	defer nc.Close()

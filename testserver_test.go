@@ -10,6 +10,9 @@ import (
 // testServeOptions are the ways a test server differs from the plain one.
 // The fields are exported for the external tests (export_test.go).
 type testServeOptions struct {
+	// Listener, when not nil, is served instead of a fresh 127.0.0.1
+	// listener (an in-memory pipe listener); Addr is its address.
+	Listener net.Listener
 	// Wrap, when not nil, is applied to the fresh listener before it is
 	// served (tls.NewListener, a counting listener).
 	Wrap func(net.Listener) net.Listener
@@ -28,13 +31,17 @@ type testServer struct {
 }
 
 // serveTest is the one way the root tests start a server: srv serves on a
-// fresh 127.0.0.1 listener until Stop, which runs at the latest when the
-// test ends. srv is used as it is (set its Handler and Logger first).
+// fresh 127.0.0.1 listener (or o.Listener) until Stop, which runs at the
+// latest when the test ends. srv is used as it is (set its Handler and
+// Logger first).
 func serveTest(t testing.TB, srv *Server, o testServeOptions) *testServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ln := o.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ts := &testServer{Addr: ln.Addr().String(), srv: srv, done: make(chan error, 1)}
 	if o.Wrap != nil {
