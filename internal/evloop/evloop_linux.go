@@ -108,6 +108,8 @@ type Group struct {
 	// a socket the kernel handed over and the server has not counted in.
 	acceptMu sync.RWMutex
 
+	scans atomic.Int64 // the scanner's passes (tests)
+
 	lnOnce sync.Once
 	lnDone chan struct{} // the listener is closed or failed
 	lnErr  error

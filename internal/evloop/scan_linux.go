@@ -16,6 +16,7 @@ func (g *Group) scan() {
 		case <-lnDone:
 			lnDone = nil
 		}
+		g.scans.Add(1)
 		if g.done() {
 			return
 		}
