@@ -63,27 +63,35 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// startEcho runs a group serving echo on a fresh 127.0.0.1 listener and
+// dials it.
+func startEcho(t *testing.T, onLoop bool) (*net.TCPListener, *Group, *echo, net.Conn) {
+	t.Helper()
+	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clock atomic.Int64
+	e := &echo{ended: make(chan *Group, 1)}
+	g, err := New(ln, Config{Handler: e, OnLoop: onLoop, Clock: &clock,
+		Backoff: func(time.Duration) time.Duration { return time.Millisecond }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Start()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln, g, e, nc
+}
+
 // The engine serves a protocol it knows nothing about through the Handler
 // alone: accept, serve, park between messages, the connection's end, and
 // the group's end once the listener is closed.
 func TestEngineServesAnyProtocol(t *testing.T) {
 	for _, onLoop := range []bool{false, true} {
-		ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var clock atomic.Int64
-		e := &echo{ended: make(chan *Group, 1)}
-		g, err := New(ln, Config{Handler: e, OnLoop: onLoop, Clock: &clock,
-			Backoff: func(time.Duration) time.Duration { return time.Millisecond }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Start()
-		nc, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		ln, g, e, nc := startEcho(t, onLoop)
 		r := bufio.NewReader(nc)
 		for i, msg := range []string{"ping\n", "pong\n", "again\n"} {
 			if i > 0 {
@@ -123,22 +131,7 @@ func TestEngineServesAnyProtocol(t *testing.T) {
 // tick pending at its start and the wake-up on lnDone.
 func TestScannerPacedAfterListenerClose(t *testing.T) {
 	for _, onLoop := range []bool{false, true} {
-		ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var clock atomic.Int64
-		e := &echo{ended: make(chan *Group, 1)}
-		g, err := New(ln, Config{Handler: e, OnLoop: onLoop, Clock: &clock,
-			Backoff: func(time.Duration) time.Duration { return time.Millisecond }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Start()
-		nc, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, g, e, nc := startEcho(t, onLoop)
 		nc.Write([]byte("ping\n"))
 		if got, err := bufio.NewReader(nc).ReadString('\n'); got != "ping\n" {
 			t.Fatalf("onLoop %v: echo %q, %v", onLoop, got, err)
