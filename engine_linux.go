@@ -65,13 +65,17 @@ func (s *Server) serveGroup(ln *net.TCPListener) error {
 	g.Start()
 	select {
 	case <-s.closed:
-		return ErrServerClosed
 	case <-g.Done():
-		if s.shuttingDown() {
-			return ErrServerClosed
-		}
-		return g.Err()
 	}
+	// Serve holds s.acceptors until this returns: Shutdown and Close
+	// count and close connections only once every socket the loops
+	// accepted is admitted and in the group's table, where they look.
+	// The group itself ends later, with its last connection.
+	g.Stop()
+	if s.shuttingDown() {
+		return ErrServerClosed
+	}
+	return g.Err()
 }
 
 // newGroup makes the event-loop group for ln. The compat door keeps its
@@ -106,8 +110,9 @@ func (h *elHandler) Admit(fd int) bool {
 		return false
 	}
 	// Counted in even if Shutdown has begun, as the goroutine engine does:
-	// the socket was accepted before the listener closed (serve, which runs
-	// the group, holds s.acceptors until the loops stop accepting), so its
+	// the socket was accepted before the listener closed (serveGroup, which
+	// runs the group, holds s.acceptors until the loops have admitted all
+	// they accepted: evloop.Group.Stop), so its
 	// client may have sent a request already, and closing it unread would
 	// reset the connection (a listener handed to a new process by package
 	// listen must not drop one). It is served, answered with

@@ -56,6 +56,14 @@
 //     block, and a bounded pool could deadlock on handlers waiting for
 //     each other; a worker per in-flight request is what the goroutine
 //     engine pays too.
+//   - Stopping: a loop holds the group's acceptMu shared from its first
+//     accept4 until every socket it took is admitted and in its table.
+//     Stop (the server's Shutdown and Close, through Serve) closes the
+//     listener and takes acceptMu: once it returns, every connection the
+//     group will ever admit is admitted and reachable (Each). The group
+//     ends (Handler.Ended, epolls closed) only with its listener closed,
+//     acceptMu free and no connection left, so no admitted socket can
+//     park in an ended group's epoll, where nothing would close it.
 //   - On-loop mode (Config.OnLoop, riptide's EngineOnLoop): the loop is
 //     run by a worker (the loop's leader), which serves a readable
 //     connection itself instead of handing it off. A leader about to wait,
