@@ -37,6 +37,7 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/h3"
+	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/h3hook"
 	"github.com/riptide-http/riptide/internal/h3srv"
 	"github.com/riptide-http/riptide/internal/quicx"
@@ -214,6 +215,11 @@ func (b h3Bound) Listen(port int, maxAge time.Duration, cfg *h3srv.Config, close
 	}
 	st.lns = append(st.lns, l)
 	s.setAltSvcLocked()
+	// The Date field comes from the server clock, as on the TCP
+	// listeners: without it running, every response formatted the date
+	// and allocated it (clock.Value reads the real clock when no user
+	// holds the clock).
+	clock.Acquire()
 	return l, nil
 }
 
@@ -251,6 +257,7 @@ func (l *h3Listener) Close() {
 	for i, x := range st.lns {
 		if x == l {
 			st.lns = append(st.lns[:i], st.lns[i+1:]...)
+			clock.Release()
 			break
 		}
 	}
