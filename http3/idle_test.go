@@ -30,7 +30,10 @@ func idleCost(t *testing.T, addr string, n int) (goroutines, heap float64) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	time.Sleep(100 * time.Millisecond) // let the handshakes' last packets settle
+	// Let the handshakes' last packets settle, and the connections be
+	// idle past the engine's worker linger (1 s): an idle connection is
+	// one with no request for longer than that.
+	time.Sleep(idleSettle)
 	g1, h1 := runtime.NumGoroutine(), quicxtest.LiveHeap()
 	for _, tr := range trs {
 		tr.Close()
@@ -44,6 +47,11 @@ func idleCost(t *testing.T, addr string, n int) (goroutines, heap float64) {
 	}
 	return float64(g1-g0) / float64(n), float64(int64(h1)-int64(h0)) / float64(n)
 }
+
+// idleSettle is how long idleCost waits after the last request before it
+// measures: past internal/h3srv's worker linger (1 s), after which an idle
+// connection holds no worker goroutine.
+const idleSettle = 1500 * time.Millisecond
 
 // TestIdleConnCost reports what an idle HTTP/3 connection costs, client
 // and server together, on the engine, through Serve and on quic-go's
@@ -80,4 +88,13 @@ func TestIdleConnCost(t *testing.T) {
 	qg, qh := idleCost(t, qln.Addr().String(), n)
 	t.Logf("per idle connection, client and server: engine %.1f goroutines %.1f KiB, Serve (native Ctx) %.1f goroutines %.1f KiB, quic-go http3.Server %.1f goroutines %.1f KiB",
 		eg, eh/1024, sg, sh/1024, qg, qh/1024)
+	// Issue 25's target is below quic-go's goroutines and memory; what
+	// holds today is no more goroutines than quic-go's (Serve's accept
+	// loop, its unidirectional accept loop and the control stream reader,
+	// as quic-go's http3.Server), the idle worker having exited. The
+	// half goroutine of slack absorbs a transient one (a timer's) among
+	// 50 connections, not a goroutine per connection.
+	if sg > qg+0.5 {
+		t.Errorf("Serve: %.1f goroutines per idle connection, quic-go's http3.Server %.1f: want at most as many", sg, qg)
+	}
 }
