@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/h3hook"
 )
 
@@ -159,4 +160,26 @@ func TestCoreHasNoQUIC(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestH3ListenerHoldsClock: an HTTP/3 listener holds the server clock while
+// it runs, as Serve's TCP listeners do, so that its responses' Date field
+// is the one made once a second (clock.Value) instead of the real clock
+// read, formatted and allocated per response; it releases it on Close.
+func TestH3ListenerHoldsClock(t *testing.T) {
+	if clock.Sec() != 0 {
+		t.Skip("another user holds the clock")
+	}
+	var closed atomic.Int32
+	srv := &Server{Handler: HandlerFunc(func(x *Ctx) {})}
+	l := listenH3(t, srv, 4433, &closed)
+	if clock.Sec() == 0 {
+		t.Error("the clock is not running while an HTTP/3 listener runs")
+	}
+	if n := testing.AllocsPerRun(100, func() { h2Date() }); n != 0 {
+		t.Errorf("Date value: %v allocations, want 0", n)
+	}
+	l.Close()
+	l.Close() // a second Close releases nothing more
+	srv.Close()
 }

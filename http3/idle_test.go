@@ -15,11 +15,12 @@ import (
 )
 
 // idleCost opens n connections to addr with quic-go's HTTP/3 client, one
-// GET each, and returns the goroutines and live heap they add while idle
-// (client and server together, both in this process).
-func idleCost(t *testing.T, addr string, n int) (goroutines, heap float64) {
+// GET each, and returns the goroutines, live heap and goroutine stack
+// memory they add while idle, per connection (client and server together,
+// both in this process).
+func idleCost(t *testing.T, addr string, n int) (goroutines, heap, stack float64) {
 	t.Helper()
-	g0, h0 := runtime.NumGoroutine(), quicxtest.LiveHeap()
+	g0, h0, s0 := runtime.NumGoroutine(), quicxtest.LiveHeap(), stackInuse()
 	trs := make([]*qhttp3.Transport, n)
 	for i := range trs {
 		trs[i] = &qhttp3.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}}
@@ -30,8 +31,11 @@ func idleCost(t *testing.T, addr string, n int) (goroutines, heap float64) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	time.Sleep(100 * time.Millisecond) // let the handshakes' last packets settle
-	g1, h1 := runtime.NumGoroutine(), quicxtest.LiveHeap()
+	// Let the handshakes' last packets settle, and the connections be
+	// idle past the engine's worker linger (1 s): an idle connection is
+	// one with no request for longer than that.
+	time.Sleep(idleSettle)
+	g1, h1, s1 := runtime.NumGoroutine(), quicxtest.LiveHeap(), stackInuse()
 	for _, tr := range trs {
 		tr.Close()
 	}
@@ -42,8 +46,21 @@ func idleCost(t *testing.T, addr string, n int) (goroutines, heap float64) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return float64(g1-g0) / float64(n), float64(int64(h1)-int64(h0)) / float64(n)
+	return float64(g1-g0) / float64(n), float64(int64(h1)-int64(h0)) / float64(n), float64(int64(s1)-int64(s0)) / float64(n)
 }
+
+// stackInuse returns the memory of goroutine stacks: an idle connection's
+// goroutines hold theirs, which the live heap does not count.
+func stackInuse() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.StackInuse
+}
+
+// idleSettle is how long idleCost waits after the last request before it
+// measures: past internal/h3srv's worker linger (1 s), after which an idle
+// connection holds no worker goroutine.
+const idleSettle = 1500 * time.Millisecond
 
 // TestIdleConnCost reports what an idle HTTP/3 connection costs, client
 // and server together, on the engine, through Serve and on quic-go's
@@ -75,9 +92,18 @@ func TestIdleConnCost(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	eg, eh := idleCost(t, addr, n)
-	sg, sh := idleCost(t, saddr, n)
-	qg, qh := idleCost(t, qln.Addr().String(), n)
-	t.Logf("per idle connection, client and server: engine %.1f goroutines %.1f KiB, Serve (native Ctx) %.1f goroutines %.1f KiB, quic-go http3.Server %.1f goroutines %.1f KiB",
-		eg, eh/1024, sg, sh/1024, qg, qh/1024)
+	eg, eh, es := idleCost(t, addr, n)
+	sg, sh, ss := idleCost(t, saddr, n)
+	qg, qh, qst := idleCost(t, qln.Addr().String(), n)
+	t.Logf("per idle connection, client and server: engine %.1f goroutines %.1f KiB heap %.1f KiB stacks, Serve (native Ctx) %.1f goroutines %.1f KiB heap %.1f KiB stacks, quic-go http3.Server %.1f goroutines %.1f KiB heap %.1f KiB stacks",
+		eg, eh/1024, es/1024, sg, sh/1024, ss/1024, qg, qh/1024, qst/1024)
+	// Issue 25's target is below quic-go's goroutines and memory; what
+	// holds today is no more goroutines than quic-go's (Serve's accept
+	// loop, its unidirectional accept loop and the control stream reader,
+	// as quic-go's http3.Server), the idle worker having exited. The
+	// half goroutine of slack absorbs a transient one (a timer's) among
+	// 50 connections, not a goroutine per connection.
+	if sg > qg+0.5 {
+		t.Errorf("Serve: %.1f goroutines per idle connection, quic-go's http3.Server %.1f: want at most as many", sg, qg)
+	}
 }

@@ -502,7 +502,13 @@ func TestServeDrain(t *testing.T) {
 		t.Fatalf("%d connections open after Drain closed the only one", st.ConnsActive)
 	}
 	get() // a new connection is still served while draining
-	srv.Stats(&st)
+	// The server counts a request once its response has ended, after the
+	// client may have read it: wait for the count, bounded.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if srv.Stats(&st); st.Requests >= 2 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if st.Accepted != 2 || st.Requests != 2 {
 		t.Errorf("Accepted %d Requests %d, want 2 and 2", st.Accepted, st.Requests)
 	}

@@ -303,10 +303,13 @@ func TestReadHeaderTimeout(t *testing.T) {
 }
 
 // TestIdleGoroutines: an idle connection that served requests one at a
-// time holds at most four goroutines of the engine's: Serve's accept loop, the
-// unidirectional accept loop, the peer's control stream reader and one idle
-// worker (kept so that the next request starts without allocating).
+// time holds at most three goroutines of the engine's once its workers'
+// linger has passed: Serve's accept loop, the unidirectional accept loop
+// and the peer's control stream reader (quic-go's http3.Server holds as
+// many); the idle worker kept while requests come exits.
 func TestIdleGoroutines(t *testing.T) {
+	defer func(d time.Duration) { workerLinger = d }(workerLinger)
+	workerLinger = 20 * time.Millisecond
 	base := takeBaseline()
 	p := start(t, quicxtest.Options{}, nil, echo, false)
 	for range 3 {
@@ -314,18 +317,23 @@ func TestIdleGoroutines(t *testing.T) {
 			t.Fatalf("response %+v", r)
 		}
 	}
-	// The last stream's worker goes idle after the response ends: wait for
-	// it, bounded generously (a loaded -race run took over 0.5 s), so that
-	// only goroutines that stay fail the test.
+	// The last stream's worker goes idle after the response ends and
+	// exits after workerLinger: wait for it, bounded generously (a loaded
+	// -race run took over 0.5 s), so that only goroutines that stay fail
+	// the test.
 	var g int
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if g = runtime.NumGoroutine() - base.goroutines; g <= 4 || time.Now().After(deadline) {
+		if g = runtime.NumGoroutine() - base.goroutines; g <= 3 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if g > 4 {
-		t.Errorf("%d goroutines for an idle connection, want at most 4", g)
+	if g > 3 {
+		t.Errorf("%d goroutines for an idle connection, want at most 3", g)
+	}
+	// A request after the workers retired starts one again.
+	if r := readResponse(t, p.open(reqHead("GET", "/again"), true)); r.status != 200 {
+		t.Fatalf("response after the linger %+v", r)
 	}
 	p.closeAndCheck(base)
 }
