@@ -69,6 +69,8 @@ RIPTIDE_ENGINE=onloop go test -count=1 -timeout 20m .
 # without it.
 echo "== .: allocation and idle-memory tests without -race"
 go test -count=1 -run 'Alloc|IdleMemory' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs|KiB'
+echo "== http3: allocation and idle-cost tests without -race"
+(cd http3 && go test -count=1 -run 'Alloc|IdleConn' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs|KiB|goroutines')
 echo "== compress: allocation tests without -race"
 (cd compress && go test -count=1 -run 'Alloc' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs')
 echo "== .: allocation tests without -race, RIPTIDE_ENGINE=goroutine"
