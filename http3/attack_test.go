@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -183,20 +184,41 @@ func statusOf(t *testing.T, b []byte) string {
 	return string(fs[0].Value)
 }
 
-// TestZeroRTTServe: a POST sent as 0-RTT data, before the handshake
-// completes, is answered 425 Too Early without running the handler when
-// Options.Allow0RTT is on; a GET sent the same way runs. (With 0-RTT off,
-// the default, quic-go refuses the early data and nothing runs early.)
+// TestZeroRTTServe: a POST sent as 0-RTT data and read before the
+// handshake completes is answered 425 Too Early without running the
+// handler when Options.Allow0RTT is on; a GET sent the same way runs
+// before the handshake completes. (With 0-RTT off, the default, quic-go
+// refuses the early data and nothing runs early.)
+//
+// quic-go's client may send the request after the handshake completed
+// even on a connection that used 0-RTT (about 1 run in 8 here), and then
+// 200 is the right answer: so each method is tried on fresh 0-RTT
+// connections, at most zeroRTTAttempts, until one request is seen read
+// before the handshake. Every POST must be either refused with 425 and
+// not run, or run after the handshake completed (crypto/tls's state seen
+// by the handler); every GET must run; and at least one POST refused and
+// one GET run before the handshake completed, or the test fails.
 func TestZeroRTTServe(t *testing.T) {
-	var posts, gets atomic.Int32
-	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
-		if string(x.Method()) == "POST" {
-			posts.Add(1)
-		} else {
-			gets.Add(1)
+	type run struct {
+		method   string
+		complete bool // the TLS handshake had completed when the handler ran
+	}
+	ran := make(chan run, 2*zeroRTTAttempts+1)
+	srv := &riptide.Server{Handler: riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ran <- run{r.Method, r.TLS != nil && r.TLS.HandshakeComplete}
+		io.WriteString(w, "ran")
+	}))}
+	runs := func() []run { // the handlers that ran since the last call
+		var rs []run
+		for {
+			select {
+			case r := <-ran:
+				rs = append(rs, r)
+			default:
+				return rs
+			}
 		}
-		x.WriteString("ran")
-	})}
+	}
 	addr, _ := startServe(t, srv, &Options{Allow0RTT: true})
 	tc := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}, ClientSessionCache: tls.NewLRUClientSessionCache(4)}
 	// A first connection gets the session ticket 0-RTT resumes from.
@@ -210,7 +232,7 @@ func TestZeroRTTServe(t *testing.T) {
 	io.ReadAll(s)
 	time.Sleep(300 * time.Millisecond) // the ticket comes with the handshake's end, before the response: margin
 	first.CloseWithError(0, "")
-	gets.Store(0)
+	runs()
 
 	early := func(method string) string {
 		t.Helper()
@@ -239,10 +261,44 @@ func TestZeroRTTServe(t *testing.T) {
 		}
 		return statusOf(t, resp)
 	}
-	if got := early("POST"); got != "425" || posts.Load() != 0 {
-		t.Errorf("0-RTT POST: status %s, handler ran %d times; want 425 and none", got, posts.Load())
+
+	refused, tries := 0, 0
+	for ; tries < zeroRTTAttempts && refused == 0; tries++ {
+		i := tries
+		got := early("POST")
+		switch rs := runs(); {
+		case got == "425" && len(rs) == 0:
+			refused++
+		case got == "200" && len(rs) == 1 && rs[0] == run{"POST", true}:
+			// read after the handshake completed: not early
+		default:
+			t.Fatalf("0-RTT POST %d: status %s, handlers run %v; want 425 and none, or 200 and one after the handshake", i, got, rs)
+		}
 	}
-	if got := early("GET"); got != "200" || gets.Load() != 1 {
-		t.Errorf("0-RTT GET: status %s, handler ran %d times; want 200 and once", got, gets.Load())
+	t.Logf("0-RTT POST: %d attempt(s)", tries)
+	if refused == 0 {
+		t.Errorf("0-RTT POST: none of %d attempts was read before the handshake completed (each ran after it)", zeroRTTAttempts)
+	}
+
+	ranEarly := 0
+	for tries = 0; tries < zeroRTTAttempts && ranEarly == 0; tries++ {
+		i := tries
+		got := early("GET")
+		rs := runs()
+		if got != "200" || len(rs) != 1 || rs[0].method != "GET" {
+			t.Fatalf("0-RTT GET %d: status %s, handlers run %v; want 200 and one", i, got, rs)
+		}
+		if !rs[0].complete {
+			ranEarly++
+		}
+	}
+	t.Logf("0-RTT GET: %d attempt(s)", tries)
+	if ranEarly == 0 {
+		t.Errorf("0-RTT GET: none of %d attempts ran before the handshake completed", zeroRTTAttempts)
 	}
 }
+
+// zeroRTTAttempts bounds TestZeroRTTServe's fresh 0-RTT connections per
+// method: with about 1 request in 8 sent after the handshake, all of them
+// missing it is far too rare to be the cause of a failure.
+const zeroRTTAttempts = 20

@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quic-go/quic-go"
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/h3"
 )
 
 // startServe runs Serve for srv on a loopback UDP socket and returns its
@@ -315,15 +317,37 @@ func TestServeLimits(t *testing.T) {
 		}
 	})
 	t.Run("MaxRequestsPerConn", func(t *testing.T) {
+		// A raw QUIC client, so that the test (not an HTTP/3 client's
+		// reaction to GOAWAY, which quic-go's races with its next
+		// request) decides when the next request goes elsewhere: each
+		// connection's requests, the GOAWAY read from the server's
+		// control stream, then the next connection.
 		srv := &riptide.Server{MaxRequestsPerConn: 2, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
 		addr, _ := startServe(t, srv, nil)
-		cl := h3Client(t)
-		for i := range 5 {
-			resp, err := cl.Get("https://" + addr + "/")
-			if err != nil {
-				t.Fatalf("request %d: %v", i, err)
+		served := 0
+		for conn, want := range []int{2, 2, 1} {
+			c := dialRaw(t, addr)
+			goaway := watchGoaway(c.qc)
+			for range want {
+				if got := statusOf(t, c.do(t)); got != "200" {
+					t.Fatalf("connection %d, request %d: status %s", conn, served, got)
+				}
+				served++
 			}
-			resp.Body.Close()
+			if want < 2 {
+				break // below the limit: no GOAWAY
+			}
+			// The last allowed request (stream 4) was answered; the
+			// GOAWAY's ID is the first stream the server will not serve.
+			select {
+			case id, ok := <-goaway:
+				if !ok || id != 8 {
+					t.Fatalf("connection %d: GOAWAY %d (received %v), want 8 after stream 4", conn, id, ok)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("connection %d: no GOAWAY after %d requests", conn, want)
+			}
+			c.qc.CloseWithError(0, "") // as a client that saw GOAWAY may
 		}
 		var st riptide.Stats
 		srv.Stats(&st)
@@ -331,6 +355,61 @@ func TestServeLimits(t *testing.T) {
 			t.Errorf("Accepted %d Requests %d, want 3 connections for 5 requests", st.Accepted, st.Requests)
 		}
 	})
+}
+
+// watchGoaway reads the server's control stream on qc and sends the ID of
+// its first GOAWAY frame; the channel is closed without one if the
+// connection ends first.
+func watchGoaway(qc *quic.Conn) <-chan uint64 {
+	ch := make(chan uint64, 1)
+	go func() {
+		defer close(ch)
+		for {
+			u, err := qc.AcceptUniStream(context.Background())
+			if err != nil {
+				return
+			}
+			if id, ok := readGoaway(u); ok {
+				ch <- id
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// readGoaway reads a unidirectional stream and reports the ID of the first
+// GOAWAY frame on it, if it is a control stream that carries one.
+func readGoaway(r io.Reader) (uint64, bool) {
+	var buf []byte
+	tmp := make([]byte, 512)
+	typed := false
+	for {
+		n, err := r.Read(tmp)
+		buf = append(buf, tmp[:n]...)
+		if !typed {
+			if v, k, perr := h3.ParseVarint(buf); perr == nil {
+				if v != 0x00 { // not the control stream
+					return 0, false
+				}
+				buf, typed = buf[k:], true
+			}
+		}
+		for typed {
+			h, k, perr := h3.ParseFrameHeader(buf)
+			if perr != nil || uint64(len(buf)-k) < h.Length {
+				break
+			}
+			if h.Type == h3.FrameGoaway {
+				id, err := h3.ParseID(buf[k : k+int(h.Length)])
+				return id, err == nil
+			}
+			buf = buf[k+int(h.Length):]
+		}
+		if err != nil {
+			return 0, false
+		}
+	}
 }
 
 // TestServeDisconnect: a client that abandons its request (the stream is
