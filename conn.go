@@ -46,6 +46,10 @@ type conn struct {
 	// requests of one connection).
 	addrOf  net.Conn
 	addrStr string
+	// laddrOf is the connection localAddr last asked laddr of (kept
+	// across putConn, as addrOf).
+	laddrOf net.Conn
+	laddr   net.Addr
 	// tlsOf is the connection tlsState last made tlsCS for.
 	tlsOf net.Conn
 	tlsCS *tls.ConnectionState

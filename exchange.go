@@ -133,7 +133,17 @@ func (c *conn) watchRead() (int, error) { return c.nc.Read(c.rbuf[c.w:]) }
 func (c *conn) watchStop()              { c.nc.SetReadDeadline(aLongTimeAgo) }
 
 func (c *conn) remoteAddr() net.Addr { return c.nc.RemoteAddr() }
-func (c *conn) localAddr() net.Addr  { return c.nc.LocalAddr() }
+
+// localAddr is kept for the connection, as remoteAddrString is: on the
+// event loop a listener bound to an unspecified address makes LocalAddr a
+// getsockname call and an allocation, which the compat door (the request
+// Context's http.LocalAddrContextKey) would otherwise pay per request.
+func (c *conn) localAddr() net.Addr {
+	if c.laddrOf != c.nc {
+		c.laddrOf, c.laddr = c.nc, c.nc.LocalAddr()
+	}
+	return c.laddr
+}
 
 // remoteAddrString is kept for the connection (it stays the same for all
 // its requests).
