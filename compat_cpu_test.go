@@ -1,8 +1,11 @@
 package riptide
 
 import (
+	"bufio"
+	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -47,5 +50,64 @@ func TestCompatLocalAddrOncePerConn(t *testing.T) {
 	}
 	if m.lcalls != 1 {
 		t.Errorf("LocalAddr called %d times for %d requests on one connection, want 1", m.lcalls, n)
+	}
+}
+
+// TestCompatHeadAroundBlockSizes builds requests whose heads lie on either
+// side of what the smallest request block holds whole (with 0 to 7 header
+// values), so that both the whole-head copy and the compact copy serve
+// them, and checks each Request against net/http's reading of the same
+// bytes.
+func TestCompatHeadAroundBlockSizes(t *testing.T) {
+	var got []*http.Request
+	s := &Server{Handler: FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r)
+	}))}
+	s.init()
+	clockAcquire()
+	defer clockRelease()
+	var heads []string
+	for nvals := 0; nvals <= 7; nvals++ {
+		for _, size := range []int{90, 103, 104, 105, 151, 152, 153, 199, 200, 201, 260} {
+			h := "GET /p?q=1 HTTP/1.1\r\nHost: example.com\r\n"
+			for i := range nvals {
+				h += fmt.Sprintf("X-F%d: v%d\r\n", i, i)
+			}
+			pad := size - len(h) - len("\r\n")
+			if nvals > 0 {
+				pad -= len("X-Pad: \r\n")
+				if pad < 1 {
+					continue
+				}
+				h = strings.Replace(h, "X-F0:", "X-Pad: "+strings.Repeat("p", pad)+"\r\nX-F0:", 1)
+			} else if pad < 0 {
+				continue
+			} else {
+				h = strings.Replace(h, "/p?q=1", "/p?q="+strings.Repeat("1", pad+1), 1)
+			}
+			heads = append(heads, h+"\r\n")
+		}
+	}
+	for _, h := range heads {
+		// Twice on one connection: a slab of two blocks serves the second.
+		c := newConn(s, &memConn{batch: []byte(h + h), left: 1})
+		s.trackConn(c, true)
+		c.serve()
+	}
+	if len(got) != 2*len(heads) {
+		t.Fatalf("served %d requests, want %d", len(got), 2*len(heads))
+	}
+	for i, raw := range heads {
+		for _, r := range got[2*i : 2*i+2] {
+			want, err := http.ReadRequest(bufio.NewReader(strings.NewReader(raw)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Method != want.Method || r.RequestURI != want.RequestURI || r.URL.String() != want.URL.String() ||
+				r.Host != want.Host || !reflect.DeepEqual(r.Header, want.Header) {
+				t.Errorf("head of %d bytes: got %s %q %q %q %v, want %s %q %q %q %v", len(raw),
+					r.Method, r.RequestURI, r.URL, r.Host, r.Header, want.Method, want.RequestURI, want.URL, want.Host, want.Header)
+			}
+		}
 	}
 }

@@ -119,6 +119,21 @@ var compatBlocks = [...]compatBlock{
 	block[[16]string, [1224]byte](),            // 2048
 }
 
+// smallestBlockFits reports whether a block of the smallest size holds
+// nvals header values and a whole head of nhead bytes.
+func smallestBlockFits(nvals, nhead int) bool {
+	for i := range compatBlocks {
+		bl := &compatBlocks[i]
+		if bl.size != compatBlocks[0].size {
+			return false
+		}
+		if bl.fits(nvals, nhead) {
+			return true
+		}
+	}
+	return false
+}
+
 // compatSlabMax is the most request blocks allocated together: what a
 // retained request can keep alive beyond its own block, and what a
 // connection may hold allocated ahead of its requests.
@@ -187,11 +202,14 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	nvals := headerValues(hr)
 	var rq *compatRequest
 	var vals []string
-	if nvals == 0 && len(head) <= compatInlineHead {
+	if smallestBlockFits(nvals, len(head)) {
+		// The whole head: one copy, and its strings found by offset
+		// (compacting would not make the block smaller).
 		var buf []byte
-		rq, _, buf = st.blocks.take(0, len(head), c.nreq, x.resp.close)
+		rq, vals, buf = st.blocks.take(nvals, len(head), c.nreq, x.resp.close)
 		n := copy(buf, head)
 		sub.s = unsafe.String(&buf[0], n)
+		vals = vals[:nvals]
 	} else {
 		n := st.compactSegs(hr, head)
 		var buf []byte
