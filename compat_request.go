@@ -242,7 +242,7 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	}
 	r.Header = header(hr, sub, vals)
 	if h2 {
-		h2Header(r.Header)
+		h2Header(r.Header, hr)
 	}
 	r.Host = rq.url.Host
 	if r.Host == "" {
@@ -284,13 +284,27 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 // h2Header applies net/http's HTTP/2 server's rules to a request Header:
 // Cookie fields are joined into one with "; " (RFC 9113 §8.2.3), and an
 // "Expect: 100-continue" is answered by the server (the body's first
-// read) and removed.
-func h2Header(h http.Header) {
-	if cs := h["Cookie"]; len(cs) > 1 {
-		h["Cookie"] = []string{strings.Join(cs, "; ")}
+// read) and removed. hr, the request h was built from, says whether it
+// has such fields, so that most requests cost no lookup.
+func h2Header(h http.Header, hr *h1.Request) {
+	cookies, expect := 0, false
+	for i := range hr.Headers {
+		switch hr.Headers[i].Key {
+		case h1.HeaderCookie:
+			cookies++
+		case h1.HeaderExpect:
+			expect = true
+		}
 	}
-	if ev, ok := h["Expect"]; ok && len(ev) == 1 && ascii.EqualFold(ev[0], "100-continue") {
-		delete(h, "Expect")
+	if cookies > 1 {
+		if cs := h["Cookie"]; len(cs) > 1 {
+			h["Cookie"] = []string{strings.Join(cs, "; ")}
+		}
+	}
+	if expect {
+		if ev, ok := h["Expect"]; ok && len(ev) == 1 && ascii.EqualFold(ev[0], "100-continue") {
+			delete(h, "Expect")
+		}
 	}
 }
 

@@ -286,10 +286,15 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 // a stream a value that is not a valid field value is left out, as
 // net/http's HTTP/2 server does.
 func (w *compatWriter) addField(dst *headerFields, name, value string) {
-	if w.stream && !h1.ValidHeaderValue(textproto.TrimString(value)) {
+	if !w.stream {
+		addFieldClean(dst, name, value)
 		return
 	}
-	addFieldClean(dst, name, value)
+	value = textproto.TrimString(value)
+	if h1.ValidHeaderValue(value) {
+		// No CR or LF: nothing to clean.
+		addField(dst, name, value)
+	}
 }
 
 // parseContentLength parses a Content-Length value the handler set:
