@@ -12,10 +12,15 @@ import (
 // benchmark's GET (BenchmarkEngine).
 const compatBenchRequest = "GET /plaintext HTTP/1.1\r\nHost: localhost\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n"
 
+// compatBenchShort is wrk's GET without added headers (its "short"
+// workload of BenchmarkCompatVsNative): a Host field only.
+const compatBenchShort = "GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"
+
 // BenchmarkCompatVsNative serves the same plaintext response through the
 // native door and the compat door (the bench servers' plaintext handlers),
 // in memory (no syscalls) on every P at once (b.RunParallel), one request
-// per read ("plaintext") or 16 pipelined per read ("pipelined"). One
+// per read ("plaintext") or 16 pipelined per read ("pipelined"), and
+// wrk's request without added headers, one per read ("short"). One
 // operation is one request, so the compat/native ratio of ns/op is the
 // compat door's cost per request at each -cpu. cpu-ns/op is the process's
 // CPU time (every thread, the GC's included) per request, which other
@@ -36,14 +41,15 @@ func BenchmarkCompatVsNative(b *testing.B) {
 	}))
 	for _, wl := range []struct {
 		name  string
+		req   string
 		depth int
-	}{{"plaintext", 1}, {"pipelined", 16}} {
+	}{{"plaintext", compatBenchRequest, 1}, {"pipelined", compatBenchRequest, 16}, {"short", compatBenchShort, 1}} {
 		for _, door := range []struct {
 			name string
 			h    Handler
 		}{{"native", native}, {"compat", compat}} {
 			b.Run(wl.name+"/"+door.name, func(b *testing.B) {
-				benchServeParallel(b, door.h, compatBenchRequest, wl.depth)
+				benchServeParallel(b, door.h, wl.req, wl.depth)
 			})
 		}
 	}

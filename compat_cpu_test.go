@@ -68,7 +68,7 @@ func TestCompatHeadAroundBlockSizes(t *testing.T) {
 	defer clockRelease()
 	var heads []string
 	for nvals := 0; nvals <= 7; nvals++ {
-		for _, size := range []int{90, 103, 104, 105, 151, 152, 153, 199, 200, 201, 260} {
+		for _, size := range []int{60, 72, 73, 80, 90, 103, 104, 105, 151, 152, 153, 199, 200, 201, 260} {
 			h := "GET /p?q=1 HTTP/1.1\r\nHost: example.com\r\n"
 			for i := range nvals {
 				h += fmt.Sprintf("X-F%d: v%d\r\n", i, i)
@@ -108,6 +108,25 @@ func TestCompatHeadAroundBlockSizes(t *testing.T) {
 				t.Errorf("head of %d bytes: got %s %q %q %q %v, want %s %q %q %q %v", len(raw),
 					r.Method, r.RequestURI, r.URL, r.Host, r.Header, want.Method, want.RequestURI, want.URL, want.Host, want.Header)
 			}
+		}
+	}
+}
+
+// TestCompatShortHeadSmallBlock checks that a load generator's short GET
+// (a Host field only, or two short values) is built in a block of the
+// 640-byte size class, not 768: with the runtime's 8-byte header the block
+// is 640 bytes.
+func TestCompatShortHeadSmallBlock(t *testing.T) {
+	const mallocHeader = 8
+	wrk := "GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"
+	for _, tc := range []struct{ nvals, nhead int }{{0, len(wrk)}, {1, 56}, {2, 40}} {
+		var s compatSlab
+		s.take(tc.nvals, tc.nhead, compatSlabMax, false)
+		if s.shape == nil {
+			t.Fatalf("%d values, %d head bytes: no slab", tc.nvals, tc.nhead)
+		}
+		if size := s.shape.size + mallocHeader; size != 640 {
+			t.Errorf("%d values, %d head bytes: a %d-byte block, want 640", tc.nvals, tc.nhead, size)
 		}
 	}
 }

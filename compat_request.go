@@ -20,8 +20,8 @@ import (
 
 // compatInlineHead is the longest request head a compatRequest for a
 // request without header values (besides Host) holds without a separate
-// allocation. It brings compatRequestHead to the 768-byte size class (with
-// the runtime's 8-byte header, see compatBlocks).
+// allocation. It brings its block to the 768-byte size class (with the
+// runtime's 8-byte header, see compatBlocks).
 const compatInlineHead = 200
 
 // compatRequest is everything a compat request owns: the *http.Request
@@ -100,6 +100,9 @@ func block[V, H any]() compatBlock {
 // that holds its header values and (compact) head; a larger one takes
 // separate allocations for what does not fit.
 var compatBlocks = [...]compatBlock{
+	block[[0]string, [72]byte](),               // 640: a short whole head (a load generator's GET)
+	block[[1]string, [56]byte](),               // 640
+	block[[2]string, [40]byte](),               // 640
 	block[[3]string, [152]byte](),              // 768
 	block[[0]string, [compatInlineHead]byte](), // 768: a whole head, no values
 	block[[6]string, [104]byte](),              // 768
@@ -119,12 +122,14 @@ var compatBlocks = [...]compatBlock{
 	block[[16]string, [1224]byte](),            // 2048
 }
 
-// smallestBlockFits reports whether a block of the smallest size holds
-// nvals header values and a whole head of nhead bytes.
-func smallestBlockFits(nvals, nhead int) bool {
+// wholeHeadFits reports whether a block of one of the two smallest sizes
+// (640 and 768 bytes) holds nvals header values and a whole head of nhead
+// bytes: then the head is kept whole, which costs one copy; a larger one
+// is compacted (compactSegs), which may bring it down to a smaller block.
+func wholeHeadFits(nvals, nhead int) bool {
 	for i := range compatBlocks {
 		bl := &compatBlocks[i]
-		if bl.size != compatBlocks[0].size {
+		if bl.size > compatWholeHeadMax {
 			return false
 		}
 		if bl.fits(nvals, nhead) {
@@ -133,6 +138,10 @@ func smallestBlockFits(nvals, nhead int) bool {
 	}
 	return false
 }
+
+// compatWholeHeadMax is the size of the largest block wholeHeadFits
+// uses, the 768-byte size class.
+const compatWholeHeadMax = unsafe.Sizeof(compatRequestBlock[[0]string, [compatInlineHead]byte]{})
 
 // compatSlabMax is the most request blocks allocated together: what a
 // retained request can keep alive beyond its own block, and what a
@@ -202,9 +211,8 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	nvals := headerValues(hr)
 	var rq *compatRequest
 	var vals []string
-	if smallestBlockFits(nvals, len(head)) {
-		// The whole head: one copy, and its strings found by offset
-		// (compacting would not make the block smaller).
+	if wholeHeadFits(nvals, len(head)) {
+		// The whole head: one copy, and its strings found by offset.
 		var buf []byte
 		rq, vals, buf = st.blocks.take(nvals, len(head), c.nreq, x.resp.close)
 		n := copy(buf, head)
