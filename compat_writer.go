@@ -224,6 +224,8 @@ func (w *compatWriter) onlyKnownKeys() bool {
 func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 	r := &w.x.resp
 	code := w.status
+	// checked: k is one of the names below, valid and not a trailer.
+	checked := true
 	switch k {
 	case "Content-Type":
 		w.sniff = false
@@ -269,13 +271,17 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		r.userAltSvc = true
 	case "Trailer":
 		w.trailers = true
+	default:
+		checked = false
 	}
-	if strings.HasPrefix(k, http.TrailerPrefix) {
-		w.trailers = true
-		return
-	}
-	if !h1.ValidHeaderName(k) {
-		return
+	if !checked {
+		if strings.HasPrefix(k, http.TrailerPrefix) {
+			w.trailers = true
+			return
+		}
+		if !h1.ValidHeaderName(k) {
+			return
+		}
 	}
 	for _, v := range vs {
 		w.addField(&r.hdr, k, v)
