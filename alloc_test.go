@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/riptide-http/riptide/internal/clock"
 )
 
 // TestZeroAllocs measures allocations per request over a real loopback
@@ -217,8 +219,8 @@ func BenchmarkEngine(b *testing.B) {
 func benchServeMem(b *testing.B, h Handler, one string) {
 	s := &Server{Handler: h}
 	s.init()
-	clockAcquire() // as Serve does
-	defer clockRelease()
+	clock.Acquire() // as Serve does
+	defer clock.Release()
 	m := &memConn{batch: []byte(strings.Repeat(one, 16))}
 	b.ReportAllocs()
 	b.ResetTimer()

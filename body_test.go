@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func echo(c *Ctx) {
@@ -245,5 +246,22 @@ func TestHTTPClientPost(t *testing.T) {
 	res.Body.Close()
 	if len(b) != 100000 {
 		t.Fatalf("echoed %d bytes", len(b))
+	}
+}
+
+// ReadBodyTimeout fails a body read that stalls.
+func TestReadBodyTimeout(t *testing.T) {
+	errc := make(chan error, 1)
+	_, addr := startServer(t, &Server{ReadBodyTimeout: 100 * time.Millisecond}, func(c *Ctx) {
+		_, err := io.ReadAll(c.Body())
+		errc <- err
+	})
+	rc := dial(t, addr)
+	rc.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+	if err := <-errc; !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("got %v, want a deadline error", err)
+	}
+	if res, _ := rc.resp("POST"); !res.Close || !rc.closed() {
+		t.Fatal("connection with a failed body not closed")
 	}
 }

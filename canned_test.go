@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -29,10 +28,6 @@ func TestCannedAnswerSameOnBothProtocols(t *testing.T) {
 	}
 	for _, door := range doors {
 		t.Run(door.name, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
 			srv := &riptide.Server{
 				Handler:            door.h,
 				MaxRequestBodySize: 10,
@@ -40,9 +35,7 @@ func TestCannedAnswerSameOnBothProtocols(t *testing.T) {
 				HTTP2:              &riptide.HTTP2Config{H2C: true},
 				Logger:             slog.New(slog.DiscardHandler),
 			}
-			go srv.Serve(ln)
-			t.Cleanup(func() { srv.Close() })
-			url := "http://" + ln.Addr().String() + "/"
+			url := "http://" + riptide.ServeTest(t, srv, riptide.TestServeOptions{}).Addr + "/"
 
 			h1 := &http.Transport{DisableKeepAlives: true}
 			var p http.Protocols

@@ -41,14 +41,8 @@ func TestCompatAllocs(t *testing.T) {
 		io.WriteString(w, "Hello, World!")
 	})
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := &Server{Handler: FromHTTP(hello), Logger: slog.New(slog.DiscardHandler)}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	ripClient := newAllocClient(t, ln.Addr().String(), compatAllocRequest)
+	ripClient := newAllocClient(t, serveTest(t, srv, testServeOptions{}).Addr, compatAllocRequest)
 	rip := testing.AllocsPerRun(2000, ripClient.roundTrip)
 	ripExact := mallocsPerRun(2000, ripClient.roundTrip)
 
@@ -86,14 +80,8 @@ func TestCompatAllocs(t *testing.T) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "Hello, World!")
 	})
-	ln3, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv3 := &Server{Handler: FromHTTP(typed), Logger: slog.New(slog.DiscardHandler)}
-	go srv3.Serve(ln3)
-	t.Cleanup(func() { srv3.Close() })
-	typedClient := newAllocClient(t, ln3.Addr().String(), compatAllocRequest)
+	typedClient := newAllocClient(t, serveTest(t, srv3, testServeOptions{}).Addr, compatAllocRequest)
 	ripTyped := testing.AllocsPerRun(2000, typedClient.roundTrip)
 	ripTypedExact := mallocsPerRun(2000, typedClient.roundTrip)
 	t.Logf("the same, the handler setting Content-Type: riptide compat %v allocs/request (%.4f exactly)", ripTyped, ripTypedExact)
@@ -161,14 +149,9 @@ func TestCompatTLSAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	tlsClient := func(h Handler) *allocClient {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
 		srv := &Server{Handler: h, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}, Logger: slog.New(slog.DiscardHandler)}
-		go srv.ServeTLS(ln, "", "")
-		t.Cleanup(func() { srv.Close() })
-		nc, err := tls.Dial("tcp", ln.Addr().String(),
+		ts := serveTest(t, srv, testServeOptions{TLS: true})
+		nc, err := tls.Dial("tcp", ts.Addr,
 			&tls.Config{RootCAs: testcert.Pool(cert), ServerName: "127.0.0.1", NextProtos: []string{"http/1.1"}})
 		if err != nil {
 			t.Fatal(err)
@@ -179,14 +162,8 @@ func TestCompatTLSAllocs(t *testing.T) {
 	nativeTLS := mallocsPerRun(2000, tlsClient(native).roundTrip)
 	compatTLS := mallocsPerRun(2000, tlsClient(FromHTTP(hello)).roundTrip)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	plainSrv := &Server{Handler: FromHTTP(hello), Logger: slog.New(slog.DiscardHandler)}
-	go plainSrv.Serve(ln)
-	t.Cleanup(func() { plainSrv.Close() })
-	compatPlain := mallocsPerRun(2000, newAllocClient(t, ln.Addr().String(), compatAllocRequest).roundTrip)
+	compatPlain := mallocsPerRun(2000, newAllocClient(t, serveTest(t, plainSrv, testServeOptions{}).Addr, compatAllocRequest).roundTrip)
 
 	t.Logf("GET with 10 headers, allocations per request: native over TLS %.4f, compat over TLS %.4f, compat over TCP %.4f",
 		nativeTLS, compatTLS, compatPlain)
@@ -212,17 +189,11 @@ const compatAPIRequest = "POST /rpc HTTP/1.1\r\n" +
 // request for an API client's request (B/op counts the whole process; the
 // client allocates nothing).
 func BenchmarkCompatAPIRequest(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
 	hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "Hello, World!")
 	})
 	srv := &Server{Handler: FromHTTP(hello), Logger: slog.New(slog.DiscardHandler)}
-	go srv.Serve(ln)
-	b.Cleanup(func() { srv.Close() })
-	ac := newAllocClient(b, ln.Addr().String(), compatAPIRequest)
+	ac := newAllocClient(b, serveTest(b, srv, testServeOptions{}).Addr, compatAPIRequest)
 	b.ReportAllocs()
 	for b.Loop() {
 		ac.roundTrip()

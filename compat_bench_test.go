@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+
+	"github.com/riptide-http/riptide/internal/clock"
 )
 
 // compatBenchRequest is the request of BenchmarkCompatVsNative: the engine
@@ -60,8 +62,8 @@ func BenchmarkCompatVsNative(b *testing.B) {
 func benchServeParallel(b *testing.B, h Handler, one string, depth int) {
 	s := &Server{Handler: h}
 	s.init()
-	clockAcquire() // as Serve does
-	defer clockRelease()
+	clock.Acquire() // as Serve does
+	defer clock.Release()
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := processCPU()

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/riptide-http/riptide/internal/clock"
 )
 
 // countAddrConn is a memConn that counts its LocalAddr calls.
@@ -32,8 +34,8 @@ func TestCompatLocalAddrOncePerConn(t *testing.T) {
 		got = append(got, a)
 	}))}
 	s.init()
-	clockAcquire()
-	defer clockRelease()
+	clock.Acquire()
+	defer clock.Release()
 	m := &countAddrConn{laddr: net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}}
 	m.batch = []byte(strings.Repeat("GET / HTTP/1.1\r\nHost: x\r\n\r\n", n))
 	m.left = 1
@@ -64,8 +66,8 @@ func TestCompatHeadAroundBlockSizes(t *testing.T) {
 		got = append(got, r)
 	}))}
 	s.init()
-	clockAcquire()
-	defer clockRelease()
+	clock.Acquire()
+	defer clock.Release()
 	var heads []string
 	for nvals := 0; nvals <= 7; nvals++ {
 		for _, size := range []int{60, 72, 73, 80, 90, 103, 104, 105, 151, 152, 153, 199, 200, 201, 260} {

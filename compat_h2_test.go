@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
@@ -160,8 +159,8 @@ func TestH2CompatBodyCloseUnblocksRead(t *testing.T) {
 					w.Header().Set("X-Status", "read still blocked after Close")
 				}
 			})
-			target := h2Target{name: "riptide-compat", serve: func(t testing.TB, ln net.Listener, tlsConf *tls.Config, _ *h2App) func() {
-				return serveRiptideHandler(t, ln, tlsConf, riptide.FromHTTP(h))
+			target := h2Target{name: "riptide-compat", serve: func(t testing.TB, tlsConf *tls.Config, _ *h2App) string {
+				return serveRiptideHandler(t, tlsConf, riptide.FromHTTP(h))
 			}}
 			in := startH2(t, target, useTLS)
 			pr, pw := io.Pipe()

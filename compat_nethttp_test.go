@@ -106,14 +106,8 @@ func TestTLSPlainHTTPAnswered400(t *testing.T) {
 	var logBuf syncBuffer
 	srv := &Server{Handler: FromHTTP(http.NotFoundHandler()), Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}
 	srv.TLSConfig = certSrv.TLS.Clone()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.ServeTLS(ln, "", "") }()
-	t.Cleanup(func() { srv.Close(); <-done })
-	nc, err := net.Dial("tcp", ln.Addr().String())
+	ts := serveTest(t, srv, testServeOptions{TLS: true})
+	nc, err := net.Dial("tcp", ts.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}

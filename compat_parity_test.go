@@ -1084,14 +1084,8 @@ func lineDiff(a, b string) []string {
 func init() {
 	parityRiptide = func(t *testing.T, h http.Handler) string {
 		t.Helper()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
 		srv := &Server{Handler: FromHTTP(h), Logger: slog.New(slog.DiscardHandler)}
-		go srv.Serve(ln)
-		t.Cleanup(func() { srv.Close() })
-		return ln.Addr().String()
+		return serveTest(t, srv, testServeOptions{}).Addr
 	}
 }
 
@@ -1206,12 +1200,12 @@ func parityH2Protos(t *testing.T) []parityProto {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	serve := func(t *testing.T, h http.Handler, std, tlsOn bool) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
 		tc := &tls.Config{Certificates: certs}
 		if std {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
 			var p http.Protocols
 			p.SetHTTP1(true)
 			srv := &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0), Protocols: &p}
@@ -1229,12 +1223,8 @@ func parityH2Protos(t *testing.T) []parityProto {
 		srv := &Server{Handler: FromHTTP(h), Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}}
 		if tlsOn {
 			srv.TLSConfig = tc
-			go srv.ServeTLS(ln, "", "")
-		} else {
-			go srv.Serve(ln)
 		}
-		t.Cleanup(func() { srv.Close() })
-		return ln.Addr().String()
+		return serveTest(t, srv, testServeOptions{TLS: tlsOn}).Addr
 	}
 	return []parityProto{
 		{"h2c", "http", func(t *testing.T, h http.Handler, std bool) string { return serve(t, h, std, false) },

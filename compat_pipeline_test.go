@@ -46,9 +46,7 @@ func TestCompatPipelinedBatchIsOneWrite(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ln := newPipeListener()
-			srv := &Server{Handler: FromHTTP(tc.h)}
-			go srv.Serve(ln)
-			defer srv.Close()
+			serveTest(t, &Server{Handler: FromHTTP(tc.h)}, testServeOptions{Listener: ln})
 			var writes atomic.Int64
 			nc := ln.dial(&writes)
 			defer nc.Close()

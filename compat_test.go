@@ -20,14 +20,8 @@ import (
 // test ends and returns the address.
 func serveCompat(t *testing.T, h http.Handler) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := &Server{Handler: FromHTTP(h), Logger: slog.New(slog.DiscardHandler)}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return ln.Addr().String()
+	return serveTest(t, srv, testServeOptions{}).Addr
 }
 
 // dialRaw opens a raw connection with a deadline bounding the test.
@@ -234,10 +228,6 @@ func TestCompatTLS(t *testing.T) {
 	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
 	ts.StartTLS() // for its certificate and a client that trusts it
 	defer ts.Close()
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: ts.TLS.Certificates})
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := &Server{Handler: FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.TLS == nil || !r.TLS.HandshakeComplete {
 			http.Error(w, "no TLS state", 500)
@@ -245,10 +235,12 @@ func TestCompatTLS(t *testing.T) {
 		}
 		io.WriteString(w, "tls ok "+tls.VersionName(r.TLS.Version))
 	})), Logger: slog.New(slog.DiscardHandler)}
-	go srv.Serve(ln)
-	defer srv.Close()
+	// A tls.Listener served with Serve, not ServeTLS.
+	rs := serveTest(t, srv, testServeOptions{Wrap: func(ln net.Listener) net.Listener {
+		return tls.NewListener(ln, &tls.Config{Certificates: ts.TLS.Certificates})
+	}})
 	c := ts.Client()
-	res, err := c.Get("https://" + ln.Addr().String() + "/")
+	res, err := c.Get("https://" + rs.Addr + "/")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -288,18 +288,18 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 	}
 }
 
-// addField adds the field for name and value: see addFieldClean, and on
-// a stream a value that is not a valid field value is left out, as
-// net/http's HTTP/2 server does.
-func (w *compatWriter) addField(dst *headerFields, name, value string) {
+// addField adds the field name with value to h, the value cleaned as
+// appendCleanValue does; on a stream a value that is not a valid field
+// value is left out instead, as net/http's HTTP/2 server does (a valid one
+// has no CR or LF: it is copied without a second scan).
+func (w *compatWriter) addField(h *headerFields, name, value string) {
 	if !w.stream {
-		addFieldClean(dst, name, value)
+		addFieldClean(h, name, value)
 		return
 	}
 	value = textproto.TrimString(value)
 	if h1.ValidHeaderValue(value) {
-		// No CR or LF: nothing to clean.
-		addField(dst, name, value)
+		addField(h, name, value)
 	}
 }
 
@@ -332,15 +332,6 @@ func (w *compatWriter) sortedKeys() []string {
 	slices.Sort(keys)
 	w.keys = keys
 	return keys
-}
-
-// appendHeaderLine appends "name: value\r\n" with the value cleaned as
-// appendCleanValue does, so a value cannot inject header lines.
-func appendHeaderLine(dst []byte, name, value string) []byte {
-	dst = append(dst, name...)
-	dst = append(dst, ':', ' ')
-	dst = appendCleanValue(dst, value)
-	return append(dst, '\r', '\n')
 }
 
 // addFieldClean adds a field to h with the value cleaned as

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 )
@@ -41,15 +42,12 @@ type conn struct {
 	// h2fields is the response head of an HTTP/2 stream, reused
 	// (h2ctx.go).
 	h2fields []h2.Field
-	// addrOf is the connection remoteAddrString last made addrStr for
-	// (kept across putConn: the event loop releases a conn between two
-	// requests of one connection).
-	addrOf  net.Conn
-	addrStr string
-	// laddrOf is the connection localAddr last asked laddr of (kept
-	// across putConn, as addrOf).
-	laddrOf net.Conn
-	laddr   net.Addr
+	// addrOf and laddrOf are the connections remoteAddrString and
+	// localAddr last kept addrStr and laddr for (kept across putConn: the
+	// event loop releases a conn between two requests of one connection).
+	addrOf, laddrOf net.Conn
+	addrStr         string
+	laddr           net.Addr
 	// tlsOf is the connection tlsState last made tlsCS for.
 	tlsOf net.Conn
 	tlsCS *tls.ConnectionState
@@ -93,7 +91,7 @@ type conn struct {
 
 	ctx     Ctx
 	body    bodyReader
-	date    dateCache
+	date    clock.Date
 	watchWG sync.WaitGroup
 	linger  bool // the client may still be sending: half-close first
 
@@ -130,7 +128,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 func (c *conn) attach(s *Server, nc net.Conn) {
 	c.srv, c.cfg, c.nc = s, &s.cfg, nc
 	c.ex = c
-	c.born = clockSec.Load()
+	c.born = clock.Sec()
 	c.shard = s.pickShard()
 	c.ctx.conn = c
 	c.body.c = c
@@ -252,30 +250,6 @@ func (c *conn) setState(st ConnState) {
 	}
 }
 
-// serve runs the connection: read a request, serve it, repeat.
-func (c *conn) serve() {
-	s := c.srv
-	if h := s.ConnState; h != nil {
-		h(c.nc, StateNew)
-	}
-	// Go enables TCP_NODELAY on every TCP connection it creates, so a
-	// response goes out as soon as it is written; nothing to do here.
-	// ReadHeaderTimeout runs from the accept for the first request: the
-	// PROXY header, TLS handshake, h2c sniff and first head all fit in it
-	// (headArmed: readRequest must not restart it at the first byte).
-	c.armRead(dlHeader, c.cfg.readHeader, false)
-	c.headArmed = true
-	if !c.readProxyHeader() { // PROXY protocol (proxy.go), before TLS and HTTP/2
-		c.closeConn()
-		return
-	}
-	c.answerPlainHTTP() // the TLS handshake (tls.go)
-	if c.serveH2() {    // HTTP/2 (h2.go): TLS with ALPN h2, or h2c prior knowledge
-		return
-	}
-	c.serveHTTP1()
-}
-
 // serveHTTP1 serves HTTP/1.1 requests until the connection closes, is
 // hijacked or (event-loop engine) is parked; c is released unless parked.
 func (c *conn) serveHTTP1() {
@@ -306,7 +280,7 @@ func (c *conn) serveHTTP1() {
 // untrack ends the server's accounting of c (closed or hijacked).
 func (c *conn) untrack() {
 	if c.untracked {
-		return // already, by an h2c upgrade (h2UpgradeConn)
+		return // already, by an h2c upgrade (upgradeH2C)
 	}
 	c.untracked = true
 	if c.elUntrack() {
@@ -443,7 +417,11 @@ func (c *conn) serveRequest() {
 	c.body.start(req)
 
 	x.inHandler.Store(true)
-	c.callHandler()
+	if settings, ok := c.h2cUpgrade(req); ok { // serve.go: instead of the handler
+		c.upgradeH2C(settings)
+	} else {
+		c.callHandler()
+	}
 	x.stopWatch(true)
 	if c.hijacked {
 		return
@@ -484,9 +462,6 @@ func (c *conn) callHandler() {
 			c.handlerPanicked(v)
 		}
 	}()
-	if c.ctx.req.Upgrade && c.srv.h2Upgrade(&c.ctx) { // Upgrade: h2c (h2.go)
-		return
-	}
 	if h := c.srv.Handler; h != nil {
 		h.ServeCtx(&c.ctx)
 	} else {
@@ -501,7 +476,7 @@ func notFound(x *Ctx) { x.Error(404, "404 page not found") }
 // connection to close. Used for requests the handler never sees.
 func (c *conn) writeCanned(code int) {
 	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
-	c.wbuf = append(c.wbuf, c.date.get()...)
+	c.wbuf = append(c.wbuf, c.date.Get()...)
 	c.wbuf = append(c.wbuf, c.cfg.serverHeader...)
 	c.wbuf = append(c.wbuf, "Content-Type: "+cannedType+"\r\nConnection: close\r\n"...)
 	c.wbuf = h1.AppendContentLength(c.wbuf, int64(cannedBodyLen(code)))
@@ -678,7 +653,7 @@ func (c *conn) armRead(kind uint8, d time.Duration, lazy bool) {
 		}
 		return
 	}
-	sec := clockSec.Load()
+	sec := clock.Sec()
 	if lazy && kind == c.rkind && d >= 4*time.Second && sec != 0 &&
 		time.Duration(sec-c.rsec)*time.Second < d/4 {
 		return
@@ -693,7 +668,7 @@ func (c *conn) armWrite() {
 	if d <= 0 || c.wkind == dlUser {
 		return
 	}
-	sec := clockSec.Load()
+	sec := clock.Sec()
 	if c.wkind == dlWrite && d >= 4*time.Second && sec != 0 &&
 		time.Duration(sec-c.wsec)*time.Second < d/4 {
 		return
@@ -719,8 +694,12 @@ func (c *conn) handlerPanicked(v any) {
 	r := &x.resp
 	switch {
 	case r.resetOnPanic:
-		// The stream is reset: the exchange ends it unfinished.
+		// The stream is reset: the exchange ends it unfinished. Counted
+		// as a 500 (statistics) unless a status went out.
 		c.werr = errPanicked
+		if !r.committed {
+			r.status = 500
+		}
 	case !r.committed:
 		x.resetResponse()
 		r.head = isHEAD(x.req.Method)

@@ -9,6 +9,8 @@ package riptide
 import (
 	"net/http"
 	"time"
+
+	"github.com/riptide-http/riptide/internal/clock"
 )
 
 // Drain starts draining without closing the listeners: the handlers of
@@ -66,5 +68,5 @@ func (s *Server) ReadyHTTPHandler() http.Handler {
 // per request, in whole seconds of the server clock).
 func (c *conn) tooOld() bool {
 	age := c.cfg.maxAge
-	return age > 0 && time.Duration(clockSec.Load()-c.born)*time.Second >= age
+	return age > 0 && time.Duration(clock.Sec()-c.born)*time.Second >= age
 }

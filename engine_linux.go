@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/evloop"
 	"golang.org/x/sys/unix"
 )
@@ -64,13 +65,17 @@ func (s *Server) serveGroup(ln *net.TCPListener) error {
 	g.Start()
 	select {
 	case <-s.closed:
-		return ErrServerClosed
 	case <-g.Done():
-		if s.shuttingDown() {
-			return ErrServerClosed
-		}
-		return g.Err()
 	}
+	// Serve holds s.acceptors until this returns: Shutdown and Close
+	// count and close connections only once every socket the loops
+	// accepted is admitted and in the group's table, where they look.
+	// The group itself ends later, with its last connection.
+	g.Stop()
+	if s.shuttingDown() {
+		return ErrServerClosed
+	}
+	return g.Err()
 }
 
 // newGroup makes the event-loop group for ln. The compat door keeps its
@@ -80,7 +85,7 @@ func (s *Server) newGroup(ln *net.TCPListener) (*evloop.Group, error) {
 	return evloop.New(ln, evloop.Config{
 		Handler: (*elHandler)(s),
 		OnLoop:  s.engine() == EngineOnLoop && !compat,
-		Clock:   &clockSec,
+		Clock:   clock.Counter(),
 		Backoff: acceptBackoff,
 		Hooks:   s.el.hooks,
 	})
@@ -105,8 +110,9 @@ func (h *elHandler) Admit(fd int) bool {
 		return false
 	}
 	// Counted in even if Shutdown has begun, as the goroutine engine does:
-	// the socket was accepted before the listener closed (serve, which runs
-	// the group, holds s.acceptors until the loops stop accepting), so its
+	// the socket was accepted before the listener closed (serveGroup, which
+	// runs the group, holds s.acceptors until the loops have admitted all
+	// they accepted: evloop.Group.Stop), so its
 	// client may have sent a request already, and closing it unread would
 	// reset the connection (a listener handed to a new process by package
 	// listen must not drop one). It is served, answered with
@@ -216,7 +222,7 @@ func (s *Server) elEach(f func(*elConn)) {
 
 // elCloseIdle is Server.closeIdle for the event-loop connections.
 func (s *Server) elCloseIdle() {
-	now := clockSec.Load()
+	now := clock.Sec()
 	s.elEach(func(ec *elConn) {
 		st := ConnState(ec.Status.Load())
 		if st == StateIdle || st == StateNew && now-ec.Born > 5 {

@@ -134,10 +134,9 @@ func (c *conn) watchStop()              { c.nc.SetReadDeadline(aLongTimeAgo) }
 
 func (c *conn) remoteAddr() net.Addr { return c.nc.RemoteAddr() }
 
-// localAddr is kept for the connection, as remoteAddrString is: on the
-// event loop a listener bound to an unspecified address makes LocalAddr a
-// getsockname call and an allocation, which the compat door (the request
-// Context's http.LocalAddrContextKey) would otherwise pay per request.
+// localAddr and remoteAddrString are kept for the connection (they stay
+// the same for all its requests, and a net.Conn may make a new value per
+// call).
 func (c *conn) localAddr() net.Addr {
 	if c.laddrOf != c.nc {
 		c.laddrOf, c.laddr = c.nc, c.nc.LocalAddr()
@@ -145,8 +144,6 @@ func (c *conn) localAddr() net.Addr {
 	return c.laddr
 }
 
-// remoteAddrString is kept for the connection (it stays the same for all
-// its requests).
 func (c *conn) remoteAddrString() string {
 	if c.addrOf != c.nc {
 		c.addrOf, c.addrStr = c.nc, c.nc.RemoteAddr().String()

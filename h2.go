@@ -1,33 +1,25 @@
 package riptide
 
 // HTTP/2 for both front doors, on riptide's own server connection engine
-// (internal/h2, adapted here): over TLS when ALPN picks "h2" (see
-// tls.go), and in cleartext with prior knowledge ("h2c") when
-// HTTP2Config.H2C is set, or after "Upgrade: h2c" with H2CUpgrade. The
-// engine's conn stays the unit of accounting (MaxConns, Shutdown, Close,
-// ConnState); only its HTTP/1.1 loop is replaced by the HTTP/2 one.
+// (internal/h2, adapted here): over TLS when ALPN picks "h2", and in
+// cleartext with prior knowledge ("h2c") when HTTP2Config.H2C is set, or
+// after "Upgrade: h2c" with H2CUpgrade; serve.go makes that choice for
+// each connection. The engine's conn stays the unit of accounting
+// (MaxConns, Shutdown, Close, ConnState); only its HTTP/1.1 loop is
+// replaced by the HTTP/2 one.
 //
 // Every stream is served by a Ctx whose exchange is the stream (h2ctx.go),
 // with no HTTP/1.1 text in between; compat handlers (FromHTTP) run on that
 // Ctx through the same compat door as over HTTP/1.1 (compat.go).
 
 import (
-	"bytes"
-	"crypto/tls"
-	"encoding/base64"
 	"errors"
-	"io"
 	"net"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/riptide-http/riptide/h1"
-	"github.com/riptide-http/riptide/internal/ascii"
 	"github.com/riptide-http/riptide/internal/h2"
-	"golang.org/x/net/http2"
 )
 
 // HTTP2Config configures HTTP/2 on a [Server]. A nil Server.HTTP2 means the
@@ -226,219 +218,10 @@ func (s *Server) h2Shutdown() {
 	}
 }
 
-// serveH2 serves c as HTTP/2 when it is one: a TLS connection whose ALPN
-// chose h2, or (with h2c on) a cleartext connection that opens with the
-// HTTP/2 preface. It reports whether it did; the connection is then closed
-// and released. Otherwise any bytes it read stay in c.rbuf for the
-// HTTP/1.1 loop. It runs first on the connection's goroutine, under the
-// read-header deadline.
-func (c *conn) serveH2() bool {
-	s := c.srv
-	if tc, ok := c.nc.(*tls.Conn); ok {
-		// A failed handshake is left to the HTTP/1.1 loop, whose first
-		// read reports it and closes the connection.
-		if tc.Handshake() != nil || tc.ConnectionState().NegotiatedProtocol != http2.NextProtoTLS {
-			return false
-		}
-		if st := s.h2(); !st.off {
-			c.runH2(nil, false)
-			return true
-		}
-		return false
-	}
-	if s.HTTP2 == nil || !s.h2().h2c {
-		return false
-	}
-	for c.w < len(h2Preface) {
-		if string(c.rbuf[:c.w]) != h2Preface[:c.w] {
-			return c.dropNonHTTP()
-		}
-		if c.fill() != nil {
-			return false
-		}
-	}
-	if string(c.rbuf[:len(h2Preface)]) != h2Preface {
-		return c.dropNonHTTP()
-	}
-	var rest []byte
-	if c.w > len(h2Preface) {
-		// Frames that arrived with the preface are replayed first.
-		rest = bytes.Clone(c.rbuf[len(h2Preface):c.w])
-	}
-	c.r, c.w = 0, 0
-	c.runH2(rest, true)
-	return true
-}
-
-// dropNonHTTP closes, without an answer, a cleartext connection that
-// opened with neither the HTTP/2 preface nor an HTTP/1.x request line
-// (RFC 9113 §3.4: an invalid preface is a connection error; answering it
-// with an HTTP/1.1 400 would be gibberish to an HTTP/2 client). It reports
-// whether it did; anything that may still be HTTP/1.x is left to the
-// HTTP/1.1 loop, which has the same deadline.
-func (c *conn) dropNonHTTP() bool {
-	for {
-		b := c.rbuf[:c.w]
-		for len(b) > 0 && (b[0] == '\r' || b[0] == '\n') {
-			b = b[1:] // empty lines before a request line are allowed
-		}
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line := bytes.TrimSuffix(b[:i], []byte("\r"))
-			if len(line) > 9 && bytes.HasPrefix(line[len(line)-8:], []byte("HTTP/1.")) {
-				return false
-			}
-			c.closeConn()
-			return true
-		}
-		if c.w == len(c.rbuf) || c.fill() != nil {
-			return false
-		}
-	}
-}
-
-// runH2 serves HTTP/2 on c.nc (its first bytes being rest, read with the
-// preface) until the connection ends, then closes and releases c.
-func (c *conn) runH2(rest []byte, sawPreface bool) {
-	s := c.srv
-	c.setState(StateActive)
-	// The HTTP/1.1 buffers (about 37 KiB by default) sit unused for the
-	// HTTP/2 connection's life (each stream has its own): let them go, so
-	// that an idle HTTP/2 connection does not hold them, and give the
-	// conn new ones before it is pooled. rest is a copy (serveH2).
-	c.rbuf, c.wbuf, c.ctx.resp.body = nil, nil, nil
-	c.r, c.w = 0, 0
-	s.h2Serve(c.nc, rest, sawPreface, nil)
-	c.rbuf = make([]byte, c.cfg.readBuf)
-	c.wbuf = make([]byte, 0, c.cfg.writeBuf+1024)
-	c.ctx.resp.body = make([]byte, 0, c.cfg.writeBuf)
-	c.setState(StateClosed)
-	c.untrack()
-	c.statClose()
-	putConn(c)
-}
-
 // IsHTTP2 reports whether the request arrived over HTTP/2. The request view
 // is the same either way (Request() shows it as HTTP/1.1: version 1.1, the
 // :authority as Host; a body of unknown length reports Chunked and
 // ContentLength -1, with no Transfer-Encoding field).
 func (x *Ctx) IsHTTP2() bool {
 	return x.conn.ex.protoMajor() == 2
-}
-
-// h2UpgradeSettings returns the HTTP2-Settings payload of an HTTP/1.1
-// request that asks to upgrade to h2c in the full form of RFC 7540 §3.2,
-// and ok false for any other request, which is then served as HTTP/1.1:
-//
-//   - Upgrade lists "h2c";
-//   - Connection lists both "Upgrade" and "HTTP2-Settings" (§3.2.1: the
-//     settings are hop-by-hop, so a proxy that forwards Upgrade without
-//     them, as nginx's WebSocket pass-through does with its fixed
-//     "Connection: upgrade", does not upgrade the connection behind it);
-//   - exactly one HTTP2-Settings field, whose value is base64url (padding
-//     allowed) of a SETTINGS payload: whole 6-byte settings (§3.2.1).
-//
-// Field names and list items compare case-insensitively.
-func h2UpgradeSettings(x *Ctx) (settings []byte, ok bool) {
-	if x.req.Minor != 1 {
-		return nil, false
-	}
-	var upgrade, connUpgrade, connSettings bool
-	var value []byte
-	n := 0
-	for _, f := range x.req.Headers {
-		switch {
-		case f.Key == h1.HeaderUpgrade:
-			upgrade = upgrade || ascii.HasToken(f.Value, "h2c")
-		case f.Key == h1.HeaderConnection:
-			connUpgrade = connUpgrade || ascii.HasToken(f.Value, "upgrade")
-			connSettings = connSettings || ascii.HasToken(f.Value, "http2-settings")
-		case f.Key == h1.Unknown && ascii.EqualFold(f.Name, "http2-settings"):
-			value = f.Value
-			n++
-		}
-	}
-	if !upgrade || !connUpgrade || !connSettings || n != 1 {
-		return nil, false
-	}
-	settings, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(string(value), "="))
-	if err != nil || len(settings)%6 != 0 {
-		return nil, false
-	}
-	return settings, true
-}
-
-// h2Upgrade handles an "Upgrade: h2c" request when HTTP2Config.H2CUpgrade
-// is set: it answers 101 and serves the connection as HTTP/2, the request
-// that asked being stream 1. It reports whether it took the request; the
-// engine calls it for requests with Connection: upgrade, before the handler.
-func (s *Server) h2Upgrade(x *Ctx) bool {
-	if s.HTTP2 == nil || !s.HTTP2.H2CUpgrade || s.HTTP2.Disable {
-		return false
-	}
-	if _, ok := x.conn.nc.(*tls.Conn); ok {
-		return false // h2c is for cleartext only (RFC 7540 §3.2)
-	}
-	if x.req.Chunked || x.req.ContentLength > h2UpgradeMaxBody {
-		// x/net needs the upgrade request's body whole: one too large to
-		// buffer (or of unknown length) is served over HTTP/1.1 instead,
-		// as RFC 9113 §3.2 lets a server ignore Upgrade.
-		return false
-	}
-	settings, ok := h2UpgradeSettings(x)
-	if !ok {
-		return false
-	}
-	s.h2UpgradeConn(x, settings)
-	return true
-}
-
-// h2UpgradeMaxBody is the largest upgrade request body buffered for an h2c
-// upgrade.
-const h2UpgradeMaxBody = 1 << 20
-
-func (s *Server) h2UpgradeConn(x *Ctx, settings []byte) {
-	up, err := h2UpgradeRequest(x, settings)
-	if err != nil {
-		// The body read failed (the client stopped early, a timeout) or
-		// the target cannot form a URL; a failed body closes the
-		// connection after this answer.
-		x.canned(400)
-		return
-	}
-	nc, buffered, err := x.Hijack()
-	if err != nil {
-		return
-	}
-	x.conn.h2up = true
-	// The server goes on owning the connection: MaxConns counts it as one
-	// connection from before the 101 goes out (a client may open its next
-	// connection as soon as it reads the 101).
-	s.nconns.Add(1)
-	x.conn.untrack()
-	n, err := io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n")
-	x.conn.nout += uint64(n) // flushed to the statistics when the handler returns
-	if err != nil {
-		nc.Close()
-		s.nconns.Add(-1)
-		return
-	}
-	go func() {
-		defer s.nconns.Add(-1)
-		s.h2Serve(nc, buffered, false, up)
-	}()
-}
-
-// h2UpgradeRequest takes the upgrade request, with its body read whole:
-// it becomes stream 1, already half-closed. A target that cannot form a
-// URL is refused, as an *http.Request could not be built for it.
-func h2UpgradeRequest(x *Ctx, settings []byte) (*h2.Upgrade, error) {
-	// h2Upgrade took only bodies of a declared length up to the limit.
-	body, err := io.ReadAll(x.Body())
-	if err != nil {
-		return nil, err
-	}
-	if _, err := url.Parse("http://" + string(x.req.Host) + string(x.req.Target)); err != nil {
-		return nil, err
-	}
-	return h2.NewUpgrade(&x.req, settings, body), nil
 }

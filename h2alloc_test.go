@@ -72,13 +72,7 @@ func TestH2Allocs(t *testing.T) {
 // test's life and returns a client of it that has made 100 requests, to
 // warm up pools, workers and the HPACK tables.
 func startH2AllocServer(t testing.TB, srv *Server) *h2AllocClient {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	ac := newH2AllocClient(t, ln.Addr().String())
+	ac := newH2AllocClient(t, serveTest(t, srv, testServeOptions{}).Addr)
 	for range 100 {
 		ac.roundTrip()
 	}

@@ -3,7 +3,6 @@ package riptide_test
 import (
 	"bytes"
 	"crypto/tls"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -44,8 +43,8 @@ func TestH2BlockingHandler(t *testing.T) {
 			t.Run(door+"/"+map[bool]string{false: "h2c", true: "tls"}[useTLS], func(t *testing.T) {
 				release := make(chan struct{})
 				h := mk(release)
-				target := h2Target{name: "block", serve: func(t testing.TB, ln net.Listener, tc *tls.Config, _ *h2App) func() {
-					return serveRiptideConfig(t, ln, tc, h, false)
+				target := h2Target{name: "block", serve: func(t testing.TB, tc *tls.Config, _ *h2App) string {
+					return serveRiptideConfig(t, tc, h, false)
 				}}
 				in := startH2(t, target, useTLS)
 				released := false

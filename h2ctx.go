@@ -21,6 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/h2"
 )
 
@@ -127,7 +128,8 @@ func (e *h2Exchange) writeHead(x *Ctx, status int, streaming bool) {
 }
 
 // head builds the head: :status, the handler's fields, Date, Server and
-// Content-Length.
+// Content-Length, which h1.BodyFraming decides as for HTTP/1.1 and the
+// client (Framed: an unknown length ends with the stream).
 func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
 	r := &x.resp
 	c := x.conn
@@ -143,11 +145,10 @@ func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.He
 		if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
 			c.h2fields = append(c.h2fields, h2.Field{Name: "alt-svc", Value: a.value}) // h3.go
 		}
-		if h1.BodyAllowed(status) {
-			n := r.clen
-			if n < 0 && !streaming && (!r.head || bodyLen > 0) {
-				n = int64(bodyLen)
-			}
+		if mode, n := h1.BodyFraming(h1.Outgoing{
+			Status: status, Head: r.head, ContentLength: r.clen,
+			Complete: !streaming, Size: int64(bodyLen), Framed: true,
+		}); mode == h1.BodyLength {
 			h.ContentLength = n
 		}
 	}
@@ -275,24 +276,5 @@ func (e *h2Exchange) transport() net.Conn            { return e.st().NetConn() }
 func (e *h2Exchange) protoMajor() int                { return 2 }
 func (e *h2Exchange) abilities() ability             { return canFullDuplex }
 
-// h2DateNow is the Date value of the current second, for every HTTP/2
-// connection: made once a second.
-var h2DateNow atomic.Pointer[h2DateValue]
-
-type h2DateValue struct {
-	sec int64
-	s   string
-}
-
 // h2Date returns the Date field value for the current second.
-func h2Date() string {
-	sec := clockSec.Load()
-	if v := h2DateNow.Load(); v != nil && v.sec == sec {
-		return v.s
-	}
-	var d dateCache
-	line := d.at(sec)
-	v := &h2DateValue{sec: sec, s: string(line[len("Date: ") : len(line)-2])}
-	h2DateNow.Store(v)
-	return v.s
-}
+func h2Date() string { return clock.Value() }

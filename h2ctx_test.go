@@ -3,7 +3,6 @@ package riptide_test
 import (
 	"crypto/tls"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,8 +17,8 @@ import (
 // startRiptideTarget serves h on a riptide target (h2c or TLS) for the
 // test's life.
 func startRiptideTarget(t *testing.T, name string, h riptide.Handler, useTLS bool) *h2Instance {
-	target := h2Target{name: name, serve: func(t testing.TB, ln net.Listener, tc *tls.Config, _ *h2App) func() {
-		return serveRiptideHandler(t, ln, tc, h)
+	target := h2Target{name: name, serve: func(t testing.TB, tc *tls.Config, _ *h2App) string {
+		return serveRiptideHandler(t, tc, h)
 	}}
 	return startH2(t, target, useTLS)
 }

@@ -59,7 +59,7 @@ func h2FloodProgram(data []byte, maxWire int) []byte {
 	last := uint32(1) // the last stream opened with a body to come
 	payload := make([]byte, 16<<10)
 	frame := func(typ http2.FrameType, flags http2.Flags, id uint32, p []byte) {
-		out = h2.AppendFrameHeader(out, len(p), typ, flags, id)
+		out = h2.AppendFrameHeader(out, len(p), h2.FrameType(typ), h2.Flags(flags), id)
 		out = append(out, p...)
 	}
 	for i := 0; i+1 < len(data) && len(out) < maxWire; i += 2 {
@@ -134,7 +134,7 @@ func h2FloodRun(t testing.TB, frames []byte, compat bool) int64 {
 	srv := &Server{Handler: h, HTTP2: &HTTP2Config{H2C: true, MaxConcurrentStreams: h2FloodMaxStreams},
 		ReadHeaderTimeout: 10 * time.Second}
 	srv.init()
-	wire := append([]byte(http2.ClientPreface), h2.AppendFrameHeader(nil, 0, http2.FrameSettings, 0, 0)...)
+	wire := append([]byte(http2.ClientPreface), h2.AppendFrameHeader(nil, 0, h2.FrameSettings, 0, 0)...)
 	wire = append(wire, frames...)
 	before := h2LiveHeap()
 	cs, ss := net.Pipe()

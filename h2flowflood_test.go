@@ -75,8 +75,8 @@ func forEachFlowFlood(t *testing.T, f func(t *testing.T, in *h2Instance)) {
 }
 
 // serveFlowFlood serves h with the flow-flood windows (an h2Target serve).
-func serveFlowFlood(h riptide.Handler) func(testing.TB, net.Listener, *tls.Config, *h2App) func() {
-	return func(_ testing.TB, ln net.Listener, tlsConf *tls.Config, _ *h2App) func() {
+func serveFlowFlood(h riptide.Handler) func(testing.TB, *tls.Config, *h2App) string {
+	return func(t testing.TB, tlsConf *tls.Config, _ *h2App) string {
 		srv := &riptide.Server{
 			Handler:   h,
 			TLSConfig: tlsConf,
@@ -84,16 +84,7 @@ func serveFlowFlood(h riptide.Handler) func(testing.TB, net.Listener, *tls.Confi
 				MaxReceiveBufferPerStream: h2FloodStreamWindow, MaxReceiveBufferPerConnection: h2FloodConnWindow},
 			Logger: slog.New(slog.DiscardHandler),
 		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			if tlsConf != nil {
-				_ = srv.ServeTLS(ln, "", "")
-			} else {
-				_ = srv.Serve(ln)
-			}
-		}()
-		return func() { _ = srv.Close(); <-done }
+		return riptide.ServeTest(t, srv, riptide.TestServeOptions{TLS: tlsConf != nil}).Addr
 	}
 }
 

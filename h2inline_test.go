@@ -3,7 +3,6 @@ package riptide_test
 import (
 	"bytes"
 	"crypto/tls"
-	"net"
 	"runtime"
 	"strings"
 	"testing"
@@ -44,8 +43,8 @@ func TestH2InlineHandlers(t *testing.T) {
 	})
 	for _, useTLS := range []bool{false, true} {
 		t.Run(map[bool]string{false: "h2c", true: "tls"}[useTLS], func(t *testing.T) {
-			target := h2Target{name: "inline", serve: func(t testing.TB, ln net.Listener, tc *tls.Config, _ *h2App) func() {
-				return serveRiptideConfig(t, ln, tc, h, true)
+			target := h2Target{name: "inline", serve: func(t testing.TB, tc *tls.Config, _ *h2App) string {
+				return serveRiptideConfig(t, tc, h, true)
 			}}
 			in := startH2(t, target, useTLS)
 			c := h2Dial(t, in, 0)

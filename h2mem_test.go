@@ -8,7 +8,6 @@ package riptide_test
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -74,14 +73,8 @@ func startHeldStreamServer(tb testing.TB, door, state string, streams int) *held
 			io.WriteString(w, "!")
 		}))
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
 	srv := &riptide.Server{Handler: h, HTTP2: &riptide.HTTP2Config{H2C: true, MaxConcurrentStreams: uint32(2 * streams)}}
-	go srv.Serve(ln)
-	tb.Cleanup(func() { srv.Close() })
-	hs.in = &h2Instance{addr: ln.Addr().String()}
+	hs.in = &h2Instance{addr: riptide.ServeTest(tb, srv, riptide.TestServeOptions{}).Addr}
 	return hs
 }
 
@@ -153,10 +146,6 @@ func TestH2HeldStreamMemory(t *testing.T) {
 // first read buffer (streamHeadBuf, 1 KiB), between small ones, on one
 // connection: each reaches the native handler whole.
 func TestH2StreamHeadGrows(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := &riptide.Server{HTTP2: &riptide.HTTP2Config{H2C: true}, Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {
 		c.Write(c.Path())
 		c.WriteString(" ")
@@ -164,9 +153,7 @@ func TestH2StreamHeadGrows(t *testing.T) {
 		c.WriteString(" ")
 		c.Write(c.Header("X-B"))
 	})}
-	go srv.Serve(ln)
-	defer srv.Close()
-	in := &h2Instance{addr: ln.Addr().String()}
+	in := &h2Instance{addr: riptide.ServeTest(t, srv, riptide.TestServeOptions{}).Addr}
 	cl := h2Client(t, in)
 	for i, n := range []int{10, 3000, 0, 6000, 200, 3000} {
 		a, b := strings.Repeat("a", n), strings.Repeat("b", n/2)

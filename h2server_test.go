@@ -20,18 +20,12 @@ import (
 // mode, and returns the instance and the server.
 func startRiptideH2(t *testing.T, h riptide.Handler, configure func(*riptide.Server)) (*h2Instance, *riptide.Server) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := &riptide.Server{Handler: h, HTTP2: &riptide.HTTP2Config{H2C: true}, Logger: slog.New(slog.DiscardHandler)}
 	if configure != nil {
 		configure(srv)
 	}
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close(); <-done })
-	return &h2Instance{addr: ln.Addr().String(), app: new(h2App)}, srv
+	ts := riptide.ServeTest(t, srv, riptide.TestServeOptions{})
+	return &h2Instance{addr: ts.Addr, app: new(h2App)}, srv
 }
 
 // TestH2SettingsFromConfig checks that the limits in riptide's config reach
@@ -143,22 +137,16 @@ func TestH2ShutdownGraceful(t *testing.T) {
 // TestH2Disable checks that HTTP2Config.Disable leaves TLS clients on
 // HTTP/1.1 and turns h2c off.
 func TestH2Disable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := &riptide.Server{
 		Handler:   riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString(h2HelloBody) }),
 		HTTP2:     &riptide.HTTP2Config{Disable: true, H2C: true},
 		TLSConfig: h2TestServerTLS(t),
 		Logger:    slog.New(slog.DiscardHandler),
 	}
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.ServeTLS(ln, "", "") }()
-	t.Cleanup(func() { _ = srv.Close(); <-done })
+	ts := riptide.ServeTest(t, srv, riptide.TestServeOptions{TLS: true})
 	tr := &http.Transport{TLSClientConfig: h2TestClientTLS(t), ForceAttemptHTTP2: true}
 	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Get("https://" + ln.Addr().String() + "/")
+	resp, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Get("https://" + ts.Addr + "/")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,10 +36,11 @@ const (
 // h2Target is one HTTP/2 server implementation under test.
 type h2Target struct {
 	name string
-	// serve serves the test routes of app on ln until the returned stop
-	// function is called. With tlsConf nil it serves HTTP/1.1 and h2c prior
-	// knowledge in cleartext; otherwise TLS with ALPN h2 and http/1.1.
-	serve func(t testing.TB, ln net.Listener, tlsConf *tls.Config, app *h2App) (stop func())
+	// serve serves the test routes of app on a fresh loopback port until
+	// the test ends, and returns its address. With tlsConf nil it serves
+	// HTTP/1.1 and h2c prior knowledge in cleartext; otherwise TLS with ALPN
+	// h2 and http/1.1.
+	serve func(t testing.TB, tlsConf *tls.Config, app *h2App) (addr string)
 }
 
 // h2Targets lists every server the HTTP/2 tests run against.
@@ -187,50 +188,50 @@ func (a *h2App) nativeHandler() riptide.Handler {
 
 // serveRiptide returns the riptide target, native or compat (the same
 // routes through FromHTTP), with HTTP/2 over TLS, h2c and Upgrade: h2c on.
-func serveRiptide(compat bool) func(testing.TB, net.Listener, *tls.Config, *h2App) func() {
-	return func(t testing.TB, ln net.Listener, tlsConf *tls.Config, app *h2App) func() {
+func serveRiptide(compat bool) func(testing.TB, *tls.Config, *h2App) string {
+	return func(t testing.TB, tlsConf *tls.Config, app *h2App) string {
 		h := app.nativeHandler()
 		if compat {
 			h = riptide.FromHTTP(app.stdHandler())
 		}
-		return serveRiptideHandler(t, ln, tlsConf, h)
+		return serveRiptideHandler(t, tlsConf, h)
 	}
 }
 
 // serveRiptideInline is the native target with HTTP2Config.InlineHandlers:
 // requests without a body run on the connection's goroutine.
-func serveRiptideInline(t testing.TB, ln net.Listener, tlsConf *tls.Config, app *h2App) func() {
-	return serveRiptideConfig(t, ln, tlsConf, app.nativeHandler(), true)
+func serveRiptideInline(t testing.TB, tlsConf *tls.Config, app *h2App) string {
+	return serveRiptideConfig(t, tlsConf, app.nativeHandler(), true)
 }
 
 // serveRiptideHandler serves h on a riptide.Server configured like every
-// target (limits above; HTTP/2 over TLS, h2c and Upgrade: h2c on).
-func serveRiptideHandler(t testing.TB, ln net.Listener, tlsConf *tls.Config, h riptide.Handler) func() {
-	return serveRiptideConfig(t, ln, tlsConf, h, false)
+// target (limits above; HTTP/2 over TLS, h2c and Upgrade: h2c on) until
+// the test ends, and returns its address.
+func serveRiptideHandler(t testing.TB, tlsConf *tls.Config, h riptide.Handler) string {
+	return serveRiptideConfig(t, tlsConf, h, false)
 }
 
-func serveRiptideConfig(t testing.TB, ln net.Listener, tlsConf *tls.Config, h riptide.Handler, inline bool) func() {
+// serveRiptideConfig is serveRiptideHandler, with InlineHandlers as inline
+// says.
+func serveRiptideConfig(t testing.TB, tlsConf *tls.Config, h riptide.Handler, inline bool) string {
 	srv := &riptide.Server{
 		Handler:        h,
 		MaxHeaderBytes: h2TestMaxHeaderBytes,
 		HTTP2:          &riptide.HTTP2Config{H2C: true, H2CUpgrade: true, MaxConcurrentStreams: h2TestMaxStreams, InlineHandlers: inline},
 		Logger:         slog.New(slog.DiscardHandler),
+		TLSConfig:      tlsConf,
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if tlsConf != nil {
-			srv.TLSConfig = tlsConf
-			_ = srv.ServeTLS(ln, "", "")
-		} else {
-			_ = srv.Serve(ln)
-		}
-	}()
-	return func() { _ = srv.Close(); <-done }
+	return riptide.ServeTest(t, srv, riptide.TestServeOptions{TLS: tlsConf != nil}).Addr
 }
 
-// serveNetHTTP is the baseline target: net/http's own HTTP/2 server.
-func serveNetHTTP(t testing.TB, ln net.Listener, tlsConf *tls.Config, app *h2App) func() {
+// serveNetHTTP is the baseline target: net/http's own HTTP/2 server (not a
+// riptide.Server, so not riptide.ServeTest's).
+func serveNetHTTP(t testing.TB, tlsConf *tls.Config, app *h2App) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := &http.Server{
 		Handler:        app.stdHandler(),
 		MaxHeaderBytes: h2TestMaxHeaderBytes,
@@ -250,7 +251,8 @@ func serveNetHTTP(t testing.TB, ln net.Listener, tlsConf *tls.Config, app *h2App
 		srv.Protocols = &p
 		go func() { defer close(done); _ = srv.Serve(ln) }()
 	}
-	return func() { _ = srv.Close(); <-done }
+	t.Cleanup(func() { _ = srv.Close(); <-done })
+	return ln.Addr().String()
 }
 
 // h2Instance is a running target.
@@ -265,18 +267,13 @@ type h2Instance struct {
 // it is stopped when the test ends.
 func startH2(t testing.TB, target h2Target, useTLS bool) *h2Instance {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var tlsConf *tls.Config
 	if useTLS {
 		tlsConf = h2TestServerTLS(t)
 	}
 	app := &h2App{gate: make(chan int64, 1<<12), hold: make(chan struct{})}
-	stop := target.serve(t, ln, tlsConf, app)
-	t.Cleanup(stop)
-	return &h2Instance{name: target.name, addr: ln.Addr().String(), tls: useTLS, app: app}
+	addr := target.serve(t, tlsConf, app)
+	return &h2Instance{name: target.name, addr: addr, tls: useTLS, app: app}
 }
 
 // url returns the URL of path on the instance (https for TLS, http for h2c).

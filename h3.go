@@ -37,6 +37,7 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/h3"
+	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/h3hook"
 	"github.com/riptide-http/riptide/internal/h3srv"
 	"github.com/riptide-http/riptide/internal/quicx"
@@ -214,6 +215,10 @@ func (b h3Bound) Listen(port int, maxAge time.Duration, cfg *h3srv.Config, close
 	}
 	st.lns = append(st.lns, l)
 	s.setAltSvcLocked()
+	// The server clock runs while the listener does, as while Serve
+	// does (server.go): each response's Date is then the second's shared
+	// value, not a date formatted per request.
+	clock.Acquire()
 	return l, nil
 }
 
@@ -251,6 +256,7 @@ func (l *h3Listener) Close() {
 	for i, x := range st.lns {
 		if x == l {
 			st.lns = append(st.lns[:i], st.lns[i+1:]...)
+			clock.Release()
 			break
 		}
 	}
@@ -261,7 +267,14 @@ func (l *h3Listener) Close() {
 func (l *h3Listener) ServeConn(qc quicx.Conn) {
 	s := l.s
 	hc := &h3Conn{srv: s, qc: qc, nc: &h3NetConn{qc: qc}, raddr: qc.RemoteAddr().String(), laddr: qc.LocalAddr()}
-	hc.hc = h3srv.NewConn(qc, &l.cfg, hc)
+	cfg := l.cfg
+	if s.cfg.stats {
+		// Stats.BytesIn/BytesOut: the engine counts what it reads and
+		// writes on the connection's streams, as HTTP/2's counts frames.
+		sh := s.pickShard()
+		cfg.BytesIn, cfg.BytesOut = &sh.bytesIn, &sh.bytesOut
+	}
+	hc.hc = h3srv.NewConn(qc, &cfg, hc)
 	s.count(statAccepted)
 	hc.setState(StateNew)
 	s.h3Track(hc, true)
@@ -379,6 +392,7 @@ func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 		c.callHandler()
 	}
 	x.stopWatch(true)
+	ex.stopReads()
 	x.finish()
 	if c.werr != nil {
 		// A write failed, or the handler panicked after the head went
@@ -476,9 +490,14 @@ type h3Stream struct {
 
 	// stop ends a watchRead (buffered: watchStop never blocks).
 	stop chan struct{}
-	// mu orders closeBody, which may come from any goroutine, with the
-	// end of the stream (end).
-	mu sync.Mutex
+	// mu orders closeBody and readBody, which may come from any
+	// goroutine (a compat handler's body reader), with the end of the
+	// request: after stopReads no read starts, and those in flight
+	// (counted in reads) have returned.
+	mu      sync.Mutex
+	ending  bool
+	reading int
+	reads   sync.WaitGroup
 	// userRDL: the handler set a read deadline, which ReadBodyTimeout
 	// does not replace.
 	userRDL bool
@@ -489,6 +508,7 @@ var _ exchange = (*h3Stream)(nil)
 func (ex *h3Stream) start(hc *h3Conn, st *h3srv.Stream) {
 	ex.mu.Lock()
 	ex.st, ex.hc = st, hc
+	ex.ending, ex.reading = false, 0
 	ex.mu.Unlock()
 	ex.userRDL = false
 	if ex.stop == nil {
@@ -532,7 +552,8 @@ func (ex *h3Stream) writeHead(x *Ctx, status int, streaming bool) {
 }
 
 // head builds the head fields: the handler's, Date, Server and
-// Content-Length, as views of the Ctx's buffers.
+// Content-Length (h1.BodyFraming, Framed: an unknown length ends with the
+// stream), as views of the Ctx's buffers.
 func (ex *h3Stream) head(x *Ctx, status int, streaming bool, bodyLen int) []h1.Header {
 	r := &x.resp
 	fs := appendFieldHeaders(ex.fields[:0], &r.hdr, false)
@@ -543,14 +564,11 @@ func (ex *h3Stream) head(x *Ctx, status int, streaming bool, bodyLen int) []h1.H
 		if s := x.conn.srv; s.addsServerHeader(r.userServer) {
 			fs = append(fs, h1.Header{Name: h3FieldServer, Value: stringBytes(s.Name)})
 		}
-		if h1.BodyAllowed(status) {
-			n := r.clen
-			if n < 0 && !streaming && (!r.head || bodyLen > 0) {
-				n = int64(bodyLen)
-			}
-			if n >= 0 {
-				fs = append(fs, h1.Header{Name: h3FieldContentLength, Value: strconv.AppendInt(ex.clen[:0], n, 10)})
-			}
+		if mode, n := h1.BodyFraming(h1.Outgoing{
+			Status: status, Head: r.head, ContentLength: r.clen,
+			Complete: !streaming, Size: int64(bodyLen), Framed: true,
+		}); mode == h1.BodyLength {
+			fs = append(fs, h1.Header{Name: h3FieldContentLength, Value: strconv.AppendInt(ex.clen[:0], n, 10)})
 		}
 	}
 	ex.fields = fs
@@ -631,14 +649,46 @@ func (ex *h3Stream) writeInformational(x *Ctx, code int) error {
 // readBody reads the body from the stream's DATA frames, with
 // ReadBodyTimeout for each read unless the handler set a deadline.
 func (ex *h3Stream) readBody(p []byte) (int, error) {
-	if rb := ex.hc.srv.cfg.readBody; rb > 0 && !ex.userRDL {
-		_ = ex.st.SetReadDeadline(time.Now().Add(rb))
+	ex.mu.Lock()
+	if ex.ending {
+		ex.mu.Unlock()
+		return 0, ErrBodyReadAfterClose
 	}
-	n, err := ex.st.Read(p)
+	st, rb := ex.st, ex.hc.srv.cfg.readBody
+	ex.reading++
+	ex.reads.Add(1)
+	ex.mu.Unlock()
+	defer ex.readDone()
+	if rb > 0 && !ex.userRDL {
+		_ = st.SetReadDeadline(time.Now().Add(rb))
+	}
+	n, err := st.Read(p)
 	if err == h3srv.ErrBodyClosed {
 		err = ErrBodyReadAfterClose
 	}
 	return n, err
+}
+
+func (ex *h3Stream) readDone() {
+	ex.mu.Lock()
+	ex.reading--
+	ex.mu.Unlock()
+	ex.reads.Done()
+}
+
+// stopReads ends the body after the handler returned: later reads fail,
+// and a read still in flight on another goroutine (a body the handler
+// left to one) is stopped and waited for, so that the stream is not read
+// once it is reused.
+func (ex *h3Stream) stopReads() {
+	ex.mu.Lock()
+	ex.ending = true
+	busy := ex.reading > 0
+	ex.mu.Unlock()
+	if busy {
+		ex.st.CloseBody()
+		ex.reads.Wait()
+	}
 }
 
 // appendTrailers appends the request's trailers: views of the stream's

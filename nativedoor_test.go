@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -27,14 +26,7 @@ import (
 // when the test ends.
 func ndServe(t *testing.T, srv *riptide.Server) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { srv.Serve(ln); close(done) }()
-	t.Cleanup(func() { srv.Close(); <-done })
-	return "http://" + ln.Addr().String()
+	return "http://" + riptide.ServeTest(t, srv, riptide.TestServeOptions{}).Addr
 }
 
 // ndGet sends one request with a fresh connection and returns the response

@@ -171,7 +171,7 @@ func TestOnLoopEngineWaitsLeaveTheLoop(t *testing.T) {
 }
 
 // On-loop mode serves a request over loopback without allocating (the
-// race detector's instrumentation allocates: see race_on_test.go).
+// race detector's instrumentation allocates: see internal/israce).
 func TestZeroAllocsOnLoop(t *testing.T) {
 	if israce.Enabled {
 		t.Skip("race detector")

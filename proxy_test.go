@@ -51,28 +51,16 @@ func proxyWhoami(door string) riptide.Handler {
 // cleartext (with h2c) or over TLS.
 func startProxied(t *testing.T, h riptide.Handler, useTLS bool, configure func(*riptide.Server)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := &riptide.Server{Handler: h, Logger: slog.New(slog.DiscardHandler),
 		ProxyProtocol: &riptide.ProxyConfig{TrustedNetworks: loopback},
 		HTTP2:         &riptide.HTTP2Config{H2C: true}}
 	if configure != nil {
 		configure(srv)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if useTLS {
-			srv.TLSConfig = h2TestServerTLS(t)
-			_ = srv.ServeTLS(ln, "", "")
-		} else {
-			_ = srv.Serve(ln)
-		}
-	}()
-	t.Cleanup(func() { _ = srv.Close(); <-done })
-	return ln.Addr().String()
+	if useTLS {
+		srv.TLSConfig = h2TestServerTLS(t)
+	}
+	return riptide.ServeTest(t, srv, riptide.TestServeOptions{TLS: useTLS}).Addr
 }
 
 // proxiedClient is a Go client whose connections start with header, written

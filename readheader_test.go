@@ -54,14 +54,7 @@ func testReadHeaderFromAccept(t *testing.T, tcp, h2c bool) {
 		_, addr = startServer(t, srv, h)
 	} else {
 		srv.Handler = HandlerFunc(h)
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan struct{})
-		go func() { defer close(done); _ = srv.Serve(deadlineListener{ln}) }()
-		t.Cleanup(func() { srv.Close(); <-done })
-		addr = ln.Addr().String()
+		addr = serveTest(t, srv, testServeOptions{Wrap: func(ln net.Listener) net.Listener { return deadlineListener{ln} }}).Addr
 	}
 	c, err := net.Dial("tcp", addr)
 	if err != nil {

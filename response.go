@@ -620,7 +620,7 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 	w := appendStatusLine(c.wbuf, status)
 	w = r.hdr.appendLines(w)
 	if !r.userDate {
-		w = append(w, c.date.get()...)
+		w = append(w, c.date.Get()...)
 	}
 	if c.srv.addsServerHeader(r.userServer) {
 		w = append(w, c.cfg.serverHeader...)
@@ -628,22 +628,17 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 	if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
 		w = append(w, a.line...) // an HTTP/3 listener runs (h3.go)
 	}
-	switch {
-	case !h1.BodyAllowed(status):
-		// RFC 9110 §8.6: no Content-Length on 1xx/204, nor on 304 (where
-		// it would describe the unsent representation).
-	case r.clen >= 0:
-		w = h1.AppendContentLength(w, r.clen)
-	case !streaming && (r.trl.len() == 0 || x.req.Minor == 0):
-		if !r.head || len(r.body) > 0 {
-			w = h1.AppendContentLength(w, int64(len(r.body)))
-		}
-	case r.head:
-		// A streamed HEAD response: no body, so no framing to announce.
-	case x.req.Minor == 1:
+	switch mode, n := h1.BodyFraming(h1.Outgoing{
+		Status: status, Head: r.head, ContentLength: r.clen,
+		Complete: !streaming, Size: int64(len(r.body)), Trailers: r.trl.len() > 0,
+		HTTP10: x.req.Minor == 0,
+	}); mode {
+	case h1.BodyLength:
+		w = h1.AppendContentLength(w, n)
+	case h1.BodyChunked:
 		w = append(w, "Transfer-Encoding: chunked\r\n"...)
 		r.chunked = true
-	default:
+	case h1.BodyUntilClose:
 		// HTTP/1.0 cannot chunk: the body ends when the connection does.
 		r.close = true
 	}

@@ -91,8 +91,6 @@ type liveServer struct {
 	*riptide.Server
 	addr string
 	log  *panicLog
-	done chan error
-	once sync.Once
 }
 
 // startLive serves srv on a fresh 127.0.0.1 listener. The server is closed
@@ -108,23 +106,16 @@ func startLive(t testing.TB, srv *riptide.Server) *liveServer {
 // (tls.NewListener, for instance).
 func startLiveWrapped(t testing.TB, srv *riptide.Server, wrap func(net.Listener) net.Listener) *liveServer {
 	t.Helper()
-	ls := &liveServer{Server: srv, log: &panicLog{}, done: make(chan error, 1)}
+	ls := &liveServer{Server: srv, log: &panicLog{}}
 	srv.Logger = slog.New(ls.log)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls.addr = ln.Addr().String()
-	if wrap != nil {
-		ln = wrap(ln)
-	}
-	go func() { ls.done <- srv.Serve(ln) }()
+	// Registered before ServeTest's cleanup, so it runs after the server
+	// stopped: the log is complete.
 	t.Cleanup(func() {
-		ls.close(t)
 		if n, recs := ls.log.count(); n > 0 {
 			t.Errorf("server logged %d error(s), first: %q", n, recs)
 		}
 	})
+	ls.addr = riptide.ServeTest(t, srv, riptide.TestServeOptions{Wrap: wrap}).Addr
 	return ls
 }
 
@@ -151,22 +142,6 @@ func serving(t testing.TB, ls *liveServer) {
 			t.Fatalf("the probe connection was not closed by the server: %+v", st)
 		}
 	}
-}
-
-// close closes the server (once) and checks that Serve returned
-// ErrServerClosed.
-func (ls *liveServer) close(t testing.TB) {
-	ls.once.Do(func() {
-		ls.Server.Close()
-		select {
-		case err := <-ls.done:
-			if err != riptide.ErrServerClosed {
-				t.Errorf("Serve returned %v, want ErrServerClosed", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("Serve did not return 30s after Close")
-		}
-	})
 }
 
 // usage is a snapshot of the process's resources.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/clock"
 )
 
 // Handler responds to one HTTP request.
@@ -324,8 +325,8 @@ func (s *Server) serve(ln net.Listener) error {
 		return ErrServerClosed
 	}
 	defer s.trackListener(&ln, false)
-	clockAcquire()
-	defer clockRelease()
+	clock.Acquire()
+	defer clock.Release()
 	if ok, err := s.serveEventLoop(ln); ok {
 		return err
 	}
@@ -592,7 +593,7 @@ func (s *Server) closeIdle() bool {
 		// A connection that has sent nothing for 5s after the accept is
 		// treated as idle too (as net/http does); a younger one may have
 		// its first request in flight.
-		if st == StateIdle || st == StateNew && clockSec.Load()-c.born > 5 {
+		if st == StateIdle || st == StateNew && clock.Sec()-c.born > 5 {
 			c.nc.SetReadDeadline(aLongTimeAgo)
 		}
 	}

@@ -2,6 +2,7 @@ package riptide
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -15,8 +16,8 @@ import (
 )
 
 // startServer serves h on a fresh 127.0.0.1 listener until the test ends and
-// returns the address. cfg, if not nil, is used as the server (its Handler
-// is set to h).
+// returns the address (serveTest). srv, if not nil, is used as the server
+// (its Handler is set to h, unless h is nil).
 func startServer(t testing.TB, srv *Server, h HandlerFunc) (*Server, string) {
 	t.Helper()
 	if srv == nil {
@@ -28,19 +29,7 @@ func startServer(t testing.TB, srv *Server, h HandlerFunc) (*Server, string) {
 	if srv.Logger == nil {
 		srv.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		srv.Close()
-		if err := <-done; err != ErrServerClosed {
-			t.Errorf("Serve returned %v, want ErrServerClosed", err)
-		}
-	})
-	return srv, ln.Addr().String()
+	return srv, serveTest(t, srv, testServeOptions{}).Addr
 }
 
 // rawConn is a test client speaking raw bytes on one connection.
@@ -168,9 +157,7 @@ func (c *countingConn) Write(p []byte) (int, error) {
 // the batch leaves in one write.
 func TestPipelinedBatchIsOneWrite(t *testing.T) {
 	ln := newPipeListener()
-	srv := &Server{Handler: HandlerFunc(func(c *Ctx) { c.Write(c.Path()) })}
-	go srv.Serve(ln)
-	defer srv.Close()
+	serveTest(t, &Server{Handler: HandlerFunc(func(c *Ctx) { c.Write(c.Path()) })}, testServeOptions{Listener: ln})
 	var writes atomic.Int64
 	nc := ln.dial(&writes)
 	defer nc.Close()
@@ -235,4 +222,110 @@ func TestErrServerClosedIsHTTPs(t *testing.T) {
 	if err := <-done; err != http.ErrServerClosed {
 		t.Errorf("Serve returned %v, want http.ErrServerClosed", err)
 	}
+}
+
+// The zero Server is usable: defaults are applied, no limit is zero by
+// accident.
+func TestZeroServerDefaults(t *testing.T) {
+	var s Server
+	s.init()
+	c := s.cfg
+	if c.readHeader != DefaultReadHeaderTimeout || c.idle != DefaultIdleTimeout ||
+		c.readBuf != DefaultReadBufferSize || c.writeBuf != DefaultWriteBufferSize || !c.keepAlive ||
+		c.limits.MaxHeadBytes == 0 || c.limits.MaxHeaders == 0 {
+		t.Fatalf("zero Server config %+v", c)
+	}
+	neg := Server{ReadHeaderTimeout: -1, IdleTimeout: -1}
+	neg.init()
+	if neg.cfg.readHeader != 0 || neg.cfg.idle != 0 {
+		t.Fatal("negative timeouts must mean no limit")
+	}
+}
+
+// MaxConns: a connection beyond the limit is answered 503 and closed.
+func TestMaxConns(t *testing.T) {
+	_, addr := startServer(t, &Server{MaxConns: 1}, hello)
+	first := dial(t, addr)
+	first.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	first.resp("GET") // the first connection is now surely counted
+	second := dial(t, addr)
+	res, _ := second.resp("GET")
+	if res.StatusCode != 503 || !res.Close {
+		t.Fatalf("got %d close=%v, want 503 and close", res.StatusCode, res.Close)
+	}
+	first.nc.Close()
+	// Once the first is gone, new connections are served again.
+	for i := 0; ; i++ {
+		rc := dial(t, addr)
+		rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if res, _ := rc.resp("GET"); res.StatusCode == 200 {
+			break
+		}
+		if i == 100 {
+			t.Fatal("still refused after the first connection closed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ConnState reports new, active, idle, active, closed for a two-request
+// connection, and hijacked for a hijacked one.
+func TestConnState(t *testing.T) {
+	var mu sync.Mutex
+	states := map[net.Conn][]ConnState{}
+	closed := make(chan struct{}, 10)
+	srv := &Server{ConnState: func(nc net.Conn, st ConnState) {
+		mu.Lock()
+		states[nc] = append(states[nc], st)
+		mu.Unlock()
+		if st == StateClosed || st == StateHijacked {
+			closed <- struct{}{}
+		}
+	}}
+	_, addr := startServer(t, srv, func(c *Ctx) {
+		if string(c.Path()) == "/hijack" {
+			nc, _, _ := c.Hijack()
+			nc.Close()
+			return
+		}
+		hello(c)
+	})
+	rc := dial(t, addr)
+	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	rc.resp("GET")
+	rc.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	rc.resp("GET")
+	<-closed
+	rc = dial(t, addr)
+	rc.send("GET /hijack HTTP/1.1\r\nHost: x\r\n\r\n")
+	<-closed
+	mu.Lock()
+	defer mu.Unlock()
+	var got []string
+	for _, s := range states {
+		got = append(got, fmt.Sprint(s))
+	}
+	want1 := fmt.Sprint([]ConnState{StateNew, StateActive, StateIdle, StateActive, StateClosed})
+	want2 := fmt.Sprint([]ConnState{StateNew, StateActive, StateHijacked})
+	if len(got) != 2 || !(got[0] == want1 && got[1] == want2 || got[1] == want1 && got[0] == want2) {
+		t.Fatalf("states %v, want %s and %s", got, want1, want2)
+	}
+}
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

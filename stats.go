@@ -2,8 +2,12 @@ package riptide
 
 // Server statistics. The engine keeps them as it goes, at a cost of a few
 // uncontended atomic adds per request: per-request counters live in
-// cache-line-padded shards, one chosen per connection, so that connections
-// on different cores do not write the same line; the rest are rare events.
+// cache-line-padded shards, the one of the current P (procShard) chosen
+// each time a worker takes a connection, so that goroutines on different
+// cores write different lines and each line stays in one core's cache (a
+// round-robin choice per connection was an atomic add on one shared line
+// per dispatch, and left connections served on one core writing lines that
+// other cores wrote too); the rest are rare events.
 // Connection gauges are not kept at all: Stats counts the tracked
 // connections by state when it is called. The hooks the engine calls are
 // the stat* methods of conn below.
@@ -13,6 +17,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/internal/netx"
+	"github.com/riptide-http/riptide/internal/workq"
 )
 
 // DurationBuckets are the upper bounds of the request-duration histogram
@@ -29,7 +34,7 @@ var DurationBuckets = [...]time.Duration{
 // Counters (uint64) only grow; gauges (int64) are current values.
 //
 // Requests are counted when their response is complete (or abandoned: a
-// panic, a reset stream), the same way over HTTP/1.1 and HTTP/2 and
+// panic, a reset stream), the same way over HTTP/1.1, HTTP/2 and HTTP/3 and
 // through both doors (native and compat).
 type Stats struct {
 	// Connections.
@@ -46,15 +51,17 @@ type Stats struct {
 	ConnsNew, ConnsActive, ConnsIdle int64
 
 	// Requests and responses.
-	Requests  uint64    // requests answered (HTTP/1.1 and HTTP/2, both doors)
+	Requests  uint64    // requests answered (HTTP/1.1, HTTP/2 and HTTP/3, both doors)
 	Responses [5]uint64 // by status class: [0] 1xx ... [4] 5xx
 	// BytesIn and BytesOut count the bytes read from and written to
 	// connections, above TLS (plaintext: TLS records and handshakes are
 	// not counted, nor are PROXY protocol headers): for HTTP/1.1 the
 	// request and response text; for HTTP/2 every frame with its header
 	// (HEADERS, DATA, SETTINGS, PING, WINDOW_UPDATE, GOAWAY, ...) and the
-	// client preface. HTTP/1.1 connections add theirs at each response
-	// and at close, HTTP/2 connections at each read and write.
+	// client preface; for HTTP/3 every frame on every stream (request,
+	// control and QPACK streams; not QUIC's own framing). HTTP/1.1
+	// connections add theirs at each response and at close, HTTP/2 and
+	// HTTP/3 connections at each read and write.
 	BytesIn  uint64
 	BytesOut uint64
 	Panics   uint64 // handler panics (other than ErrAbortHandler)
@@ -140,16 +147,40 @@ func monoNow() int64 { return int64(time.Since(monoStart)) }
 
 // serverStats is a Server's statistics state.
 type serverStats struct {
-	shards                              [statShards]statShard
-	next                                atomic.Uint32 // round-robin shard choice
-	conns                               [5]atomic.Uint64
-	parse                               [6]atomic.Uint64 // ParseErrors, in field order
-	timeout                             [4]atomic.Uint64 // Timeouts, in field order
-	acceptErrs                          [3]atomic.Uint64 // AcceptErrors, in field order
-	panics, hijacks                     atomic.Uint64
-	h2Streams, h2Resets, h2ClientResets atomic.Uint64
-	h3Streams                           atomic.Uint64
+	shards                   [statShards]statShard
+	conns                    [5]atomic.Uint64
+	parse                    [6]atomic.Uint64 // ParseErrors, in field order
+	timeout                  [4]atomic.Uint64 // Timeouts, in field order
+	acceptErrs               [3]atomic.Uint64 // AcceptErrors, in field order
+	panics, hijacks          atomic.Uint64
+	h2Resets, h2ClientResets atomic.Uint64
+	// h2Streams is counted per stream, from every core: striped.
+	h2Streams, h3Streams stripedCounter
 }
+
+// stripedCounter is a counter that goroutines on many cores add to without
+// sharing a cache line: each Add goes to the current P's stripe
+// (procShard), Load sums them.
+type stripedCounter [statShards]struct {
+	n atomic.Uint64
+	_ [56]byte
+}
+
+// Add adds d to the current P's stripe.
+func (c *stripedCounter) Add(d uint64) { c[procShard()].n.Add(d) }
+
+// Load returns the sum of the stripes.
+func (c *stripedCounter) Load() uint64 {
+	var n uint64
+	for i := range c {
+		n += c[i].n.Load()
+	}
+	return n
+}
+
+// procShard returns the shard index of the P the caller runs on
+// (workq.ProcIndex).
+func procShard() uint32 { return uint32(workq.ProcIndex()) % statShards }
 
 // Connection event counters (serverStats.conns).
 const (
@@ -170,9 +201,10 @@ const (
 // count adds one to a connection event counter.
 func (s *Server) count(event int) { s.stats.conns[event].Add(1) }
 
-// pickShard returns the shard for a new connection.
+// pickShard returns the current P's shard, for a connection a worker
+// takes (or an HTTP/2 stream).
 func (s *Server) pickShard() *statShard {
-	return &s.stats.shards[s.stats.next.Add(1)%statShards]
+	return &s.stats.shards[procShard()]
 }
 
 // Stats fills st with the server's statistics. It does not allocate, so it

@@ -8,12 +8,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/riptide-http/riptide/internal/israce"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -399,5 +401,38 @@ func BenchmarkStatsRequest(b *testing.B) {
 func TestStatShardSize(t *testing.T) {
 	if n := unsafe.Sizeof(statShard{}); n%64 != 0 {
 		t.Errorf("statShard is %d bytes, not a whole number of cache lines", n)
+	}
+}
+
+// TestStripedCounter: every Add is in the sum, and no two stripes share a
+// cache line.
+func TestStripedCounter(t *testing.T) {
+	var c stripedCounter
+	if n := unsafe.Sizeof(c[0]); n != 64 {
+		t.Errorf("a stripe is %d bytes, want one cache line", n)
+	}
+	for i := range 1000 {
+		c.Add(uint64(i))
+	}
+	if n := c.Load(); n != 999*1000/2 {
+		t.Errorf("Load = %d, want %d", n, 999*1000/2)
+	}
+}
+
+// TestProcShard: on one P the shard index stays the same from call to
+// call (the P's own), and getting it allocates nothing.
+func TestProcShard(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	first := procShard()
+	if first >= statShards {
+		t.Fatalf("procShard = %d, not below %d", first, statShards)
+	}
+	if a := testing.AllocsPerRun(1000, func() {
+		if i := procShard(); i != first && !israce.Enabled {
+			// The race detector drops sync.Pool items at random.
+			t.Fatalf("procShard = %d, then %d on the same P", first, i)
+		}
+	}); a != 0 {
+		t.Errorf("procShard: %v allocations", a)
 	}
 }

@@ -45,10 +45,6 @@ func TestTLSKeepAliveIdle(t *testing.T) {
 	}))
 	for name, h := range map[string]riptide.Handler{"native": native, "compat": compat} {
 		t.Run(name, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
 			var conns atomic.Int64
 			srv := &riptide.Server{Handler: h, TLSConfig: h2TestServerTLS(t), Logger: slog.New(slog.DiscardHandler),
 				ConnState: func(_ net.Conn, st riptide.ConnState) {
@@ -56,10 +52,8 @@ func TestTLSKeepAliveIdle(t *testing.T) {
 						conns.Add(1)
 					}
 				}}
-			done := make(chan struct{})
-			go func() { defer close(done); _ = srv.ServeTLS(ln, "", "") }()
-			t.Cleanup(func() { _ = srv.Close(); <-done })
-			nc, err := tls.Dial("tcp", ln.Addr().String(), h2TestClientTLS(t, "http/1.1"))
+			addr := riptide.ServeTest(t, srv, riptide.TestServeOptions{TLS: true}).Addr
+			nc, err := tls.Dial("tcp", addr, h2TestClientTLS(t, "http/1.1"))
 			if err != nil {
 				t.Fatal(err)
 			}

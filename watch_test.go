@@ -2,6 +2,8 @@ package riptide
 
 import (
 	"context"
+	"errors"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -53,5 +55,51 @@ func TestCtxDoneFromOtherGoroutines(t *testing.T) {
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	if _, body := rc.resp("GET"); body != "ok" {
 		t.Fatalf("second body %q", body)
+	}
+}
+
+// Done is closed when the client goes away while the handler runs, and
+// stays closed for a retained channel after the handler returns.
+func TestDoneOnClientDisconnect(t *testing.T) {
+	seen := make(chan error, 1)
+	entered := make(chan struct{})
+	_, addr := startServer(t, nil, func(c *Ctx) {
+		io.ReadAll(c.Body())
+		close(entered)
+		select {
+		case <-c.Done():
+			seen <- c.Err()
+		case <-time.After(20 * time.Second):
+			seen <- errors.New("no disconnect seen")
+		}
+	})
+	rc := dial(t, addr)
+	rc.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi")
+	<-entered
+	rc.nc.Close()
+	if err := <-seen; err == nil || err.Error() != "context canceled" {
+		t.Fatalf("handler saw %v", err)
+	}
+}
+
+// A handler that never calls Done pays nothing, and one that does but
+// returns normally leaves the connection usable (the watch is stopped and
+// any pipelined bytes it read are kept).
+func TestDoneWatchStopsCleanly(t *testing.T) {
+	_, addr := startServer(t, nil, func(c *Ctx) {
+		d := c.Done()
+		select {
+		case <-d:
+			t.Error("Done closed while the client is there")
+		default:
+		}
+		hello(c)
+	})
+	rc := dial(t, addr)
+	for i := 0; i < 3; i++ {
+		rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if res, body := rc.resp("GET"); res.StatusCode != 200 || body != "Hello, World!" {
+			t.Fatalf("%d %q", res.StatusCode, body)
+		}
 	}
 }

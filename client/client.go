@@ -550,11 +550,11 @@ func (c *conn) appendHead(w []byte, req *Request) []byte {
 	if cl.Gzip && !req.hasAE && !isHeadMethod(req.Method()) {
 		w = append(w, "Accept-Encoding: gzip\r\n"...)
 	}
-	switch {
-	case req.bodyStream != nil && req.bodySize < 0:
+	switch mode, n := h1.BodyFraming(req.outgoing()); mode {
+	case h1.BodyChunked:
 		w = append(w, "Transfer-Encoding: chunked\r\n"...)
-	case req.bodyStream != nil || len(req.body) > 0 || methodWantsLength(req.Method()):
-		w = h1.AppendContentLength(w, req.bodySize)
+	case h1.BodyLength:
+		w = h1.AppendContentLength(w, n)
 	}
 	if req.trailer != nil {
 		w = appendTrailerField(w, req.trailer)
@@ -568,14 +568,18 @@ func (c *conn) appendHead(w []byte, req *Request) []byte {
 	return append(w, '\r', '\n')
 }
 
-// methodWantsLength reports methods that are sent with "Content-Length: 0"
-// when they have no body, as servers may otherwise answer 411.
-func methodWantsLength(m []byte) bool {
-	switch string(m) {
-	case "POST", "PUT", "PATCH":
-		return true
+// outgoing describes r's body for h1.BodyFraming: bytes are complete, a
+// stream of known size declares it, one of unknown size (-1) is chunked.
+// Trailers go only with the latter (Request.trailer), so they change
+// nothing here.
+func (r *Request) outgoing() h1.Outgoing {
+	m := h1.Outgoing{Method: r.Method(), ContentLength: -1}
+	if r.bodyStream != nil {
+		m.ContentLength = r.bodySize
+	} else {
+		m.Complete, m.Size = true, int64(len(r.body))
 	}
-	return false
+	return m
 }
 
 // appendTrailerField appends the Trailer field announcing trailer's names,

@@ -367,7 +367,7 @@ func (c *conn) await100(h *h1.Response, timeout time.Duration, restore time.Time
 // trailer's fields. A field that would not be a valid header field fails
 // the request rather than being sent.
 func appendLastChunk(dst []byte, trailer http.Header) ([]byte, error) {
-	dst = append(dst, '0', '\r', '\n')
+	var lines []byte
 	for name, vs := range trailer {
 		if !h1.ValidHeaderName(name) {
 			return nil, ErrBadHeader
@@ -376,8 +376,8 @@ func appendLastChunk(dst []byte, trailer http.Header) ([]byte, error) {
 			if !h1.ValidHeaderValue(v) {
 				return nil, ErrBadHeader
 			}
-			dst = h1.AppendHeader(dst, name, v)
+			lines = h1.AppendHeader(lines, name, v)
 		}
 	}
-	return append(dst, '\r', '\n'), nil
+	return h1.AppendLastChunkLines(dst, lines), nil
 }

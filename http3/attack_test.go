@@ -5,12 +5,15 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/quic-go/quic-go"
+	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h3"
+	"github.com/riptide-http/riptide/internal/h3hook"
 	"github.com/riptide-http/riptide/internal/h3srv"
 	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
 )
@@ -35,6 +38,39 @@ func TestRapidResetQUIC(t *testing.T) {
 		<-gate
 		inflight.Dec()
 	}))
+	rapidReset(t, addr, limit, n, &inflight, started, gate)
+	t.Logf("%d streams reset, %d handlers ran, at most %d at once", n, ran.Load(), inflight.Peak())
+}
+
+// TestRapidResetServe is TestRapidResetQUIC through Serve, with a native
+// Ctx handler that reads the body and waits on Done: the Server's
+// handlers in flight stay within Options.MaxStreams.
+func TestRapidResetServe(t *testing.T) {
+	const limit, n = 10, 300
+	var inflight quicxtest.Gauge
+	var ran atomic.Int32
+	gate := make(chan struct{})
+	started := make(chan struct{}, n)
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+		inflight.Inc()
+		ran.Add(1)
+		started <- struct{}{}
+		io.Copy(io.Discard, x.Body())
+		<-x.Done()
+		<-gate
+		inflight.Dec()
+	})}
+	addr, _ := startServe(t, srv, &Options{MaxStreams: limit})
+	rapidReset(t, addr, limit, n, &inflight, started, gate)
+	t.Logf("%d streams reset, %d handlers ran, at most %d at once", n, ran.Load(), inflight.Peak())
+}
+
+// rapidReset opens n streams to addr one after another, each reset as soon
+// as its handler started, and checks that at most limit handlers (counted
+// by inflight, held until gate closes) ran at once and that no stream
+// could be opened while limit of them ran.
+func rapidReset(t *testing.T, addr string, limit, n int, inflight *quicxtest.Gauge, started <-chan struct{}, gate chan struct{}) {
+	t.Helper()
 	qc, err := quic.DialAddr(t.Context(), addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}, &quic.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +100,7 @@ func TestRapidResetQUIC(t *testing.T) {
 		sent <- nil
 	}()
 	// Wait for the limit to fill with handlers.
-	for i := 0; inflight.Load() < limit; i++ {
+	for i := 0; int(inflight.Load()) < limit; i++ {
 		select {
 		case err := <-sent:
 			t.Fatalf("client done (%v) with %d handlers in flight", err, inflight.Load())
@@ -86,8 +122,127 @@ func TestRapidResetQUIC(t *testing.T) {
 	if err := <-sent; err != nil {
 		t.Fatal(err)
 	}
-	if got := inflight.Peak(); got > limit {
+	if got := int(inflight.Peak()); got > limit {
 		t.Errorf("%d handlers in flight at once, limit %d", got, limit)
 	}
-	t.Logf("%d streams reset, %d handlers ran, at most %d at once", n, ran.Load(), inflight.Peak())
+}
+
+// TestUnfinishedHeadersServe: through Serve, 100 streams each sending the
+// first 256 KiB of a 1 MiB HEADERS frame and then nothing hold at most
+// the header budget in the engine plus the connection's receive window in
+// quic-go, not 1 MiB (or 256 KiB) per stream: live heap, client and
+// server together, grows by at most budget + window + 2 MiB.
+func TestUnfinishedHeadersServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 streams of 256 KiB")
+	}
+	const streams, maxHeader, budget = 100, 1 << 20, 2 << 20
+	srv := &riptide.Server{MaxHeaderBytes: maxHeader, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+		t.Error("handler ran for an unfinished HEADERS")
+	})}
+	addr, _ := startServe(t, srv, &Options{HeaderBudget: budget, MaxStreams: streams})
+	msg := append(h3.AppendFrameHeader(nil, h3.FrameHeaders, maxHeader-100), make([]byte, 256<<10)...)
+	qc, err := quic.DialAddr(t.Context(), addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}, &quic.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := quicxtest.LiveHeap()
+	var wg sync.WaitGroup
+	for range streams {
+		s, err := qc.OpenStreamSync(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			s.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			s.Write(msg) // blocks on flow control: the server reads no more
+		})
+	}
+	time.Sleep(500 * time.Millisecond) // what the server takes in, it takes in this long
+	grown := int64(quicxtest.LiveHeap()) - int64(base)
+	_, connWindow := h3hook.Bind(srv).ReceiveWindows()
+	t.Logf("%d streams stalled in HEADERS: live heap +%d KiB", streams, grown>>10)
+	if limit := budget + connWindow + 2<<20; grown > limit {
+		t.Errorf("live heap grew %d KiB, want at most %d KiB (budget + connection window + 2 MiB)", grown>>10, limit>>10)
+	}
+	qc.CloseWithError(0, "")
+	wg.Wait()
+}
+
+// statusOf returns the :status of the response HEADERS at the start of b.
+func statusOf(t *testing.T, b []byte) string {
+	t.Helper()
+	h, n, err := h3.ParseFrameHeader(b)
+	if err != nil || h.Type != h3.FrameHeaders || uint64(len(b)-n) < h.Length {
+		t.Fatalf("response %q: no HEADERS frame (%v)", b, err)
+	}
+	fs, _, err := h3.DecodeFieldSection(nil, make([]byte, 0, 4096), b[n:n+int(h.Length)], 4096)
+	if err != nil || len(fs) == 0 || string(fs[0].Name) != ":status" {
+		t.Fatalf("response head %q: %v", b[n:n+int(h.Length)], err)
+	}
+	return string(fs[0].Value)
+}
+
+// TestZeroRTTServe: a POST sent as 0-RTT data, before the handshake
+// completes, is answered 425 Too Early without running the handler when
+// Options.Allow0RTT is on; a GET sent the same way runs. (With 0-RTT off,
+// the default, quic-go refuses the early data and nothing runs early.)
+func TestZeroRTTServe(t *testing.T) {
+	var posts, gets atomic.Int32
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+		if string(x.Method()) == "POST" {
+			posts.Add(1)
+		} else {
+			gets.Add(1)
+		}
+		x.WriteString("ran")
+	})}
+	addr, _ := startServe(t, srv, &Options{Allow0RTT: true})
+	tc := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}, ClientSessionCache: tls.NewLRUClientSessionCache(4)}
+	// A first connection gets the session ticket 0-RTT resumes from.
+	first, err := quic.DialAddr(t.Context(), addr, tc, &quic.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := first.OpenStreamSync(t.Context())
+	s.Write(dialRawRequest())
+	s.Close()
+	io.ReadAll(s)
+	time.Sleep(300 * time.Millisecond) // the ticket comes with the handshake's end, before the response: margin
+	first.CloseWithError(0, "")
+	gets.Store(0)
+
+	early := func(method string) string {
+		t.Helper()
+		qc, err := quic.DialAddrEarly(t.Context(), addr, tc, &quic.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer qc.CloseWithError(0, "")
+		sec := h3.AppendFieldSectionPrefix(nil)
+		for _, f := range [][2]string{{":method", method}, {":scheme", "https"}, {":authority", "localhost"}, {":path", "/"}} {
+			sec = h3.AppendField(sec, f[0], f[1], false)
+		}
+		req := append(h3.AppendFrameHeader(nil, h3.FrameHeaders, uint64(len(sec))), sec...)
+		s, err := qc.OpenStream() // before the handshake completes: 0-RTT
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Write(req)
+		s.Close()
+		resp, err := io.ReadAll(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !qc.ConnectionState().Used0RTT {
+			t.Fatalf("%s: the connection did not use 0-RTT", method)
+		}
+		return statusOf(t, resp)
+	}
+	if got := early("POST"); got != "425" || posts.Load() != 0 {
+		t.Errorf("0-RTT POST: status %s, handler ran %d times; want 425 and none", got, posts.Load())
+	}
+	if got := early("GET"); got != "200" || gets.Load() != 1 {
+		t.Errorf("0-RTT GET: status %s, handler ran %d times; want 200 and once", got, gets.Load())
+	}
 }

@@ -1,10 +1,9 @@
 package http3
 
-// The hand-over of quic-go connections to the core's HTTP/3 engine
-// (internal/h3srv): the QUIC configuration derived from the engine's, and
-// the accept loop. Serve and ListenAndServe (issue 25) are to be built on
-// these, with the native Ctx and the compat door above the engine's
-// Handler once the redesign's exchange lands.
+// The QUIC configuration derived from the engine's (used by Serve,
+// server.go), and a bare accept loop that hands quic-go connections to the
+// core's HTTP/3 engine (internal/h3srv) with any stream Handler, for the
+// engine's own tests.
 
 import (
 	"context"

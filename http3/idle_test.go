@@ -10,6 +10,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 	qhttp3 "github.com/quic-go/quic-go/http3"
+	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
 )
 
@@ -45,7 +46,8 @@ func idleCost(t *testing.T, addr string, n int) (goroutines, heap float64) {
 }
 
 // TestIdleConnCost reports what an idle HTTP/3 connection costs, client
-// and server together, on the engine and on quic-go's http3.Server with
+// and server together, on the engine, through Serve and on quic-go's
+// http3.Server with
 // the same client; the difference is the servers'. It asserts that the
 // goroutines of both sides end when the connections close (idleCost); the
 // engine's own goroutines per idle connection are bounded in
@@ -63,7 +65,19 @@ func TestIdleConnCost(t *testing.T) {
 	qs := &qhttp3.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(hello) })}
 	go qs.ServeListener(qln)
 	defer qs.Close()
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.Write(hello) })}
+	saddr, _ := startServe(t, srv, nil)
+	// One request first: Serve's own goroutines (quic-go's listener, the
+	// server's clock) have started once it is answered, and are not a
+	// connection's.
+	if resp, err := h3Client(t).Get("https://" + saddr + "/"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
 	eg, eh := idleCost(t, addr, n)
+	sg, sh := idleCost(t, saddr, n)
 	qg, qh := idleCost(t, qln.Addr().String(), n)
-	t.Logf("per idle connection, client and server: engine %.1f goroutines %.1f KiB, quic-go http3.Server %.1f goroutines %.1f KiB", eg, eh/1024, qg, qh/1024)
+	t.Logf("per idle connection, client and server: engine %.1f goroutines %.1f KiB, Serve (native Ctx) %.1f goroutines %.1f KiB, quic-go http3.Server %.1f goroutines %.1f KiB",
+		eg, eh/1024, sg, sh/1024, qg, qh/1024)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -189,6 +190,10 @@ func TestServe(t *testing.T) {
 				t.Errorf("stats: H3Streams %d Requests %d Accepted %d ConnsActive %d; want %d, %d, 1, 1",
 					st.H3Streams, st.Requests, st.Accepted, st.ConnsActive, requests, requests)
 			}
+			// The 200 KB echo went both ways, in DATA frames.
+			if st.BytesIn < uint64(len(big)) || st.BytesOut < uint64(len(big)) || st.BytesIn > 2*uint64(len(big)) {
+				t.Errorf("stats: BytesIn %d BytesOut %d, want each at least %d (and in under twice that)", st.BytesIn, st.BytesOut, len(big))
+			}
 		})
 	}
 }
@@ -326,4 +331,249 @@ func TestServeLimits(t *testing.T) {
 			t.Errorf("Accepted %d Requests %d, want 3 connections for 5 requests", st.Accepted, st.Requests)
 		}
 	})
+}
+
+// TestServeDisconnect: a client that abandons its request (the stream is
+// reset) ends the handler's Done (native) or the request's Context
+// (compat), while the handler waits for the body.
+func TestServeDisconnect(t *testing.T) {
+	for _, door := range []string{"native", "compat"} {
+		t.Run(door, func(t *testing.T) {
+			started := make(chan struct{}, 1)
+			gone := make(chan struct{}, 1)
+			srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+				started <- struct{}{}
+				<-x.Done()
+				gone <- struct{}{}
+			})}
+			if door == "compat" {
+				srv.Handler = riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					started <- struct{}{}
+					<-r.Context().Done()
+					gone <- struct{}{}
+				}))
+			}
+			addr, _ := startServe(t, srv, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			req, _ := http.NewRequestWithContext(ctx, "POST", "https://"+addr+"/", pr)
+			go func() {
+				if resp, err := h3Client(t).Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			pw.Write([]byte("part of a body"))
+			<-started
+			cancel()
+			select {
+			case <-gone:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the handler was not told the client left")
+			}
+		})
+	}
+}
+
+// TestServeBodyClose: a compat handler that closes the request body while
+// another goroutine waits in Read (grpc-go does) unblocks that Read, and
+// its response still goes out whole.
+func TestServeBodyClose(t *testing.T) {
+	srv := &riptide.Server{Handler: riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		readErr := make(chan error, 1)
+		go func() {
+			_, err := io.Copy(io.Discard, r.Body)
+			readErr <- err
+		}()
+		time.Sleep(50 * time.Millisecond) // let the reader block
+		r.Body.Close()
+		select {
+		case err := <-readErr:
+			io.WriteString(w, "read ended: "+errString(err))
+		case <-time.After(10 * time.Second):
+			io.WriteString(w, "read still blocked")
+		}
+	}))}
+	addr, _ := startServe(t, srv, nil)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	req, _ := http.NewRequest("POST", "https://"+addr+"/", pr)
+	go pw.Write([]byte("the start of a body that never ends"))
+	resp, err := h3Client(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || !strings.HasPrefix(string(body), "read ended") {
+		t.Fatalf("status %d body %q err %v, want the read ended and a whole response", resp.StatusCode, body, err)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
+// TestServePanic: a handler that panics after its head went out has its
+// stream reset, so the client does not take the response as complete; a
+// panic before it is answered 500. Hijack is refused on a stream.
+func TestServePanic(t *testing.T) {
+	var hijackErr atomic.Value
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+		switch string(x.Path()) {
+		case "/late":
+			x.SetContentLength(100)
+			x.WriteString("part")
+			x.Flush()
+			panic("late")
+		case "/early":
+			panic("early")
+		case "/hijack":
+			_, _, err := x.Hijack()
+			hijackErr.Store(errString(err))
+		}
+	})}
+	srv.Logger = discardLogger()
+	addr, _ := startServe(t, srv, nil)
+	cl := h3Client(t)
+	resp, err := cl.Get("https://" + addr + "/late")
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if err == nil {
+		t.Error("a response cut by a panic read as complete")
+	}
+	resp, err = cl.Get("https://" + addr + "/early")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 500 {
+		t.Errorf("panic before the head: status %d, want 500", resp.StatusCode)
+	}
+	resp, err = cl.Get("https://" + addr + "/hijack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got, _ := hijackErr.Load().(string); !strings.Contains(got, "HTTP/3") {
+		t.Errorf("Hijack on an HTTP/3 stream: %q, want an error naming HTTP/3", got)
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestServeDrain: Drain sends the open HTTP/3 connections GOAWAY and they
+// close (ConnState closed, no connection left in Stats), while Serve goes
+// on serving new connections.
+func TestServeDrain(t *testing.T) {
+	closed := make(chan struct{}, 4)
+	srv := &riptide.Server{
+		Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") }),
+		ConnState: func(_ net.Conn, st riptide.ConnState) {
+			if st == riptide.StateClosed {
+				closed <- struct{}{}
+			}
+		},
+	}
+	addr, _ := startServe(t, srv, nil)
+	get := func() {
+		t.Helper()
+		resp, err := h3Client(t).Get("https://" + addr + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	get()
+	srv.Drain()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection was not closed after Drain")
+	}
+	var st riptide.Stats
+	srv.Stats(&st)
+	if st.ConnsActive != 0 {
+		t.Fatalf("%d connections open after Drain closed the only one", st.ConnsActive)
+	}
+	get() // a new connection is still served while draining
+	srv.Stats(&st)
+	if st.Accepted != 2 || st.Requests != 2 {
+		t.Errorf("Accepted %d Requests %d, want 2 and 2", st.Accepted, st.Requests)
+	}
+}
+
+// retryCounter is a PacketConn that counts the Retry packets the server
+// sends (long header, type Retry: the first byte's top four bits set).
+type retryCounter struct {
+	net.PacketConn
+	retries atomic.Int32
+}
+
+func (c *retryCounter) WriteTo(p []byte, addr net.Addr) (int, error) {
+	if len(p) > 0 && p[0]&0xf0 == 0xf0 {
+		c.retries.Add(1)
+	}
+	return c.PacketConn.WriteTo(p, addr)
+}
+
+// TestServeRetry: with RetryThreshold negative every connection proves its
+// address with a Retry first, and is then served; by default (threshold
+// 64) one connection gets no Retry.
+func TestServeRetry(t *testing.T) {
+	for _, c := range []struct {
+		threshold int
+		retry     bool
+	}{{-1, true}, {0, false}} {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc := &retryCounter{PacketConn: pc}
+		srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
+		done := make(chan error, 1)
+		go func() { done <- Serve(srv, rc, testTLS(t), &Options{RetryThreshold: c.threshold}) }()
+		resp, err := h3Client(t).Get("https://" + pc.LocalAddr().String() + "/")
+		if err != nil {
+			t.Fatalf("threshold %d: %v", c.threshold, err)
+		}
+		resp.Body.Close()
+		if got := rc.retries.Load() > 0; got != c.retry {
+			t.Errorf("threshold %d: %d Retry packets sent, want a Retry: %v", c.threshold, rc.retries.Load(), c.retry)
+		}
+		srv.Close()
+		<-done
+		pc.Close()
+	}
+}
+
+// TestServeMaxConnAge: a connection older than MaxConnAge is sent GOAWAY
+// and closes, idle or not.
+func TestServeMaxConnAge(t *testing.T) {
+	closed := make(chan struct{}, 1)
+	srv := &riptide.Server{
+		MaxConnAge: 100 * time.Millisecond,
+		Handler:    riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") }),
+		ConnState: func(_ net.Conn, st riptide.ConnState) {
+			if st == riptide.StateClosed {
+				closed <- struct{}{}
+			}
+		},
+	}
+	addr, _ := startServe(t, srv, nil)
+	resp, err := h3Client(t).Get("https://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a connection past MaxConnAge was not closed")
+	}
 }

@@ -34,8 +34,14 @@ func (lp *loop) watchListener(on bool) error {
 // The sockets are registered after the listener's descriptor is released:
 // add takes the server's lock, which Shutdown holds while it closes the
 // listener, and closing waits for every use of the descriptor to end.
+// From the first accept4 until the last socket is registered the loop
+// holds g.acceptMu shared: the listener may close meanwhile, and neither
+// Stop nor the group's end (done) may pass a socket already accepted and
+// not yet admitted (it would be counted in after Shutdown or Close had
+// looked, or parked in an ended group's closed epoll, never reached).
 func (lp *loop) accept() {
 	g := lp.g
+	g.acceptMu.RLock()
 	lp.accepted = lp.accepted[:0]
 	err := controlErr(g.lrc, func(lfd int) error {
 		for {
@@ -60,10 +66,14 @@ func (lp *loop) accept() {
 	if len(lp.accepted) > 0 && lp.lnDelay.Load() != 0 {
 		lp.lnDelay.Store(0) // accepting again: the next pause starts short
 	}
+	if h := g.cfg.Hooks; h != nil && h.Accepted != nil {
+		h.Accepted(lp.id, len(lp.accepted))
+	}
 	for i, a := range lp.accepted {
 		g.add(lp, a.fd, a.sa)
 		lp.accepted[i] = acceptedSock{}
 	}
+	g.acceptMu.RUnlock()
 	if err == nil {
 		return
 	}

@@ -29,7 +29,9 @@
 //   - An idle connection is a Conn on its loop: no goroutine, no buffer
 //     (an incomplete head is kept in a small pooled buffer). A readable
 //     edge puts it on its loop's queue (a workq.Queue), from which parked
-//     worker goroutines (a workq.Pool, each worker with its own channel)
+//     worker goroutines (a workq.Pool with a shard per loop, so that
+//     loops on different cores do not share its lock; each worker with its
+//     own channel)
 //     take it: one worker is sent per batch, and each sends the next
 //     before it serves while more wait (see pull). The worker runs the
 //     server's protocol code (Handler.Serve) over the Conn: it serves
@@ -54,6 +56,14 @@
 //     block, and a bounded pool could deadlock on handlers waiting for
 //     each other; a worker per in-flight request is what the goroutine
 //     engine pays too.
+//   - Stopping: a loop holds the group's acceptMu shared from its first
+//     accept4 until every socket it took is admitted and in its table.
+//     Stop (the server's Shutdown and Close, through Serve) closes the
+//     listener and takes acceptMu: once it returns, every connection the
+//     group will ever admit is admitted and reachable (Each). The group
+//     ends (Handler.Ended, epolls closed) only with its listener closed,
+//     acceptMu free and no connection left, so no admitted socket can
+//     park in an ended group's epoll, where nothing would close it.
 //   - On-loop mode (Config.OnLoop, riptide's EngineOnLoop): the loop is
 //     run by a worker (the loop's leader), which serves a readable
 //     connection itself instead of handing it off. A leader about to wait,

@@ -69,13 +69,19 @@ type Config struct {
 	Hooks *Hooks
 }
 
-// Hooks are the test hooks of the listener's pause and resume; each gets
-// the index of the loop.
+// Hooks are the test hooks of the listener's accepts, pause and resume and
+// of Stop; those of a loop get its index. Accepted and Stopping may be nil.
 type Hooks struct {
 	Accept   func(loop int) error // before each accept4: an error fails the call
 	Failed   func(loop int)       // after the loop handled a failed accept
 	Resuming func(loop int)       // in scan, before the listener goes back in the epoll
 	Resumed  func(loop int)       // in scan, once it is back
+	// Accepted: after a loop's accept4 calls, before the n sockets they
+	// returned are admitted.
+	Accepted func(loop, n int)
+	// Stopping: in Stop, once the listener is closed, before Stop waits
+	// for the loops' admissions.
+	Stopping func()
 }
 
 // scanInterval is how often parked connections' deadlines are checked: the
@@ -96,6 +102,14 @@ type Group struct {
 	pool   workq.Pool[*Worker]
 	nconns atomic.Int64
 
+	// acceptMu is held shared by a loop from its accept4 calls until what
+	// they returned is admitted and registered (loop.accept), and
+	// exclusively by Stop and by the group's end (done): neither may see
+	// a socket the kernel handed over and the server has not counted in.
+	acceptMu sync.RWMutex
+
+	scans atomic.Int64 // the scanner's passes (tests)
+
 	lnOnce sync.Once
 	lnDone chan struct{} // the listener is closed or failed
 	lnErr  error
@@ -111,6 +125,9 @@ func New(ln *net.TCPListener, cfg Config) (*Group, error) {
 	g := &Group{h: cfg.Handler, cfg: cfg, ln: ln, lrc: lrc, lnDone: make(chan struct{})}
 	g.lnAddr, _ = ln.Addr().(*net.TCPAddr)
 	g.pool.Spawn, g.pool.Stop = g.spawn, stopWorker
+	// A shard of parked workers per loop (the loops are made below, one
+	// per P): a loop hands off to, and its workers park in, their own.
+	g.pool.SetShards(runtime.GOMAXPROCS(0))
 	g.prestart()
 	for i := range runtime.GOMAXPROCS(0) {
 		lp, err := newLoop(g, i)
@@ -133,7 +150,7 @@ func New(ln *net.TCPListener, cfg Config) (*Group, error) {
 func (g *Group) Start() {
 	for _, lp := range g.loops {
 		if g.cfg.OnLoop {
-			w := g.pool.Get()
+			w := g.get(lp.id)
 			lp.leader.Store(w)
 			w.lead(lp)
 		} else {
@@ -141,6 +158,24 @@ func (g *Group) Start() {
 		}
 	}
 	go g.scan()
+}
+
+// Stop closes the listener, if it is still open, and waits until no loop
+// is between an accept and its admission: every socket the group will
+// ever admit (Handler.Admit) has been, and is in Each's view unless it is
+// gone already. The server calls it before it lets Shutdown or Close go
+// on, so that they reach every connection it counted in. It does not end
+// the group: that happens once the last connection is gone.
+func (g *Group) Stop() {
+	g.ln.Close()
+	if h := g.cfg.Hooks; h != nil && h.Stopping != nil {
+		h.Stopping()
+	}
+	// Closing waited for any accept4 in progress, and none can start
+	// now; a loop may still be admitting what it took. Taking the lock
+	// is the wait: nothing is done under it.
+	g.acceptMu.Lock()
+	defer g.acceptMu.Unlock()
 }
 
 // Done is closed when the listener can no longer accept; Err then says why.

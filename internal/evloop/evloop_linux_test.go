@@ -63,27 +63,35 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// startEcho runs a group serving echo on a fresh 127.0.0.1 listener and
+// dials it.
+func startEcho(t *testing.T, onLoop bool) (*net.TCPListener, *Group, *echo, net.Conn) {
+	t.Helper()
+	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clock atomic.Int64
+	e := &echo{ended: make(chan *Group, 1)}
+	g, err := New(ln, Config{Handler: e, OnLoop: onLoop, Clock: &clock,
+		Backoff: func(time.Duration) time.Duration { return time.Millisecond }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Start()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln, g, e, nc
+}
+
 // The engine serves a protocol it knows nothing about through the Handler
 // alone: accept, serve, park between messages, the connection's end, and
 // the group's end once the listener is closed.
 func TestEngineServesAnyProtocol(t *testing.T) {
 	for _, onLoop := range []bool{false, true} {
-		ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var clock atomic.Int64
-		e := &echo{ended: make(chan *Group, 1)}
-		g, err := New(ln, Config{Handler: e, OnLoop: onLoop, Clock: &clock,
-			Backoff: func(time.Duration) time.Duration { return time.Millisecond }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Start()
-		nc, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		ln, g, e, nc := startEcho(t, onLoop)
 		r := bufio.NewReader(nc)
 		for i, msg := range []string{"ping\n", "pong\n", "again\n"} {
 			if i > 0 {
@@ -108,6 +116,42 @@ func TestEngineServesAnyProtocol(t *testing.T) {
 			if got != g || e.admitted.Load() != 1 {
 				t.Errorf("onLoop %v: Ended(%p) for group %p, %d admitted", onLoop, got, g, e.admitted.Load())
 			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the group did not end after its listener and connection")
+		}
+	}
+}
+
+// Once its listener is closed the group's scanner keeps its pace while
+// connections remain. (It spun instead, a core's worth for as long as
+// they lasted, for instance through a whole graceful Shutdown: its wait
+// also returned on lnDone, closed for good by then.) The bound is not a
+// timing: a ticker never ticks faster than its period however loaded the
+// machine, so a span holds at most span/scanInterval passes, plus the
+// tick pending at its start and the wake-up on lnDone.
+func TestScannerPacedAfterListenerClose(t *testing.T) {
+	for _, onLoop := range []bool{false, true} {
+		_, g, e, nc := startEcho(t, onLoop)
+		nc.Write([]byte("ping\n"))
+		if got, err := bufio.NewReader(nc).ReadString('\n'); got != "ping\n" {
+			t.Fatalf("onLoop %v: echo %q, %v", onLoop, got, err)
+		}
+		g.Stop()
+		select {
+		case <-g.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("Done not closed after the listener closed")
+		}
+		n0, t0 := g.scans.Load(), time.Now()
+		time.Sleep(10 * scanInterval)
+		n, span := g.scans.Load()-n0, time.Since(t0)
+		if most := int64(span/scanInterval) + 2; n > most {
+			t.Errorf("onLoop %v: %d scanner passes in %v with the listener closed and a connection open, want at most %d (one per %v)",
+				onLoop, n, span, most, scanInterval)
+		}
+		nc.Close()
+		select {
+		case <-e.ended:
 		case <-time.After(10 * time.Second):
 			t.Fatal("the group did not end after its listener and connection")
 		}

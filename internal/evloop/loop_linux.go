@@ -123,7 +123,7 @@ func (lp *loop) handle(events []unix.EpollEvent, batch []*Conn) {
 	lp.mu.Unlock()
 	clear(batch[:k])
 	if send {
-		lp.g.pool.Get().ch <- &lp.pullMsg
+		lp.g.get(lp.id).ch <- &lp.pullMsg
 	}
 }
 
@@ -141,7 +141,7 @@ func (w *Worker) pull(lp *loop) {
 		}
 		lp.mu.Unlock()
 		if send {
-			lp.g.pool.Get().ch <- &lp.pullMsg
+			lp.g.get(lp.id).ch <- &lp.pullMsg
 		}
 		c.drained = false
 		c.w.Store(w)
@@ -227,7 +227,7 @@ func (c *Conn) claimIdle() bool {
 // dispatch gives c, just marked busy, to a worker.
 func (g *Group) dispatch(c *Conn) {
 	c.drained = false
-	w := g.pool.Get()
+	w := g.get(c.lp.id)
 	c.w.Store(w)
 	w.ch <- c
 }

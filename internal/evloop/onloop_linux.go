@@ -25,7 +25,7 @@ func (w *Worker) offLoop() {
 // already did.
 func (lp *loop) promote(from *Worker) {
 	g := lp.g
-	nw := g.pool.Get()
+	nw := g.get(lp.id)
 	if !lp.leader.CompareAndSwap(from, nw) {
 		if !g.put(nw) {
 			nw.ch <- nil

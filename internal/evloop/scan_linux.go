@@ -9,11 +9,14 @@ func (g *Group) scan() {
 	t := time.NewTicker(scanInterval)
 	defer t.Stop()
 	var expired []*Conn
+	lnDone := g.lnDone // nil once seen closed: the ticker paces the rest
 	for tick := 0; ; tick++ {
 		select {
 		case <-t.C:
-		case <-g.lnDone:
+		case <-lnDone:
+			lnDone = nil
 		}
+		g.scans.Add(1)
 		if g.done() {
 			return
 		}
@@ -59,19 +62,24 @@ func (lp *loop) scan(now int64, expired []*Conn) []*Conn {
 	return expired
 }
 
-// done reports whether the group can end (listener closed, no connection
-// left) and if so ends it.
+// done reports whether the group can end (listener closed, no socket
+// between its accept and its admission, no connection left) and if so
+// ends it.
 func (g *Group) done() bool {
-	select {
-	case <-g.lnDone:
-	default:
-		// The listener may have been closed directly: probe it.
-		if err := g.lrc.Control(func(uintptr) {}); err != nil {
-			g.listenerGone(err)
-		} else if !g.h.ShuttingDown() {
-			return false
-		}
+	// Probe the listener even when lnDone is closed: a loop's failed
+	// accept while the server shuts down closes lnDone before Shutdown
+	// has closed the listener, and loops may accept until it has.
+	err := g.lrc.Control(func(uintptr) {})
+	if err == nil {
+		return false
 	}
+	g.listenerGone(err)
+	// Closed: no accept can start. One that took sockets before the
+	// close holds acceptMu until they are admitted (counted in nconns).
+	if !g.acceptMu.TryLock() {
+		return false
+	}
+	defer g.acceptMu.Unlock()
 	if g.nconns.Load() != 0 {
 		return false
 	}

@@ -26,6 +26,9 @@ type Worker struct {
 	// serving is bumped by the worker before and after each connection
 	// it serves as a loop's leader: odd while serving (see scan).
 	serving atomic.Uint32
+	// home is the loop, and so the pool's shard, this worker was last
+	// taken for (Group.get); it parks there.
+	home int
 }
 
 // leadMsg, sent on a worker's channel, tells it to run the loop in its lp.
@@ -50,15 +53,25 @@ func stopWorker(w *Worker) { w.ch <- nil }
 
 // prestart starts the minimum of workers.
 func (g *Group) prestart() {
-	for range minWorkers {
-		g.put(g.pool.New())
+	for i := range minWorkers {
+		w := g.pool.New()
+		w.home = i
+		g.put(w)
 	}
 }
 
 // put parks w; false when the group has ended and w must exit. The server
 // clock's second stamps it: trim's precision is a second anyway, and
 // time.Now here was a clock read per request.
-func (g *Group) put(w *Worker) bool { return g.pool.Put(w, g.clockNow()) }
+func (g *Group) put(w *Worker) bool { return g.pool.Put(w, w.home, g.clockNow()) }
+
+// get takes a worker for loop lp (its index), from that loop's shard of
+// the pool if one is parked there; the worker goes back there (put).
+func (g *Group) get(lp int) *Worker {
+	w := g.pool.Get(lp)
+	w.home = lp // before the send on w.ch that hands it work
+	return w
+}
 
 func (w *Worker) run() {
 	for c := range w.ch {

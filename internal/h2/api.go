@@ -17,7 +17,6 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
-	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -460,7 +459,7 @@ func (st *Stream) Reset() {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
 	if !st.sendEnd && st.inTable && !st.reset && !hc.dead {
-		hc.closeStream(st, http2.ErrCodeInternal, true)
+		hc.closeStream(st, ErrCodeInternal, true)
 	}
 }
 

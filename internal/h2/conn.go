@@ -4,11 +4,11 @@
 // net/http type: the root package adapts it (h2.go) and serves each
 // stream through a [Handler] (the native Ctx door, or the compat door).
 //
-// golang.org/x/net/http2's
-// Framer reads frames (and, with its HPACK decoder, whole header blocks
-// with their CONTINUATION frames); everything else is here: the connection
-// state machine, the stream table, flow control (flow.go), SETTINGS,
-// PING, GOAWAY, RST_STREAM, and the writer (write.go).
+// Everything is here: the frame reader and appenders (frame.go), the
+// connection state machine, the stream table, header blocks and HPACK
+// (headers.go, with golang.org/x/net/http2/hpack), flow control
+// (flow.go), SETTINGS, PING, GOAWAY, RST_STREAM, and the writer
+// (write.go). It imports no net/http package (layering_test.go).
 //
 // Goroutines: the connection's own goroutine reads and processes frames;
 // one writer goroutine writes batches of frames; each stream's handler runs
@@ -20,7 +20,6 @@ package h2
 import (
 	"bytes"
 	"crypto/tls"
-	"errors"
 	"io"
 	"net"
 	"sync"
@@ -29,7 +28,6 @@ import (
 
 	"github.com/riptide-http/riptide/internal/netx"
 	"github.com/riptide-http/riptide/internal/workq"
-	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -68,7 +66,7 @@ type Conn struct {
 	cfg *Config
 	nc  net.Conn
 	br  h2ReadBuf // the socket's reads (read.go)
-	fr  *http2.Framer
+	fr  frameReader
 	tls *tls.ConnectionState
 
 	remoteAddr string
@@ -103,9 +101,8 @@ type Conn struct {
 	lingering int
 
 	// The header block being read (headers.go); reader goroutine only.
-	hdec     *hpack.Decoder
-	hpayload []byte
-	block    h2Block
+	hdec  *hpack.Decoder
+	block h2Block
 
 	out  []byte
 	hbuf h2ByteWriter
@@ -218,9 +215,7 @@ func NewConn(cfg *Config, nc net.Conn, rest []byte, bytesIn, bytesOut *atomic.Ui
 		r = io.MultiReader(bytes.NewReader(rest), r)
 	}
 	hc.br.init(r)
-	hc.fr = http2.NewFramer(nil, &hc.br)
-	hc.fr.SetReuseFrames()
-	hc.fr.SetMaxReadFrameSize(hc.maxFrame)
+	hc.fr = frameReader{r: &hc.br, max: hc.maxFrame}
 	hc.initHeaders()
 	return hc
 }
@@ -234,17 +229,12 @@ func (hc *Conn) headerListSize() uint32 {
 // queuePreface queues the server's connection preface: its SETTINGS, and
 // the connection window beyond the protocol's initial 64 KiB.
 func (hc *Conn) queuePreface() {
-	settings := [...]http2.Setting{
-		{ID: http2.SettingMaxFrameSize, Val: hc.maxFrame},
-		{ID: http2.SettingMaxConcurrentStreams, Val: hc.maxStreams},
-		{ID: http2.SettingInitialWindowSize, Val: uint32(hc.streamWindow)},
-		{ID: http2.SettingMaxHeaderListSize, Val: hc.headerListSize()},
-	}
-	hc.out = AppendFrameHeader(hc.out, 6*len(settings), http2.FrameSettings, 0, 0)
-	for _, s := range settings {
-		hc.out = append(hc.out, byte(s.ID>>8), byte(s.ID))
-		hc.out = appendUint32(hc.out, s.Val)
-	}
+	hc.out = appendSettings(hc.out,
+		setting{SettingMaxFrameSize, hc.maxFrame},
+		setting{SettingMaxConcurrentStreams, hc.maxStreams},
+		setting{SettingInitialWindowSize, uint32(hc.streamWindow)},
+		setting{SettingMaxHeaderListSize, hc.headerListSize()},
+	)
 	if hc.connWindow > h2InitialWindow {
 		hc.queueWindowUpdate(0, uint32(hc.connWindow-h2InitialWindow))
 		hc.recvWindow = int64(hc.connWindow)
@@ -284,21 +274,20 @@ func (hc *Conn) readPreface(sawPreface bool) bool {
 	if !sawPreface {
 		var buf [len(h2Preface)]byte
 		if _, err := io.ReadFull(&hc.br, buf[:]); err != nil || string(buf[:]) != h2Preface {
-			hc.connError(http2.ErrCodeProtocol)
+			hc.connError(ErrCodeProtocol)
 			return false
 		}
 	}
-	f, err := hc.fr.ReadFrame()
-	if err != nil {
+	var f frame
+	if err := hc.fr.readFrame(&f); err != nil {
 		hc.frameError(err)
 		return false
 	}
-	sf, ok := f.(*http2.SettingsFrame)
-	if !ok || sf.IsAck() {
-		hc.connError(http2.ErrCodeProtocol)
+	if f.Type != FrameSettings || f.ack {
+		hc.connError(ErrCodeProtocol)
 		return false
 	}
-	return hc.process(f)
+	return hc.process(&f)
 }
 
 // readLoop reads and processes frames until the connection fails or is
@@ -328,8 +317,11 @@ func (hc *Conn) readFrame() bool {
 	// socket, or running inline handlers.
 	if hc.dispatchDue && (!ok || len(hc.inlineQ) > 0 || !hc.nextFrameBuffered()) {
 		hc.mu.Lock()
-		hc.dispatchQueued()
+		send := hc.takeDispatch()
 		hc.mu.Unlock()
+		if send {
+			h2Dispatch(hc)
+		}
 	}
 	return ok
 }
@@ -346,19 +338,15 @@ func (hc *Conn) nextFrameBuffered() bool {
 }
 
 func (hc *Conn) readFrame1() bool {
-	fh, err := hc.fr.ReadFrameHeader()
-	if err == nil && (fh.Type == http2.FrameHeaders || fh.Type == http2.FrameContinuation) {
-		return hc.readHeaderFrame(fh)
-	}
-	var f http2.Frame
-	if err == nil {
-		f, err = hc.fr.ReadFrameForHeader(fh)
-	}
-	if err != nil {
+	var f frame
+	if err := hc.fr.readFrame(&f); err != nil {
 		return hc.frameError(err)
 	}
 	hc.frameRead()
-	return hc.process(f)
+	if f.Type == FrameHeaders || f.Type == FrameContinuation {
+		return hc.readHeaderFrame(&f)
+	}
+	return hc.process(&f)
 }
 
 // runInline runs the queued inline streams' handlers, in the order their
@@ -372,23 +360,20 @@ func (hc *Conn) runInline() {
 	hc.inlineQ = hc.inlineQ[:0]
 }
 
-// frameError handles a Framer error and reports whether reading may go on.
+// frameError handles an error of the frame reader and reports whether
+// reading may go on.
 func (hc *Conn) frameError(err error) bool {
-	var se http2.StreamError
-	var ce http2.ConnectionError
-	switch {
-	case errors.As(err, &se):
+	switch err := err.(type) {
+	case streamError:
 		hc.mu.Lock()
 		defer hc.mu.Unlock()
-		if se.StreamID > hc.maxID && se.StreamID%2 == 1 {
-			hc.maxID = se.StreamID // the stream was opened, and is closed
+		if err.id > hc.maxID && err.id%2 == 1 {
+			hc.maxID = err.id // the stream was opened, and is closed
 		}
-		hc.resetStream(se.StreamID, se.Code)
+		hc.resetStream(err.id, err.code)
 		return !hc.dead
-	case errors.As(err, &ce):
-		hc.connError(http2.ErrCode(ce))
-	case errors.Is(err, http2.ErrFrameTooLarge):
-		hc.connError(http2.ErrCodeFrameSize)
+	case connError:
+		hc.connError(ErrCode(err))
 	default:
 		// A read error: the client is gone, or a deadline in the past was
 		// set to end the connection (see finishIfDone).
@@ -397,7 +382,7 @@ func (hc *Conn) frameError(err error) bool {
 }
 
 // connError sends GOAWAY with code and ends the connection (RFC 9113 §5.4.1).
-func (hc *Conn) connError(code http2.ErrCode) {
+func (hc *Conn) connError(code ErrCode) {
 	hc.mu.Lock()
 	if !hc.goAwaySent && !hc.dead {
 		hc.queueGoAway(hc.maxID, code)
@@ -406,50 +391,49 @@ func (hc *Conn) connError(code http2.ErrCode) {
 	hc.mu.Unlock()
 }
 
-// process handles one frame and reports whether the connection goes on.
-func (hc *Conn) process(f http2.Frame) bool {
+// process handles one frame (parsed: its layout is checked) and reports
+// whether the connection goes on.
+func (hc *Conn) process(f *frame) bool {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
 	if hc.dead {
 		return false
 	}
 	var err error
-	switch f := f.(type) {
-	case *http2.DataFrame:
+	switch f.Type {
+	case FrameData:
 		err = hc.onData(f)
-	case *http2.SettingsFrame:
+	case FrameSettings:
 		err = hc.onSettings(f)
-	case *http2.PingFrame:
-		if f.StreamID != 0 {
-			err = http2.ConnectionError(http2.ErrCodeProtocol)
-		} else if !f.IsAck() {
+	case FramePing:
+		if !f.ack {
 			if !hc.waitOutput() {
 				return false
 			}
-			hc.queuePingAck(f.Data)
+			hc.queuePingAck(f.ping)
 		} else {
-			hc.pingAcked(f.Data)
+			hc.pingAcked(f.ping)
 		}
-	case *http2.WindowUpdateFrame:
+	case FrameWindowUpdate:
 		err = hc.onWindowUpdate(f)
-	case *http2.RSTStreamFrame:
+	case FrameRSTStream:
 		err = hc.onRSTStream(f)
-	case *http2.PriorityFrame:
+	case FramePriority:
 		// Priorities are accepted and ignored (RFC 9113 §5.3.2), but a
 		// stream cannot depend on itself (§5.3.1).
-		if f.StreamDep == f.StreamID {
-			hc.resetStream(f.StreamID, http2.ErrCodeProtocol)
+		if f.dep == f.StreamID {
+			hc.resetStream(f.StreamID, ErrCodeProtocol)
 		}
-	case *http2.GoAwayFrame:
+	case FrameGoAway:
 		hc.closing = true
 		hc.finishIfDone()
-	case *http2.PushPromiseFrame:
-		err = http2.ConnectionError(http2.ErrCodeProtocol) // clients must not push
-	case *http2.ContinuationFrame, *http2.HeadersFrame:
-		// Read by readHeaderFrame; only the first frame gets here.
-		err = http2.ConnectionError(http2.ErrCodeProtocol)
+	case FramePushPromise, FrameHeaders, FrameContinuation:
+		// Refused by parse (a client cannot push), or read by
+		// readHeaderFrame: none gets here.
+		err = connError(ErrCodeProtocol)
 	default:
-		// Unknown frame types are ignored (RFC 9113 §5.5).
+		// Unknown frame types are ignored (RFC 9113 §5.5), and
+		// PRIORITY_UPDATE too (RFC 9218 §7.1).
 	}
 	return hc.handleError(err)
 }
@@ -461,15 +445,13 @@ func (hc *Conn) handleError(err error) bool {
 	if err == nil {
 		return !hc.dead
 	}
-	var se http2.StreamError
-	if errors.As(err, &se) {
-		hc.resetStream(se.StreamID, se.Code)
+	if se, ok := err.(streamError); ok {
+		hc.resetStream(se.id, se.code)
 		return !hc.dead
 	}
-	code := http2.ErrCodeProtocol
-	var ce http2.ConnectionError
-	if errors.As(err, &ce) {
-		code = http2.ErrCode(ce)
+	code := ErrCodeProtocol
+	if ce, ok := err.(connError); ok {
+		code = ErrCode(ce)
 	}
 	if !hc.goAwaySent {
 		hc.queueGoAway(hc.maxID, code)
@@ -480,32 +462,34 @@ func (hc *Conn) handleError(err error) bool {
 
 // onSettings applies the client's settings in order (RFC 9113 §6.5.3) and
 // acknowledges them.
-func (hc *Conn) onSettings(f *http2.SettingsFrame) error {
-	if f.IsAck() {
+func (hc *Conn) onSettings(f *frame) error {
+	if f.ack {
 		return nil
 	}
-	if f.NumSettings() > h2MaxSettingsPerFrame {
-		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
+	if f.numSettings() > h2MaxSettingsPerFrame {
+		return connError(ErrCodeEnhanceYourCalm)
 	}
 	// INITIAL_WINDOW_SIZE walks every open stream: only the frame's last
 	// one is applied, once, which leaves the windows as applying each in
 	// turn would.
 	initWindow := int64(-1)
-	err := f.ForeachSetting(func(s http2.Setting) error {
-		if err := s.Valid(); err != nil {
+	for i := range f.numSettings() {
+		s := f.setting(i)
+		if err := s.valid(); err != nil {
 			return err
 		}
-		if s.ID == http2.SettingInitialWindowSize {
-			initWindow = int64(s.Val)
-			return nil
+		if s.id == SettingInitialWindowSize {
+			initWindow = int64(s.val)
+			continue
 		}
-		return hc.applySetting(s)
-	})
-	if err == nil && initWindow >= 0 {
-		err = hc.setPeerInitialWindow(int32(initWindow))
+		if err := hc.applySetting(s); err != nil {
+			return err
+		}
 	}
-	if err != nil {
-		return err
+	if initWindow >= 0 {
+		if err := hc.setPeerInitialWindow(int32(initWindow)); err != nil {
+			return err
+		}
 	}
 	// The ACK is the one answer a flood could pile up: wait for room.
 	if !hc.waitOutput() {
@@ -515,35 +499,35 @@ func (hc *Conn) onSettings(f *http2.SettingsFrame) error {
 	return nil
 }
 
-func (hc *Conn) applySetting(s http2.Setting) error {
-	switch s.ID {
-	case http2.SettingHeaderTableSize:
-		hc.enc.SetMaxDynamicTableSizeLimit(min(s.Val, h2HeaderTableSize))
-	case http2.SettingInitialWindowSize:
-		return hc.setPeerInitialWindow(int32(s.Val))
-	case http2.SettingMaxFrameSize:
-		hc.peerMaxFrame = s.Val
+func (hc *Conn) applySetting(s setting) error {
+	switch s.id {
+	case SettingHeaderTableSize:
+		hc.enc.SetMaxDynamicTableSizeLimit(min(s.val, h2HeaderTableSize))
+	case SettingInitialWindowSize:
+		return hc.setPeerInitialWindow(int32(s.val))
+	case SettingMaxFrameSize:
+		hc.peerMaxFrame = s.val
 	}
 	return nil
 }
 
 // onRSTStream ends a stream at the client's request: its handler's
 // context is cancelled and its writes fail.
-func (hc *Conn) onRSTStream(f *http2.RSTStreamFrame) error {
+func (hc *Conn) onRSTStream(f *frame) error {
 	if c := hc.cfg.ClientResets; c != nil {
 		c.Add(1)
 	}
 	if f.StreamID > hc.maxID {
-		return http2.ConnectionError(http2.ErrCodeProtocol) // idle stream (§6.4)
+		return connError(ErrCodeProtocol) // idle stream (§6.4)
 	}
 	if st := hc.streams[f.StreamID]; st != nil {
-		hc.closeStream(st, http2.ErrCodeCancel, false)
+		hc.closeStream(st, ErrCodeCancel, false)
 	}
 	return nil
 }
 
 // resetStream sends RST_STREAM for id and forgets the stream.
-func (hc *Conn) resetStream(id uint32, code http2.ErrCode) {
+func (hc *Conn) resetStream(id uint32, code ErrCode) {
 	if st := hc.streams[id]; st != nil {
 		hc.closeStream(st, code, true)
 		return
@@ -556,7 +540,7 @@ func (hc *Conn) resetStream(id uint32, code http2.ErrCode) {
 // closeStream removes st from the table: its body reads and response
 // writes fail from now on and its request's context is cancelled. With
 // sendRST set, the client is told with RST_STREAM(code).
-func (hc *Conn) closeStream(st *Stream, code http2.ErrCode, sendRST bool) {
+func (hc *Conn) closeStream(st *Stream, code ErrCode, sendRST bool) {
 	id := st.id
 	st.reset = true
 	hc.refundUnread(st)
@@ -580,7 +564,7 @@ func (hc *Conn) closeStream(st *Stream, code http2.ErrCode, sendRST bool) {
 func (hc *Conn) finishIfDone() {
 	if hc.closing && hc.running == 0 && !hc.dead {
 		if !hc.goAwaySent {
-			hc.queueGoAway(hc.maxID, http2.ErrCodeNo)
+			hc.queueGoAway(hc.maxID, ErrCodeNo)
 		}
 		hc.killLocked()
 	}
@@ -600,7 +584,7 @@ func (hc *Conn) shutdownLocked() {
 		return
 	}
 	if !hc.goAwaySent {
-		hc.queueGoAway(hc.maxID, http2.ErrCodeNo)
+		hc.queueGoAway(hc.maxID, ErrCodeNo)
 	}
 	hc.closing = true
 	hc.finishIfDone()
@@ -646,13 +630,14 @@ func (hc *Conn) killLocked() {
 func (hc *Conn) teardown() {
 	hc.mu.Lock()
 	if !hc.goAwaySent && hc.werr == nil {
-		hc.queueGoAway(hc.maxID, http2.ErrCodeNo)
+		hc.queueGoAway(hc.maxID, ErrCodeNo)
 	}
 	hc.killLocked()
 	hc.mu.Unlock()
 	_ = hc.nc.SetWriteDeadline(time.Now().Add(h2CloseLinger))
 	<-hc.writerDone
 	hc.br.release()
+	hc.fr.release()
 	hc.linger()
 	hc.nc.Close()
 }
@@ -679,8 +664,8 @@ func (hc *Conn) linger() {
 // (hc.mu held).
 func (hc *Conn) startUpgraded(up *Upgrade) {
 	for b := up.Settings; len(b) >= 6; b = b[6:] {
-		s := http2.Setting{ID: http2.SettingID(b[0])<<8 | http2.SettingID(b[1]), Val: uint32(b[2])<<24 | uint32(b[3])<<16 | uint32(b[4])<<8 | uint32(b[5])}
-		if s.Valid() == nil {
+		s := setting{id: SettingID(b[0])<<8 | SettingID(b[1]), val: readUint32(b[2:])}
+		if s.valid() == nil {
 			_ = hc.applySetting(s)
 		}
 	}

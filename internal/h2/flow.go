@@ -8,40 +8,36 @@ package h2
 // server hold. Sending: response DATA waits for both the stream's and the
 // connection's send windows. Everything here runs with Conn.mu held.
 
-import (
-	"golang.org/x/net/http2"
-)
-
 const h2MaxWindow = 1<<31 - 1
 
 // onData takes a DATA frame: flow-control accounting, then the payload is
 // appended to its stream's body buffer.
-func (hc *Conn) onData(f *http2.DataFrame) error {
+func (hc *Conn) onData(f *frame) error {
 	id := f.StreamID
 	size := int64(f.Length) // padding counts too
 	hc.recvWindow -= size
 	if hc.recvWindow < 0 {
-		return http2.ConnectionError(http2.ErrCodeFlowControl)
+		return connError(ErrCodeFlowControl)
 	}
 	st := hc.streams[id]
 	if st == nil || st.recvEnd {
 		// Never read: give the connection window back at once.
 		hc.grantConn(size)
 		if id > hc.maxID {
-			return http2.ConnectionError(http2.ErrCodeProtocol) // idle stream
+			return connError(ErrCodeProtocol) // idle stream
 		}
-		return http2.StreamError{StreamID: id, Code: http2.ErrCodeStreamClosed}
+		return streamError{id, ErrCodeStreamClosed}
 	}
 	st.window -= size
 	if st.window < 0 {
 		hc.grantConn(size)
-		return http2.StreamError{StreamID: id, Code: http2.ErrCodeFlowControl}
+		return streamError{id, ErrCodeFlowControl}
 	}
-	data := f.Data()
+	data := f.data
 	st.recvd += int64(len(data))
 	if st.declLen >= 0 && st.recvd > st.declLen {
 		hc.grantConn(size)
-		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol}
+		return streamError{id, ErrCodeProtocol}
 	}
 	if pad := size - int64(len(data)); pad > 0 {
 		hc.grantConn(pad)
@@ -52,13 +48,13 @@ func (hc *Conn) onData(f *http2.DataFrame) error {
 	} else {
 		// The handler is done with the body: discard.
 		hc.grantConn(int64(len(data)))
-		if st.lingering && st.window <= 0 && !f.StreamEnded() {
+		if st.lingering && st.window <= 0 && !f.endStream {
 			// The response is complete and the client has used up the
 			// stream window on a body nobody reads: stop it (§8.1).
-			return http2.StreamError{StreamID: id, Code: http2.ErrCodeNo}
+			return streamError{id, ErrCodeNo}
 		}
 	}
-	if f.StreamEnded() {
+	if f.endStream {
 		return hc.endOfRequest(st)
 	}
 	hc.cond.Broadcast()
@@ -112,7 +108,7 @@ func (hc *Conn) endOfRequest(st *Stream) error {
 	st.recvEnd = true
 	hc.cond.Broadcast()
 	if st.declLen >= 0 && st.recvd != st.declLen {
-		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
+		return streamError{st.id, ErrCodeProtocol}
 	}
 	if !st.running && st.inTable {
 		// The response is already complete: the stream is closed.
@@ -153,18 +149,18 @@ func (hc *Conn) refundUnread(st *Stream) {
 }
 
 // onWindowUpdate grows a send window (RFC 9113 §6.9.1).
-func (hc *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
-	inc := int64(f.Increment)
+func (hc *Conn) onWindowUpdate(f *frame) error {
+	inc := int64(f.n)
 	if f.StreamID == 0 {
 		hc.sendWindow += inc
 		if hc.sendWindow > h2MaxWindow {
-			return http2.ConnectionError(http2.ErrCodeFlowControl)
+			return connError(ErrCodeFlowControl)
 		}
 		hc.cond.Broadcast()
 		return nil
 	}
 	if f.StreamID > hc.maxID {
-		return http2.ConnectionError(http2.ErrCodeProtocol) // idle stream
+		return connError(ErrCodeProtocol) // idle stream
 	}
 	st := hc.streams[f.StreamID]
 	if st == nil {
@@ -172,7 +168,7 @@ func (hc *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
 	}
 	st.sendWindow += inc
 	if st.sendWindow > h2MaxWindow {
-		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeFlowControl}
+		return streamError{st.id, ErrCodeFlowControl}
 	}
 	hc.cond.Broadcast()
 	return nil
@@ -187,7 +183,7 @@ func (hc *Conn) setPeerInitialWindow(v int32) error {
 	for _, st := range hc.streams {
 		st.sendWindow += delta
 		if st.sendWindow > h2MaxWindow {
-			return http2.ConnectionError(http2.ErrCodeFlowControl)
+			return connError(ErrCodeFlowControl)
 		}
 	}
 	hc.cond.Broadcast()

@@ -8,8 +8,6 @@ package h2
 import (
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/net/http2"
 )
 
 // h2PingData is the payload of the server's keepalive PING.
@@ -76,8 +74,7 @@ func (hc *Conn) pingCheck() {
 		p.timer.Reset(p.send - silent)
 		return
 	}
-	hc.out = AppendFrameHeader(hc.out, 8, http2.FramePing, 0, 0)
-	hc.out = append(hc.out, h2PingData[:]...)
+	hc.out = appendPing(hc.out, false, h2PingData)
 	hc.wakeWriter()
 	p.sentAt = now
 	p.timer.Reset(p.timeout)

@@ -5,7 +5,8 @@ import (
 	"sync"
 )
 
-// h2ReadBuf buffers an HTTP/2 connection's socket reads for the Framer.
+// h2ReadBuf buffers an HTTP/2 connection's socket reads for the frame
+// reader (frame.go).
 // Unlike a bufio.Reader it does not hold 16 KiB for the connection's life:
 // it reads into a small buffer of its own, and takes a large pooled one
 // only while the client sends more than that fits (request bodies); the
@@ -44,6 +45,17 @@ func (b *h2ReadBuf) peek(n int) []byte {
 		return nil
 	}
 	return b.buf[b.off : b.off+n]
+}
+
+// next returns the next n buffered bytes and consumes them, or nil if
+// fewer are buffered. They stay valid until the next read.
+func (b *h2ReadBuf) next(n int) []byte {
+	if b.end-b.off < n {
+		return nil
+	}
+	p := b.buf[b.off : b.off+n : b.off+n]
+	b.off += n
+	return p
 }
 
 func (b *h2ReadBuf) Read(p []byte) (int, error) {

@@ -9,13 +9,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
 	"github.com/riptide-http/riptide/internal/workq"
-	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -69,20 +69,20 @@ var h2StreamPool = sync.Pool{New: func() any { return new(Stream) }}
 func (hc *Conn) onHeaders(f *h2Block) error {
 	id := f.id
 	if id%2 == 0 {
-		return http2.ConnectionError(http2.ErrCodeProtocol)
+		return connError(ErrCodeProtocol)
 	}
 	if st := hc.streams[id]; st != nil {
 		return hc.onTrailers(st, f)
 	}
 	if id <= hc.maxID {
-		return http2.ConnectionError(http2.ErrCodeStreamClosed) // closed stream (§5.1)
+		return connError(ErrCodeStreamClosed) // closed stream (§5.1)
 	}
 	hc.maxID = id
 	if f.hasPriority && f.dep == id {
-		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol}
+		return streamError{id, ErrCodeProtocol}
 	}
 	if hc.closing {
-		return http2.StreamError{StreamID: id, Code: http2.ErrCodeRefusedStream}
+		return streamError{id, ErrCodeRefusedStream}
 	}
 	if hc.running >= int(hc.maxStreams) {
 		// A client with maxStreams streams open is only refused (RFC 9113
@@ -93,10 +93,10 @@ func (hc *Conn) onHeaders(f *h2Block) error {
 		if len(hc.streams) < int(hc.maxStreams) {
 			hc.resetRefused++
 			if hc.resetRefused > h2RefusedLimit*int(hc.maxStreams) {
-				return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
+				return connError(ErrCodeEnhanceYourCalm)
 			}
 		}
-		return http2.StreamError{StreamID: id, Code: http2.ErrCodeRefusedStream}
+		return streamError{id, ErrCodeRefusedStream}
 	}
 	st := h2StreamPool.Get().(*Stream)
 	st.hc, st.id = hc, id
@@ -141,12 +141,12 @@ func (hc *Conn) onTrailers(st *Stream, f *h2Block) error {
 			// Both sides ended it: the stream is closed, even though its
 			// handler has not been released yet (§5.1: a connection
 			// error; h2spec 5.1 raced this).
-			return http2.ConnectionError(http2.ErrCodeStreamClosed)
+			return connError(ErrCodeStreamClosed)
 		}
-		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeStreamClosed}
+		return streamError{st.id, ErrCodeStreamClosed}
 	}
 	if !f.endStream || f.nPseudo > 0 {
-		return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
+		return streamError{st.id, ErrCodeProtocol}
 	}
 	st.trailers = append(st.trailers[:0], f.regular()...)
 	return hc.endOfRequest(st)
@@ -156,7 +156,7 @@ func (hc *Conn) onTrailers(st *Stream, f *h2Block) error {
 // and §8.3.1 require (h1.PseudoHead.Check); a malformed request is a
 // stream error.
 func (st *Stream) setRequest(f *h2Block) error {
-	malformed := http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
+	malformed := streamError{st.id, ErrCodeProtocol}
 	var seen [4]bool
 	for _, hf := range f.pseudo() {
 		var i int
@@ -270,10 +270,18 @@ func (hc *Conn) startHandler(st *Stream) {
 // dispatchQueued makes sure a worker will take the queued streams (hc.mu
 // held): one wake for a whole burst of new streams.
 func (hc *Conn) dispatchQueued() {
-	hc.dispatchDue = false
-	if hc.runQ.Dispatch() {
+	if hc.takeDispatch() {
 		h2Dispatch(hc)
 	}
+}
+
+// takeDispatch is dispatchQueued without the wake-up (hc.mu held): it
+// reports whether the caller must call h2Dispatch, which it does after
+// releasing hc.mu, so that the worker it wakes (on another core, at once)
+// does not find the lock still held.
+func (hc *Conn) takeDispatch() bool {
+	hc.dispatchDue = false
+	return hc.runQ.Dispatch()
 }
 
 // serveQueue runs on a worker dispatched as the connection's spare: it
@@ -289,10 +297,10 @@ func (hc *Conn) serveQueue() {
 		if !ok {
 			break
 		}
-		if send {
-			h2Dispatch(hc)
-		}
 		hc.mu.Unlock()
+		if send {
+			h2Dispatch(hc) // without hc.mu: the spare takes it first thing
+		}
 		st.serve()
 		hc.mu.Lock()
 	}
@@ -325,7 +333,7 @@ func (hc *Conn) handlerDone(st *Stream) {
 	case !st.inTable:
 		st.releaseIfDone()
 	case !st.sendEnd:
-		hc.closeStream(st, http2.ErrCodeInternal, true)
+		hc.closeStream(st, ErrCodeInternal, true)
 	case !st.recvEnd && hc.lingering < int(hc.maxStreams):
 		st.lingering = true
 		hc.lingering++
@@ -335,7 +343,7 @@ func (hc *Conn) handlerDone(st *Stream) {
 		}
 	case !st.recvEnd:
 		hc.forgive()
-		hc.closeStream(st, http2.ErrCodeNo, true)
+		hc.closeStream(st, ErrCodeNo, true)
 	default:
 		hc.forgive()
 		hc.forget(st)
@@ -520,12 +528,15 @@ func (hc *Conn) pumpFrame() bool {
 
 // The worker pool: handlers run on goroutines that are reused from one
 // stream to the next (on any connection) instead of one new goroutine per
-// stream. An idle worker exits after h2WorkerIdle.
-const h2WorkerIdle = 10 * time.Second
+// stream. An idle worker exits after between h2WorkerIdle and twice that
+// (see next).
+var h2WorkerIdle = 10 * time.Second
 
 type h2Worker struct {
 	ch    chan *Conn // nil: exit
 	timer *time.Timer
+	// busy: the worker served something since its timer last fired.
+	busy bool
 }
 
 var h2Workers workq.Pool[*h2Worker]
@@ -535,6 +546,11 @@ func init() {
 	// in a composite literal).
 	h2Workers.Spawn = startH2Worker
 	h2Workers.Stop = func(w *h2Worker) { w.ch <- nil }
+	// A shard per CPU: a worker parks in the shard of the P it finished
+	// on, and a dispatcher takes from its own P's (workq.ProcIndex), a
+	// worker that ran there last, instead of every core taking one lock
+	// per hand-off and per park.
+	h2Workers.SetShards(runtime.NumCPU())
 }
 
 // startH2Worker makes a worker; it takes its first connection from its
@@ -547,32 +563,43 @@ func startH2Worker() *h2Worker {
 
 // h2Dispatch runs hc's queued streams on an idle worker, or a new one.
 func h2Dispatch(hc *Conn) {
-	h2Workers.Get().ch <- hc
+	h2Workers.Get(workq.ProcIndex()).ch <- hc
 }
 
 func (w *h2Worker) run() {
-	hc := <-w.ch
-	for hc != nil {
+	w.timer = time.NewTimer(h2WorkerIdle)
+	defer w.timer.Stop()
+	for hc := <-w.ch; hc != nil; hc = w.next() {
 		hc.serveQueue()
-		hc = nil // do not keep the connection while idle
-		if !h2Workers.Put(w, 0) {
+		w.busy = true
+		if !h2Workers.Put(w, workq.ProcIndex(), 0) {
 			return
 		}
-		if w.timer == nil {
-			w.timer = time.NewTimer(h2WorkerIdle)
-		} else {
-			w.timer.Reset(h2WorkerIdle)
-		}
+	}
+}
+
+// next waits, parked, for the worker's next connection; nil when it must
+// exit. The idle timer runs for the worker's life and is re-armed only
+// when it fires, not at every park (a reset and a stop per burst of
+// streams, on the timer heap of the worker's P): a worker that served
+// anything since the last firing waits another period, one that did not
+// leaves the pool and exits.
+func (w *h2Worker) next() *Conn {
+	for {
 		select {
-		case hc = <-w.ch:
-			w.timer.Stop()
-			continue
+		case hc := <-w.ch:
+			return hc
 		case <-w.timer.C:
 		}
+		if w.busy {
+			w.busy = false
+			w.timer.Reset(h2WorkerIdle)
+			continue
+		}
 		if h2Workers.Remove(w) {
-			return
+			return nil
 		}
 		// A dispatcher took this worker just as it timed out.
-		hc = <-w.ch
+		return <-w.ch
 	}
 }

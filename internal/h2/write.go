@@ -25,7 +25,6 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -38,16 +37,6 @@ const h2MaxOutput = 256 << 10
 // writes: about 10,000 RST_STREAM frames, x/net/http2's limit of queued
 // control frames. Past it the connection gets GOAWAY(ENHANCE_YOUR_CALM).
 const h2MaxControlBytes = 128 << 10
-
-// AppendFrameHeader appends a frame header (RFC 9113 §4.1).
-func AppendFrameHeader(b []byte, length int, typ http2.FrameType, flags http2.Flags, id uint32) []byte {
-	return append(b, byte(length>>16), byte(length>>8), byte(length), byte(typ), byte(flags),
-		byte(id>>24)&0x7f, byte(id>>16), byte(id>>8), byte(id))
-}
-
-func appendUint32(b []byte, v uint32) []byte {
-	return append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
-}
 
 // h2ByteWriter is the io.Writer the HPACK encoder writes a header block to.
 type h2ByteWriter struct{ b []byte }
@@ -71,7 +60,7 @@ func (hc *Conn) chargeControl(n int) bool {
 	if hc.ctlQueued <= h2MaxControlBytes {
 		return true
 	}
-	hc.queueGoAway(hc.maxID, http2.ErrCodeEnhanceYourCalm)
+	hc.queueGoAway(hc.maxID, ErrCodeEnhanceYourCalm)
 	hc.killLocked()
 	return false
 }
@@ -80,7 +69,7 @@ func (hc *Conn) queueSettingsAck() {
 	if !hc.chargeControl(9) {
 		return
 	}
-	hc.out = AppendFrameHeader(hc.out, 0, http2.FrameSettings, http2.FlagSettingsAck, 0)
+	hc.out = appendSettingsAck(hc.out)
 	hc.wakeWriter()
 }
 
@@ -88,68 +77,42 @@ func (hc *Conn) queuePingAck(data [8]byte) {
 	if !hc.chargeControl(17) {
 		return
 	}
-	hc.out = AppendFrameHeader(hc.out, 8, http2.FramePing, http2.FlagPingAck, 0)
-	hc.out = append(hc.out, data[:]...)
+	hc.out = appendPing(hc.out, true, data)
 	hc.wakeWriter()
 }
 
 func (hc *Conn) queueWindowUpdate(id uint32, n uint32) {
-	hc.out = AppendFrameHeader(hc.out, 4, http2.FrameWindowUpdate, 0, id)
-	hc.out = appendUint32(hc.out, n)
+	hc.out = appendWindowUpdate(hc.out, id, n)
 	hc.wakeWriter()
 }
 
-func (hc *Conn) queueRST(id uint32, code http2.ErrCode) {
+func (hc *Conn) queueRST(id uint32, code ErrCode) {
 	if !hc.chargeControl(13) {
 		return
 	}
 	if c := hc.cfg.Resets; c != nil {
 		c.Add(1)
 	}
-	hc.out = AppendFrameHeader(hc.out, 4, http2.FrameRSTStream, 0, id)
-	hc.out = appendUint32(hc.out, uint32(code))
+	hc.out = appendRSTStream(hc.out, id, code)
 	hc.wakeWriter()
 }
 
-func (hc *Conn) queueGoAway(last uint32, code http2.ErrCode) {
-	hc.out = AppendFrameHeader(hc.out, 8, http2.FrameGoAway, 0, 0)
-	hc.out = appendUint32(hc.out, last)
-	hc.out = appendUint32(hc.out, uint32(code))
+func (hc *Conn) queueGoAway(last uint32, code ErrCode) {
+	hc.out = appendGoAway(hc.out, last, code)
 	hc.goAwaySent = true
 	hc.wakeWriter()
 }
 
 // queueData appends one DATA frame; flow control is the caller's job.
 func (hc *Conn) queueData(id uint32, p []byte, end bool) {
-	var flags http2.Flags
-	if end {
-		flags = http2.FlagDataEndStream
-	}
-	hc.out = AppendFrameHeader(hc.out, len(p), http2.FrameData, flags, id)
-	hc.out = append(hc.out, p...)
+	hc.out = appendData(hc.out, id, p, end)
 	hc.wakeWriter()
 }
 
 // queueHeaders appends the header block in hc.hbuf as a HEADERS frame and
 // as many CONTINUATION frames as the peer's frame size requires.
 func (hc *Conn) queueHeaders(id uint32, end bool) {
-	block := hc.hbuf.b
-	max := int(hc.peerMaxFrame)
-	typ := http2.FrameHeaders
-	for first := true; first || len(block) > 0; first = false {
-		n := min(len(block), max)
-		var flags http2.Flags
-		if n == len(block) {
-			flags |= http2.FlagHeadersEndHeaders // same bit as CONTINUATION's
-		}
-		if first && end {
-			flags |= http2.FlagHeadersEndStream
-		}
-		hc.out = AppendFrameHeader(hc.out, n, typ, flags, id)
-		hc.out = append(hc.out, block[:n]...)
-		block = block[n:]
-		typ = http2.FrameContinuation
-	}
+	hc.out = appendHeaders(hc.out, id, hc.hbuf.b, end, int(hc.peerMaxFrame))
 	hc.hbuf.b = hc.hbuf.b[:0]
 	hc.wakeWriter()
 }

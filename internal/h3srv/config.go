@@ -16,6 +16,7 @@
 package h3srv
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/h3"
@@ -70,6 +71,11 @@ type Config struct {
 	// Wait0RTT makes an unsafe request received as 0-RTT wait for the
 	// handshake to complete instead of being answered 425.
 	Wait0RTT bool
+
+	// BytesIn and BytesOut, when set, count the bytes the engine reads
+	// from and writes to the connection's streams (every stream, frames
+	// with their headers; not QUIC's own framing).
+	BytesIn, BytesOut *atomic.Uint64
 }
 
 // Config defaults.

@@ -184,8 +184,16 @@ func (c *Conn) openControl() error {
 	c.mu.Unlock()
 	b := h3.AppendVarint(make([]byte, 0, 32), uint64(h3.StreamControl))
 	b = h3.AppendSettings(b, &h3.Settings{MaxFieldSectionSize: uint64(c.cfg.MaxHeaderBytes), HasMaxFieldSectionSize: true})
-	_, err = s.Write(b)
+	n, err := s.Write(b)
+	c.wrote(n)
 	return err
+}
+
+// wrote counts n bytes written in Config.BytesOut.
+func (c *Conn) wrote(n int) {
+	if c.cfg.BytesOut != nil && n > 0 {
+		c.cfg.BytesOut.Add(uint64(n))
+	}
 }
 
 // Shutdown sends GOAWAY with the first stream ID the engine will not
@@ -210,7 +218,9 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 	c.mu.Unlock()
 	var err error
 	if ctrl != nil {
-		_, err = ctrl.Write(h3.AppendGoaway(nil, uint64(id)))
+		var n int
+		n, err = ctrl.Write(h3.AppendGoaway(nil, uint64(id)))
+		c.wrote(n)
 	}
 	if wait != nil {
 		select {
@@ -262,7 +272,7 @@ func (c *Conn) acceptUni() {
 func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 	defer c.uniActive.Done()
 	var buf [64]byte
-	r := reader{r: rs, b: buf[:]}
+	r := reader{r: rs, b: buf[:], in: c.cfg.BytesIn}
 	t, err := r.varint()
 	if err != nil {
 		// Ended or reset before its type: ignore it (RFC 9114 §6.2).

@@ -2,6 +2,7 @@ package h3srv
 
 import (
 	"io"
+	"sync/atomic"
 
 	"github.com/riptide-http/riptide/h3"
 	"github.com/riptide-http/riptide/internal/quicx"
@@ -13,7 +14,8 @@ import (
 type reader struct {
 	r    quicx.ReceiveStream
 	b    []byte
-	i, n int // b[i:n] is unread
+	i, n int            // b[i:n] is unread
+	in   *atomic.Uint64 // counts the bytes read, when set (Config.BytesIn)
 }
 
 // fill reads more bytes after those unread, moving them to the front. It
@@ -26,6 +28,7 @@ func (r *reader) fill() error {
 	k, err := r.r.Read(r.b[r.n:])
 	r.n += k
 	if k > 0 {
+		r.count(k)
 		return nil
 	}
 	if err == nil {
@@ -78,7 +81,16 @@ func (r *reader) read(p []byte) (int, error) {
 		r.i += k
 		return k, nil
 	}
-	return r.r.Read(p)
+	k, err := r.r.Read(p)
+	r.count(k)
+	return k, err
+}
+
+// count adds k bytes read to the counter, if any.
+func (r *reader) count(k int) {
+	if r.in != nil && k > 0 {
+		r.in.Add(uint64(k))
+	}
 }
 
 // readFull reads exactly len(p) payload bytes; io.ErrUnexpectedEOF if the

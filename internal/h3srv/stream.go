@@ -70,7 +70,7 @@ var streamPool = sync.Pool{New: func() any {
 func getStream(c *Conn, qs quicx.Stream) *Stream {
 	st := streamPool.Get().(*Stream)
 	st.c, st.qs = c, qs
-	st.rd = reader{r: qs, b: st.rbuf[:]}
+	st.rd = reader{r: qs, b: st.rbuf[:], in: c.cfg.BytesIn}
 	return st
 }
 
@@ -414,7 +414,7 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 	start := headRoom - 1 - h3.VarintLen(n)
 	h3.AppendFrameHeader(b[start:start], h3.FrameHeaders, n)
 	if status < 200 {
-		_, err := st.qs.Write(b[start:])
+		_, err := st.write(b[start:])
 		return err
 	}
 	st.wroteHead = true
@@ -449,16 +449,23 @@ func (st *Stream) WriteData(p []byte) (int, error) {
 	if len(b)+len(p) <= cap(b) {
 		b = append(b, p...)
 		st.pending = nil
-		if _, err := st.qs.Write(b); err != nil {
+		if _, err := st.write(b); err != nil {
 			return 0, err
 		}
 		return len(p), nil
 	}
 	st.pending = nil
-	if _, err := st.qs.Write(b); err != nil {
+	if _, err := st.write(b); err != nil {
 		return 0, err
 	}
-	return st.qs.Write(p)
+	return st.write(p)
+}
+
+// write writes b to the stream, counted in Config.BytesOut.
+func (st *Stream) write(b []byte) (int, error) {
+	n, err := st.qs.Write(b)
+	st.c.wrote(n)
+	return n, err
 }
 
 // Flush writes the pending response head, if any.
@@ -468,7 +475,7 @@ func (st *Stream) Flush() error {
 	}
 	b := st.pending
 	st.pending = nil
-	_, err := st.qs.Write(b)
+	_, err := st.write(b)
 	return err
 }
 
@@ -494,7 +501,7 @@ func (st *Stream) WriteTrailers(fields []h1.Header) error {
 	n := uint64(len(b) - headRoom)
 	start := headRoom - 1 - h3.VarintLen(n)
 	h3.AppendFrameHeader(b[start:start], h3.FrameHeaders, n)
-	if _, err := st.qs.Write(b[start:]); err != nil {
+	if _, err := st.write(b[start:]); err != nil {
 		return err
 	}
 	return st.Close()

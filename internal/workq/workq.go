@@ -15,6 +15,12 @@ import (
 // reused first, its stack still warm, as fasthttp's workerpool. W is the
 // caller's worker handle (a pointer); the caller runs the worker's
 // goroutine, which hands itself back with Put when it has nothing to do.
+//
+// A pool may be split into shards (SetShards), each a stack with its own
+// lock on its own cache line, so that dispatchers on many cores do not all
+// take one lock per hand-off: Get and Put name a shard by a hint (an event
+// loop's index, a connection's), Get takes from another shard before it
+// starts a worker. With one shard (the zero Pool) it is one stack.
 type Pool[W comparable] struct {
 	// Spawn starts a new worker (its goroutine) and returns it; Get calls
 	// it when no worker is parked.
@@ -23,11 +29,19 @@ type Pool[W comparable] struct {
 	// pool, to exit.
 	Stop func(W)
 
+	one    poolShard[W]   // the stack when shards is nil
+	shards []poolShard[W] // SetShards
+	// spawned counts the workers started (tests).
+	spawned atomic.Int64
+}
+
+// poolShard is one stack of a Pool, padded so that no two shards' locks
+// share a cache line.
+type poolShard[W any] struct {
 	mu     sync.Mutex
 	ready  []parked[W]
 	closed bool // Close was called: Put refuses, returning workers exit
-	// spawned counts the workers started (tests).
-	spawned atomic.Int64
+	_      [64]byte
 }
 
 // parked is a worker in the pool and when it went there (unix nanoseconds).
@@ -36,17 +50,61 @@ type parked[W any] struct {
 	at int64
 }
 
-// Get returns the most recently parked worker, or a new one.
-func (p *Pool[W]) Get() W {
-	p.mu.Lock()
-	if n := len(p.ready); n > 0 {
-		w := p.ready[n-1].w
-		p.ready[n-1] = parked[W]{}
-		p.ready = p.ready[:n-1]
-		p.mu.Unlock()
+// SetShards splits the pool into n shards (n < 1: one). It must be called
+// before the pool is used.
+func (p *Pool[W]) SetShards(n int) {
+	if n > 1 {
+		p.shards = make([]poolShard[W], n)
+	}
+}
+
+// shard returns the shard for hint.
+func (p *Pool[W]) shard(hint int) *poolShard[W] {
+	if len(p.shards) == 0 {
+		return &p.one
+	}
+	return &p.shards[uint(hint)%uint(len(p.shards))]
+}
+
+// each calls f for every shard, each under its lock.
+func (p *Pool[W]) each(f func(*poolShard[W])) {
+	if len(p.shards) == 0 {
+		p.one.mu.Lock()
+		f(&p.one)
+		p.one.mu.Unlock()
+		return
+	}
+	for i := range p.shards {
+		sh := &p.shards[i]
+		sh.mu.Lock()
+		f(sh)
+		sh.mu.Unlock()
+	}
+}
+
+// pop takes the most recently parked worker of sh, if any.
+func (sh *poolShard[W]) pop() (w W, ok bool) {
+	sh.mu.Lock()
+	if n := len(sh.ready); n > 0 {
+		w, ok = sh.ready[n-1].w, true
+		sh.ready[n-1] = parked[W]{}
+		sh.ready = sh.ready[:n-1]
+	}
+	sh.mu.Unlock()
+	return w, ok
+}
+
+// Get returns the most recently parked worker of the shard for hint, else
+// of the other shards in turn, else a new one.
+func (p *Pool[W]) Get(hint int) W {
+	if w, ok := p.shard(hint).pop(); ok {
 		return w
 	}
-	p.mu.Unlock()
+	for i := 1; i < len(p.shards); i++ {
+		if w, ok := p.shard(hint + i).pop(); ok {
+			return w
+		}
+	}
 	return p.New()
 }
 
@@ -56,15 +114,16 @@ func (p *Pool[W]) New() W {
 	return p.Spawn()
 }
 
-// Put parks w, at now (unix nanoseconds, for Trim). It reports false when
-// the pool is closed: w must exit.
-func (p *Pool[W]) Put(w W, now int64) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
+// Put parks w in the shard for hint, at now (unix nanoseconds, for Trim).
+// It reports false when the pool is closed: w must exit.
+func (p *Pool[W]) Put(w W, hint int, now int64) bool {
+	sh := p.shard(hint)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.closed {
 		return false
 	}
-	p.ready = append(p.ready, parked[W]{w, now})
+	sh.ready = append(sh.ready, parked[W]{w, now})
 	return true
 }
 
@@ -72,51 +131,90 @@ func (p *Pool[W]) Put(w W, now int64) bool {
 // it was: a worker whose own idle timer fired exits only if no Get took it
 // meanwhile (otherwise a message is on its way to it).
 func (p *Pool[W]) Remove(w W) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i := range p.ready {
-		if p.ready[i].w == w {
-			p.ready = append(p.ready[:i], p.ready[i+1:]...)
-			return true
+	found := false
+	p.each(func(sh *poolShard[W]) {
+		for i := range sh.ready {
+			if !found && sh.ready[i].w == w {
+				sh.ready = append(sh.ready[:i], sh.ready[i+1:]...)
+				found = true
+				return
+			}
 		}
-	}
-	return false
+	})
+	return found
 }
 
 // Trim stops the workers parked for longer than idle at now, keeping at
-// least keep of them. The oldest are at the bottom of the stack.
+// least keep of them (with shards, keep/shards rounded up in each). The
+// oldest are at the bottom of each stack.
 func (p *Pool[W]) Trim(now, idle int64, keep int) {
-	p.mu.Lock()
-	n := 0
-	for n < len(p.ready)-keep && now-p.ready[n].at > idle {
-		p.Stop(p.ready[n].w)
-		n++
+	if n := len(p.shards); n > 1 {
+		keep = (keep + n - 1) / n
 	}
-	p.drop(n)
-	p.mu.Unlock()
+	p.each(func(sh *poolShard[W]) {
+		n := 0
+		for n < len(sh.ready)-keep && now-sh.ready[n].at > idle {
+			p.Stop(sh.ready[n].w)
+			n++
+		}
+		sh.drop(n)
+	})
 }
 
 // Close stops every parked worker, for good: workers that come back later
 // are refused by Put.
 func (p *Pool[W]) Close() {
-	p.mu.Lock()
-	p.closed = true
-	for i := range p.ready {
-		p.Stop(p.ready[i].w)
-	}
-	p.drop(len(p.ready))
-	p.mu.Unlock()
+	p.each(func(sh *poolShard[W]) {
+		sh.closed = true
+		for i := range sh.ready {
+			p.Stop(sh.ready[i].w)
+		}
+		sh.drop(len(sh.ready))
+	})
 }
 
-// drop removes the n oldest entries (p.mu held).
-func (p *Pool[W]) drop(n int) {
-	k := copy(p.ready, p.ready[n:])
-	clear(p.ready[k:])
-	p.ready = p.ready[:k]
+// drop removes the n oldest entries (sh.mu held).
+func (sh *poolShard[W]) drop(n int) {
+	k := copy(sh.ready, sh.ready[n:])
+	clear(sh.ready[k:])
+	sh.ready = sh.ready[:k]
 }
 
 // Spawned returns how many workers were started.
 func (p *Pool[W]) Spawned() int64 { return p.spawned.Load() }
+
+// ProcIndex returns an index of the P (the scheduler's processor) the
+// caller runs on, for sharding by core: the same on one P from call to
+// call, different on different Ps (up to MaxProcIndex of them). Each P
+// holds its index in its private slot of a sync.Pool, whose Get and Put of
+// that slot touch only the P's own memory; indexes are handed out round
+// robin when a P first asks, or after the garbage collector emptied the
+// pool twice with the P idle meanwhile. The goroutine may move to another
+// P after the call: the index is a locality hint, never a lock.
+func ProcIndex() int {
+	i := procIndex.Get().(*int)
+	procIndex.Put(i)
+	return *i
+}
+
+// MaxProcIndex bounds ProcIndex.
+const MaxProcIndex = 256
+
+var (
+	// procIndexes[i] is i: procIndex hands out pointers to these, so its
+	// New allocates nothing.
+	procIndexes [MaxProcIndex]int
+	nextProc    atomic.Uint32
+	procIndex   = sync.Pool{New: func() any {
+		return &procIndexes[(nextProc.Add(1)-1)%MaxProcIndex]
+	}}
+)
+
+func init() {
+	for i := range procIndexes {
+		procIndexes[i] = i
+	}
+}
 
 // Queue is a FIFO of items a burst made ready (readable connections, new
 // streams), served by workers sent for it. At most one worker is on its

@@ -1,19 +1,26 @@
 package riptide
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// A nil Handler answers 404.
+func TestNilHandler(t *testing.T) {
+	_, addr := startServer(t, &Server{}, nil)
+	rc := dial(t, addr)
+	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	if res, _ := rc.resp("GET"); res.StatusCode != 404 {
+		t.Fatalf("got %d", res.StatusCode)
+	}
+}
 
 // Slowloris: a head trickling in is cut at ReadHeaderTimeout (408, close),
 // however steadily bytes keep arriving.
@@ -43,23 +50,6 @@ func TestIdleTimeout(t *testing.T) {
 	rc.resp("GET")
 	if !rc.closed() {
 		t.Fatal("idle connection not closed")
-	}
-}
-
-// ReadBodyTimeout fails a body read that stalls.
-func TestReadBodyTimeout(t *testing.T) {
-	errc := make(chan error, 1)
-	_, addr := startServer(t, &Server{ReadBodyTimeout: 100 * time.Millisecond}, func(c *Ctx) {
-		_, err := io.ReadAll(c.Body())
-		errc <- err
-	})
-	rc := dial(t, addr)
-	rc.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
-	if err := <-errc; !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("got %v, want a deadline error", err)
-	}
-	if res, _ := rc.resp("POST"); !res.Close || !rc.closed() {
-		t.Fatal("connection with a failed body not closed")
 	}
 }
 
@@ -138,32 +128,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// MaxConns: a connection beyond the limit is answered 503 and closed.
-func TestMaxConns(t *testing.T) {
-	_, addr := startServer(t, &Server{MaxConns: 1}, hello)
-	first := dial(t, addr)
-	first.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	first.resp("GET") // the first connection is now surely counted
-	second := dial(t, addr)
-	res, _ := second.resp("GET")
-	if res.StatusCode != 503 || !res.Close {
-		t.Fatalf("got %d close=%v, want 503 and close", res.StatusCode, res.Close)
-	}
-	first.nc.Close()
-	// Once the first is gone, new connections are served again.
-	for i := 0; ; i++ {
-		rc := dial(t, addr)
-		rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		if res, _ := rc.resp("GET"); res.StatusCode == 200 {
-			break
-		}
-		if i == 100 {
-			t.Fatal("still refused after the first connection closed")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // MaxRequestsPerConn: the last allowed response carries Connection: close.
 func TestMaxRequestsPerConn(t *testing.T) {
 	_, addr := startServer(t, &Server{MaxRequestsPerConn: 2}, hello)
@@ -185,24 +149,6 @@ func TestDisableKeepAlive(t *testing.T) {
 	if res, _ := rc.resp("GET"); !res.Close || !rc.closed() {
 		t.Fatal("keep-alive not disabled")
 	}
-}
-
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A panicking handler: 500 and close when nothing was sent, a cut
@@ -256,50 +202,6 @@ func TestPanicRecovery(t *testing.T) {
 	}
 }
 
-// ConnState reports new, active, idle, active, closed for a two-request
-// connection, and hijacked for a hijacked one.
-func TestConnState(t *testing.T) {
-	var mu sync.Mutex
-	states := map[net.Conn][]ConnState{}
-	closed := make(chan struct{}, 10)
-	srv := &Server{ConnState: func(nc net.Conn, st ConnState) {
-		mu.Lock()
-		states[nc] = append(states[nc], st)
-		mu.Unlock()
-		if st == StateClosed || st == StateHijacked {
-			closed <- struct{}{}
-		}
-	}}
-	_, addr := startServer(t, srv, func(c *Ctx) {
-		if string(c.Path()) == "/hijack" {
-			nc, _, _ := c.Hijack()
-			nc.Close()
-			return
-		}
-		hello(c)
-	})
-	rc := dial(t, addr)
-	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	rc.resp("GET")
-	rc.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-	rc.resp("GET")
-	<-closed
-	rc = dial(t, addr)
-	rc.send("GET /hijack HTTP/1.1\r\nHost: x\r\n\r\n")
-	<-closed
-	mu.Lock()
-	defer mu.Unlock()
-	var got []string
-	for _, s := range states {
-		got = append(got, fmt.Sprint(s))
-	}
-	want1 := fmt.Sprint([]ConnState{StateNew, StateActive, StateIdle, StateActive, StateClosed})
-	want2 := fmt.Sprint([]ConnState{StateNew, StateActive, StateHijacked})
-	if len(got) != 2 || !(got[0] == want1 && got[1] == want2 || got[1] == want1 && got[0] == want2) {
-		t.Fatalf("states %v, want %s and %s", got, want1, want2)
-	}
-}
-
 // Accepted connections have TCP_NODELAY set, so responses are not held
 // back by Nagle's algorithm.
 func TestNoDelay(t *testing.T) {
@@ -327,52 +229,6 @@ func TestNoDelay(t *testing.T) {
 	rc.resp("GET")
 	if v := <-got; v == 0 {
 		t.Fatal("TCP_NODELAY is off")
-	}
-}
-
-// Done is closed when the client goes away while the handler runs, and
-// stays closed for a retained channel after the handler returns.
-func TestDoneOnClientDisconnect(t *testing.T) {
-	seen := make(chan error, 1)
-	entered := make(chan struct{})
-	_, addr := startServer(t, nil, func(c *Ctx) {
-		io.ReadAll(c.Body())
-		close(entered)
-		select {
-		case <-c.Done():
-			seen <- c.Err()
-		case <-time.After(20 * time.Second):
-			seen <- errors.New("no disconnect seen")
-		}
-	})
-	rc := dial(t, addr)
-	rc.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi")
-	<-entered
-	rc.nc.Close()
-	if err := <-seen; err == nil || err.Error() != "context canceled" {
-		t.Fatalf("handler saw %v", err)
-	}
-}
-
-// A handler that never calls Done pays nothing, and one that does but
-// returns normally leaves the connection usable (the watch is stopped and
-// any pipelined bytes it read are kept).
-func TestDoneWatchStopsCleanly(t *testing.T) {
-	_, addr := startServer(t, nil, func(c *Ctx) {
-		d := c.Done()
-		select {
-		case <-d:
-			t.Error("Done closed while the client is there")
-		default:
-		}
-		hello(c)
-	})
-	rc := dial(t, addr)
-	for i := 0; i < 3; i++ {
-		rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		if res, body := rc.resp("GET"); res.StatusCode != 200 || body != "Hello, World!" {
-			t.Fatalf("%d %q", res.StatusCode, body)
-		}
 	}
 }
 
