@@ -12,7 +12,7 @@ for path in sys.argv[1:]:
     print(f"\n{path}: medians of n runs")
     print("| workload | -cpu | native ns/op | compat ns/op | ratio | native cpu-ns/op | compat cpu-ns/op | ratio |")
     print("|---|---|---|---|---|---|---|---|")
-    for wl, cpu in sorted({(k[0], k[1]) for k in d}, key=lambda k: (k[0] != 'plaintext', k[1])):
+    for wl, cpu in sorted({(k[0], k[1]) for k in d}, key=lambda k: (['plaintext', 'pipelined', 'short'].index(k[0]) if k[0] in ('plaintext', 'pipelined', 'short') else 9, k[1])):
         n, c = d.get((wl, cpu, 'native')), d.get((wl, cpu, 'compat'))
         if not n or not c:
             continue
