@@ -132,3 +132,41 @@ func TestCompatShortHeadSmallBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestCompatPragma checks net/http's rule that "Pragma: no-cache" without
+// a Cache-Control field implies "Cache-Control: no-cache", whatever the
+// case of the field name, against net/http's reading of the same request.
+func TestCompatPragma(t *testing.T) {
+	var got []*http.Request
+	s := &Server{Handler: FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r)
+	}))}
+	s.init()
+	clock.Acquire()
+	defer clock.Release()
+	heads := []string{
+		"GET / HTTP/1.1\r\nHost: x\r\nPragma: no-cache\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: x\r\npragma: no-cache\r\nAccept: */*\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: x\r\nPRAGMA: no-cache\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: x\r\nPragma: no-cache\r\nCache-Control: max-age=0\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: x\r\nPragma: other\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: x\r\nPragmas: no-cache\r\n\r\n",
+	}
+	for _, h := range heads {
+		c := newConn(s, &memConn{batch: []byte(h), left: 1})
+		s.trackConn(c, true)
+		c.serve()
+	}
+	if len(got) != len(heads) {
+		t.Fatalf("served %d requests, want %d", len(got), len(heads))
+	}
+	for i, raw := range heads {
+		want, err := http.ReadRequest(bufio.NewReader(strings.NewReader(raw)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got[i].Header, want.Header) {
+			t.Errorf("%q: Header %v, want %v", raw, got[i].Header, want.Header)
+		}
+	}
+}

@@ -556,12 +556,26 @@ func header(hr *h1.Request, sub headString, vals []string) http.Header {
 	}
 	// RFC 9111 §5.4, as net/http: "Pragma: no-cache" alone implies
 	// "Cache-Control: no-cache".
-	if p := h["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
-		if _, ok := h["Cache-Control"]; !ok {
-			h["Cache-Control"] = []string{"no-cache"}
+	if hasPragma(hr.Headers) {
+		if p := h["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
+			if _, ok := h["Cache-Control"]; !ok {
+				h["Cache-Control"] = []string{"no-cache"}
+			}
 		}
 	}
 	return h
+}
+
+// hasPragma reports whether hs has a Pragma field, so that a request
+// without one (most) costs no Header lookup for it; h1 has no constant
+// for the name.
+func hasPragma(hs []h1.Header) bool {
+	for i := range hs {
+		if f := &hs[i]; f.Key == h1.Unknown && ascii.EqualFold(f.Name, "Pragma") {
+			return true
+		}
+	}
+	return false
 }
 
 // fillHeader adds the fields hs to h (see header). Without merge it makes
