@@ -61,13 +61,6 @@ func TestCompatLocalAddrOncePerConn(t *testing.T) {
 // them, and checks each Request against net/http's reading of the same
 // bytes.
 func TestCompatHeadAroundBlockSizes(t *testing.T) {
-	var got []*http.Request
-	s := &Server{Handler: FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = append(got, r)
-	}))}
-	s.init()
-	clock.Acquire()
-	defer clock.Release()
 	var heads []string
 	for nvals := 0; nvals <= 7; nvals++ {
 		for _, size := range []int{60, 72, 73, 80, 90, 103, 104, 105, 151, 152, 153, 199, 200, 201, 260} {
@@ -90,12 +83,12 @@ func TestCompatHeadAroundBlockSizes(t *testing.T) {
 			heads = append(heads, h+"\r\n")
 		}
 	}
+	var twice []string
 	for _, h := range heads {
 		// Twice on one connection: a slab of two blocks serves the second.
-		c := newConn(s, &memConn{batch: []byte(h + h), left: 1})
-		s.trackConn(c, true)
-		c.serve()
+		twice = append(twice, h+h)
 	}
+	got := compatMemRequests(t, twice)
 	if len(got) != 2*len(heads) {
 		t.Fatalf("served %d requests, want %d", len(got), 2*len(heads))
 	}
@@ -137,13 +130,6 @@ func TestCompatShortHeadSmallBlock(t *testing.T) {
 // a Cache-Control field implies "Cache-Control: no-cache", whatever the
 // case of the field name, against net/http's reading of the same request.
 func TestCompatPragma(t *testing.T) {
-	var got []*http.Request
-	s := &Server{Handler: FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = append(got, r)
-	}))}
-	s.init()
-	clock.Acquire()
-	defer clock.Release()
 	heads := []string{
 		"GET / HTTP/1.1\r\nHost: x\r\nPragma: no-cache\r\n\r\n",
 		"GET / HTTP/1.1\r\nHost: x\r\npragma: no-cache\r\nAccept: */*\r\n\r\n",
@@ -152,11 +138,7 @@ func TestCompatPragma(t *testing.T) {
 		"GET / HTTP/1.1\r\nHost: x\r\nPragma: other\r\n\r\n",
 		"GET / HTTP/1.1\r\nHost: x\r\nPragmas: no-cache\r\n\r\n",
 	}
-	for _, h := range heads {
-		c := newConn(s, &memConn{batch: []byte(h), left: 1})
-		s.trackConn(c, true)
-		c.serve()
-	}
+	got := compatMemRequests(t, heads)
 	if len(got) != len(heads) {
 		t.Fatalf("served %d requests, want %d", len(got), len(heads))
 	}
@@ -169,4 +151,23 @@ func TestCompatPragma(t *testing.T) {
 			t.Errorf("%q: Header %v, want %v", raw, got[i].Header, want.Header)
 		}
 	}
+}
+
+// compatMemRequests serves each batch of requests on an in-memory
+// connection of its own (read at once) through the compat door and
+// returns the Requests the handler got, in order.
+func compatMemRequests(t *testing.T, batches []string) []*http.Request {
+	var got []*http.Request
+	s := &Server{Handler: FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r)
+	}))}
+	s.init()
+	clock.Acquire()
+	defer clock.Release()
+	for _, b := range batches {
+		c := newConn(s, &memConn{batch: []byte(b), left: 1})
+		s.trackConn(c, true)
+		c.serve()
+	}
+	return got
 }
