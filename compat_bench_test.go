@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -13,10 +14,15 @@ import (
 // benchmark's GET (BenchmarkEngine).
 const compatBenchRequest = "GET /plaintext HTTP/1.1\r\nHost: localhost\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n"
 
+// compatBenchShort is wrk's GET without added headers (its "short"
+// workload of BenchmarkCompatVsNative): a Host field only.
+const compatBenchShort = "GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"
+
 // BenchmarkCompatVsNative serves the same plaintext response through the
 // native door and the compat door (the bench servers' plaintext handlers),
 // in memory (no syscalls) on every P at once (b.RunParallel), one request
-// per read ("plaintext") or 16 pipelined per read ("pipelined"). One
+// per read ("plaintext") or 16 pipelined per read ("pipelined"), and
+// wrk's request without added headers, one per read ("short"). One
 // operation is one request, so the compat/native ratio of ns/op is the
 // compat door's cost per request at each -cpu. cpu-ns/op is the process's
 // CPU time (every thread, the GC's included) per request, which other
@@ -37,14 +43,15 @@ func BenchmarkCompatVsNative(b *testing.B) {
 	}))
 	for _, wl := range []struct {
 		name  string
+		req   string
 		depth int
-	}{{"plaintext", 1}, {"pipelined", 16}} {
+	}{{"plaintext", compatBenchRequest, 1}, {"pipelined", compatBenchRequest, 16}, {"short", compatBenchShort, 1}} {
 		for _, door := range []struct {
 			name string
 			h    Handler
 		}{{"native", native}, {"compat", compat}} {
 			b.Run(wl.name+"/"+door.name, func(b *testing.B) {
-				benchServeParallel(b, door.h, compatBenchRequest, wl.depth)
+				benchServeParallel(b, door.h, wl.req, wl.depth)
 			})
 		}
 	}
@@ -103,4 +110,44 @@ func (m *pbConn) Read(p []byte) (int, error) {
 		return 0, net.ErrClosed
 	}
 	return n, nil
+}
+
+// BenchmarkCompatVsNativeH2 serves the plaintext response of
+// BenchmarkCompatVsNative over h2c, one stream at a time on one loopback
+// connection, through the native and the compat door, with the client of
+// TestH2Allocs (it allocates nothing and refers to HPACK-indexed fields),
+// so that the compat door's HTTP/2 cost per request shows beside the
+// native door's. cpu-ns/op is the process's CPU time per request, client
+// and syscalls included (the same for both doors):
+//
+//	go test -run '^$' -bench CompatVsNativeH2 -benchmem -count 6 .
+func BenchmarkCompatVsNativeH2(b *testing.B) {
+	hello := []byte("Hello, World!")
+	native := HandlerFunc(func(c *Ctx) {
+		c.SetHeader("Content-Type", "text/plain; charset=utf-8")
+		c.Write(hello)
+	})
+	compat := FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		h := w.Header()
+		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+		h["Content-Length"] = []string{strconv.Itoa(len(hello))}
+		w.Write(hello)
+	}))
+	for _, door := range []struct {
+		name string
+		h    Handler
+	}{{"native", native}, {"compat", compat}} {
+		b.Run(door.name, func(b *testing.B) {
+			ac := startH2AllocServer(b, &Server{Handler: door.h, Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}})
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := processCPU()
+			for b.Loop() {
+				ac.roundTrip()
+			}
+			if cpu := processCPU() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
+		})
+	}
 }

@@ -184,3 +184,42 @@ func TestH2CompatBodyCloseUnblocksRead(t *testing.T) {
 		})
 	}
 }
+
+// TestH2CompatCookieAndExpect checks net/http's HTTP/2 rules for a
+// request Header through the compat door: the Cookie fields a client
+// splits (Go's does, RFC 9113 §8.2.3) are joined into one value with
+// "; ", and "Expect: 100-continue" is answered by the server and removed,
+// while another Expect stays.
+func TestH2CompatCookieAndExpect(t *testing.T) {
+	h := riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, strings.Join(r.Header["Cookie"], "|")+" expect="+strings.Join(r.Header["Expect"], "|"))
+	}))
+	in := startRiptideTarget(t, "compat-cookie", h, false)
+	c := h2Client(t, in)
+	for _, tc := range []struct {
+		cookie, expect, body, want string
+	}{
+		{"a=1; b=2; c=3", "", "", "a=1; b=2; c=3 expect="},
+		{"a=1", "", "", "a=1 expect="},
+		{"a=1; b=2", "100-continue", "x", "a=1; b=2 expect="},
+		{"", "something", "", " expect=something"},
+	} {
+		req, _ := http.NewRequest("POST", in.url("/"), strings.NewReader(tc.body))
+		if tc.cookie != "" {
+			req.Header.Set("Cookie", tc.cookie)
+		}
+		if tc.expect != "" {
+			req.Header.Set("Expect", tc.expect)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != tc.want {
+			t.Errorf("Cookie %q, Expect %q: handler saw %q, want %q", tc.cookie, tc.expect, b, tc.want)
+		}
+	}
+}

@@ -93,7 +93,7 @@ func TestCompatBlockSizeClasses(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes are for 64-bit platforms")
 	}
-	classes := map[uintptr]bool{768: true, 896: true, 1024: true, 1152: true, 1280: true, 1536: true, 2048: true}
+	classes := map[uintptr]bool{640: true, 768: true, 896: true, 1024: true, 1152: true, 1280: true, 1536: true, 2048: true}
 	const mallocHeader = 8
 	var prev uintptr
 	for i := range compatBlocks {

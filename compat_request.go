@@ -20,8 +20,8 @@ import (
 
 // compatInlineHead is the longest request head a compatRequest for a
 // request without header values (besides Host) holds without a separate
-// allocation. It brings compatRequestHead to the 768-byte size class (with
-// the runtime's 8-byte header, see compatBlocks).
+// allocation. It brings its block to the 768-byte size class (with the
+// runtime's 8-byte header, see compatBlocks).
 const compatInlineHead = 200
 
 // compatRequest is everything a compat request owns: the *http.Request
@@ -100,6 +100,9 @@ func block[V, H any]() compatBlock {
 // that holds its header values and (compact) head; a larger one takes
 // separate allocations for what does not fit.
 var compatBlocks = [...]compatBlock{
+	block[[0]string, [72]byte](),               // 640: a short whole head (a load generator's GET)
+	block[[1]string, [56]byte](),               // 640
+	block[[2]string, [40]byte](),               // 640
 	block[[3]string, [152]byte](),              // 768
 	block[[0]string, [compatInlineHead]byte](), // 768: a whole head, no values
 	block[[6]string, [104]byte](),              // 768
@@ -118,6 +121,27 @@ var compatBlocks = [...]compatBlock{
 	block[[10]string, [1320]byte](),            // 2048
 	block[[16]string, [1224]byte](),            // 2048
 }
+
+// wholeHeadFits reports whether a block of one of the two smallest sizes
+// (640 and 768 bytes) holds nvals header values and a whole head of nhead
+// bytes: then the head is kept whole, which costs one copy; a larger one
+// is compacted (compactSegs), which may bring it down to a smaller block.
+func wholeHeadFits(nvals, nhead int) bool {
+	for i := range compatBlocks {
+		bl := &compatBlocks[i]
+		if bl.size > compatWholeHeadMax {
+			return false
+		}
+		if bl.fits(nvals, nhead) {
+			return true
+		}
+	}
+	return false
+}
+
+// compatWholeHeadMax is the size of the largest block wholeHeadFits
+// uses, the 768-byte size class.
+const compatWholeHeadMax = unsafe.Sizeof(compatRequestBlock[[0]string, [compatInlineHead]byte]{})
 
 // compatSlabMax is the most request blocks allocated together: what a
 // retained request can keep alive beyond its own block, and what a
@@ -187,11 +211,13 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	nvals := headerValues(hr)
 	var rq *compatRequest
 	var vals []string
-	if nvals == 0 && len(head) <= compatInlineHead {
+	if wholeHeadFits(nvals, len(head)) {
+		// The whole head: one copy, and its strings found by offset.
 		var buf []byte
-		rq, _, buf = st.blocks.take(0, len(head), c.nreq, x.resp.close)
+		rq, vals, buf = st.blocks.take(nvals, len(head), c.nreq, x.resp.close)
 		n := copy(buf, head)
 		sub.s = unsafe.String(&buf[0], n)
+		vals = vals[:nvals]
 	} else {
 		n := st.compactSegs(hr, head)
 		var buf []byte
@@ -224,7 +250,7 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	}
 	r.Header = header(hr, sub, vals)
 	if h2 {
-		h2Header(r.Header)
+		h2Header(r.Header, hr)
 	}
 	r.Host = rq.url.Host
 	if r.Host == "" {
@@ -266,13 +292,27 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 // h2Header applies net/http's HTTP/2 server's rules to a request Header:
 // Cookie fields are joined into one with "; " (RFC 9113 §8.2.3), and an
 // "Expect: 100-continue" is answered by the server (the body's first
-// read) and removed.
-func h2Header(h http.Header) {
-	if cs := h["Cookie"]; len(cs) > 1 {
-		h["Cookie"] = []string{strings.Join(cs, "; ")}
+// read) and removed. hr, the request h was built from, says whether it
+// has such fields, so that most requests cost no lookup.
+func h2Header(h http.Header, hr *h1.Request) {
+	cookies, expect := 0, false
+	for i := range hr.Headers {
+		switch hr.Headers[i].Key {
+		case h1.HeaderCookie:
+			cookies++
+		case h1.HeaderExpect:
+			expect = true
+		}
 	}
-	if ev, ok := h["Expect"]; ok && len(ev) == 1 && ascii.EqualFold(ev[0], "100-continue") {
-		delete(h, "Expect")
+	if cookies > 1 {
+		if cs := h["Cookie"]; len(cs) > 1 {
+			h["Cookie"] = []string{strings.Join(cs, "; ")}
+		}
+	}
+	if expect {
+		if ev, ok := h["Expect"]; ok && len(ev) == 1 && ascii.EqualFold(ev[0], "100-continue") {
+			delete(h, "Expect")
+		}
 	}
 }
 
@@ -516,12 +556,26 @@ func header(hr *h1.Request, sub headString, vals []string) http.Header {
 	}
 	// RFC 9111 §5.4, as net/http: "Pragma: no-cache" alone implies
 	// "Cache-Control: no-cache".
-	if p := h["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
-		if _, ok := h["Cache-Control"]; !ok {
-			h["Cache-Control"] = []string{"no-cache"}
+	if hasPragma(hr.Headers) {
+		if p := h["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
+			if _, ok := h["Cache-Control"]; !ok {
+				h["Cache-Control"] = []string{"no-cache"}
+			}
 		}
 	}
 	return h
+}
+
+// hasPragma reports whether hs has a Pragma field, so that a request
+// without one (most) costs no Header lookup for it; h1 has no constant
+// for the name.
+func hasPragma(hs []h1.Header) bool {
+	for i := range hs {
+		if f := &hs[i]; f.Key == h1.Unknown && ascii.EqualFold(f.Name, "Pragma") {
+			return true
+		}
+	}
+	return false
 }
 
 // fillHeader adds the fields hs to h (see header). Without merge it makes

@@ -224,6 +224,8 @@ func (w *compatWriter) onlyKnownKeys() bool {
 func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 	r := &w.x.resp
 	code := w.status
+	// checked: k is one of the names below, valid and not a trailer.
+	checked := true
 	switch k {
 	case "Content-Type":
 		w.sniff = false
@@ -269,13 +271,17 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		r.userAltSvc = true
 	case "Trailer":
 		w.trailers = true
+	default:
+		checked = false
 	}
-	if strings.HasPrefix(k, http.TrailerPrefix) {
-		w.trailers = true
-		return
-	}
-	if !h1.ValidHeaderName(k) {
-		return
+	if !checked {
+		if strings.HasPrefix(k, http.TrailerPrefix) {
+			w.trailers = true
+			return
+		}
+		if !h1.ValidHeaderName(k) {
+			return
+		}
 	}
 	for _, v := range vs {
 		w.addField(&r.hdr, k, v)
@@ -284,12 +290,17 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 
 // addField adds the field name with value to h, the value cleaned as
 // appendCleanValue does; on a stream a value that is not a valid field
-// value is left out instead, as net/http's HTTP/2 server does.
+// value is left out instead, as net/http's HTTP/2 server does (a valid one
+// has no CR or LF: it is copied without a second scan).
 func (w *compatWriter) addField(h *headerFields, name, value string) {
-	if w.stream && !h1.ValidHeaderValue(textproto.TrimString(value)) {
+	if !w.stream {
+		addFieldClean(h, name, value)
 		return
 	}
-	addFieldClean(h, name, value)
+	value = textproto.TrimString(value)
+	if h1.ValidHeaderValue(value) {
+		addField(h, name, value)
+	}
 }
 
 // parseContentLength parses a Content-Length value the handler set:

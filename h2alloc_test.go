@@ -71,7 +71,7 @@ func TestH2Allocs(t *testing.T) {
 // startH2AllocServer serves srv (with h2c on) on a loopback port for the
 // test's life and returns a client of it that has made 100 requests, to
 // warm up pools, workers and the HPACK tables.
-func startH2AllocServer(t *testing.T, srv *Server) *h2AllocClient {
+func startH2AllocServer(t testing.TB, srv *Server) *h2AllocClient {
 	ac := newH2AllocClient(t, serveTest(t, srv, testServeOptions{}).Addr)
 	for range 100 {
 		ac.roundTrip()
