@@ -177,19 +177,10 @@ func appendH2Fields(dst []h2.Field, h *headerFields, trailers bool) []h2.Field {
 
 // writeBody sends body bytes after the head.
 func (e *h2Exchange) writeBody(x *Ctx, p []byte) (int, error) {
-	r := &x.resp
 	c := x.conn
-	switch {
-	case r.finished:
-		return 0, ErrCommitted
-	case c.werr != nil:
-		return 0, c.werr
-	case r.noBody || len(p) == 0:
-		return len(p), nil
-	case r.clen >= 0 && r.written+int64(len(p)) > r.clen:
-		return 0, ErrContentLength
+	if send, n, err := x.admitBody(p, c.werr); !send {
+		return n, err
 	}
-	r.written += int64(len(p))
 	if err := e.st().WriteData(p, false); err != nil {
 		c.werr = err
 		return 0, err
@@ -208,7 +199,7 @@ func (e *h2Exchange) flush() error { return e.st().Err() }
 func (e *h2Exchange) endResponse(x *Ctx) {
 	r := &x.resp
 	switch {
-	case r.badTrailer || r.clen >= 0 && !r.noBody && r.written != r.clen:
+	case r.badTrailer || x.bodyShort():
 		e.st().Reset()
 	case r.trl.len() == 0:
 		_ = e.st().EndStream()

@@ -601,19 +601,10 @@ func appendFieldHeaders(dst []h1.Header, h *headerFields, trailers bool) []h1.He
 
 // writeBody sends body bytes after the head as DATA.
 func (ex *h3Stream) writeBody(x *Ctx, p []byte) (int, error) {
-	r := &x.resp
 	c := x.conn
-	switch {
-	case r.finished:
-		return 0, ErrCommitted
-	case c.werr != nil:
-		return 0, c.werr
-	case r.noBody || len(p) == 0:
-		return len(p), nil
-	case r.clen >= 0 && r.written+int64(len(p)) > r.clen:
-		return 0, ErrContentLength
+	if send, n, err := x.admitBody(p, c.werr); !send {
+		return n, err
 	}
-	r.written += int64(len(p))
 	if _, err := ex.st.WriteData(p); err != nil {
 		c.werr = err
 		return 0, err
@@ -631,7 +622,7 @@ func (ex *h3Stream) flush() error { return ex.st.Flush() }
 func (ex *h3Stream) endResponse(x *Ctx) {
 	r := &x.resp
 	switch {
-	case r.badTrailer || r.clen >= 0 && !r.noBody && r.written != r.clen:
+	case r.badTrailer || x.bodyShort():
 		ex.st.Reset(h3.CodeInternalError)
 	case r.trl.len() == 0:
 		_ = ex.st.Close()

@@ -441,6 +441,34 @@ func (x *Ctx) write(p []byte) (int, error) {
 // writeCommitted sends body bytes after the head, through the exchange.
 func (x *Ctx) writeCommitted(p []byte) (int, error) { return x.conn.ex.writeBody(x, p) }
 
+// admitBody applies the response rules to body bytes p written after the
+// head, for every wire: nothing after the response ended, nothing once the
+// wire failed (werr), nothing sent for a response without a body, and no
+// more than a declared Content-Length. It counts p as written and reports
+// send when the wire is to send it; otherwise n and err are the result.
+func (x *Ctx) admitBody(p []byte, werr error) (send bool, n int, err error) {
+	r := &x.resp
+	switch {
+	case r.finished:
+		return false, 0, ErrCommitted
+	case werr != nil:
+		return false, 0, werr
+	case r.noBody || len(p) == 0:
+		return false, len(p), nil
+	case r.clen >= 0 && r.written+int64(len(p)) > r.clen:
+		return false, 0, ErrContentLength
+	}
+	r.written += int64(len(p))
+	return true, 0, nil
+}
+
+// bodyShort reports a response whose body ended before its declared
+// Content-Length: the wire must not let the client take it as complete.
+func (x *Ctx) bodyShort() bool {
+	r := &x.resp
+	return r.clen >= 0 && !r.noBody && r.written != r.clen
+}
+
 // WriteString is Write for a string, without converting it. Like Write,
 // it fixes the status and header fields.
 func (x *Ctx) WriteString(s string) (int, error) {
@@ -487,16 +515,9 @@ func (x *Ctx) WriteString(s string) (int, error) {
 // into wbuf, or straight to the socket when large.
 func (c *conn) writeBody(x *Ctx, p []byte) (int, error) {
 	r := &x.resp
-	if r.finished {
-		return 0, ErrCommitted
+	if send, n, err := x.admitBody(p, nil); !send {
+		return n, err
 	}
-	if r.noBody || len(p) == 0 {
-		return len(p), nil
-	}
-	if r.clen >= 0 && r.written+int64(len(p)) > r.clen {
-		return 0, ErrContentLength
-	}
-	r.written += int64(len(p))
 	if r.chunked {
 		c.wbuf = h1.AppendChunkHeader(c.wbuf, len(p))
 		if len(p) >= c.cfg.writeBuf {
@@ -704,7 +725,7 @@ func (c *conn) endResponse(x *Ctx) {
 		c.wbuf = append(c.wbuf, '0', '\r', '\n')
 		c.wbuf = r.trl.appendLines(c.wbuf)
 		c.wbuf = append(c.wbuf, '\r', '\n')
-	case r.clen >= 0 && !r.noBody && r.written != r.clen:
+	case x.bodyShort():
 		// Short body: the client would wait for the rest forever.
 		c.closeAfter = true
 	}
