@@ -3,8 +3,11 @@ package riptide
 import (
 	"errors"
 	"io"
+	"sync"
+	"sync/atomic"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 )
 
@@ -49,6 +52,37 @@ type bodyReader struct {
 	stream   bool
 	trailers []h1.Header
 	tbuf     []byte
+
+	// Stream reads made by a compat Request.Body outside the compat
+	// lock, possibly on another goroutine (compatBody.Read): entered
+	// while the handler runs, waited for before the stream is given back
+	// (waitReads), so that none reads a stream reused for another request.
+	reading atomic.Int32
+	reads   sync.WaitGroup
+}
+
+// enterRead counts a stream read about to start outside the compat lock;
+// it is called with that lock held while the handler has not returned.
+func (b *bodyReader) enterRead() {
+	b.reading.Add(1)
+	b.reads.Add(1)
+}
+
+// leaveRead ends what enterRead began. b is not touched after it: the conn
+// may serve another request at once.
+func (b *bodyReader) leaveRead() {
+	b.reading.Add(-1)
+	b.reads.Done()
+}
+
+// waitReads runs on an HTTP/2 stream after the handler has returned (no
+// read enters any more): a read still in flight is made to return at once
+// (st.StopBody) and waited for, before the stream may be reused.
+func (b *bodyReader) waitReads(st *h2.Stream) {
+	if b.reading.Load() > 0 {
+		st.StopBody()
+		b.reads.Wait()
+	}
 }
 
 func (b *bodyReader) start(req *h1.Request) {

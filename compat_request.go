@@ -692,9 +692,15 @@ func (b *compatBody) Read(p []byte) (int, error) {
 		if n, err, ok = br.beginStreamRead(p); ok {
 			// The read waits without the lock, so that the handler may
 			// write the response meanwhile (full duplex, as net/http's
-			// HTTP/2), and Close may make it return.
+			// HTTP/2), and Close may make it return. The read is counted
+			// (enterRead) while the handler has not returned, and the
+			// stream is not given back to the engine before it leaves
+			// (waitReads): it never reads a stream reused for another
+			// request.
+			br.enterRead()
 			cx.unlock()
 			n, err = b.ex.readBody(p)
+			br.leaveRead()
 			cx.lock()
 			if cx.ended.Load() {
 				return 0, http.ErrBodyReadAfterClose

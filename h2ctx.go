@@ -52,6 +52,9 @@ func (d *h2Door) ServeStream(st *h2.Stream) {
 		x.inHandler.Store(true)
 		c.callHandler()
 	}
+	// A compat body read left running on another goroutine returns now,
+	// before the stream may serve another request.
+	c.body.waitReads(st)
 	x.stopWatch(true)
 	x.finish()
 	c.statRequestDone()

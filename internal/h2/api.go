@@ -259,6 +259,18 @@ func (st *Stream) CloseBody(ended *atomic.Bool) {
 	hc.mu.Unlock()
 }
 
+// StopBody makes a body read in flight on another goroutine return at
+// once (with the bytes already received, io.EOF, or ErrBodyClosed), and
+// later ones fail. The root calls it when the handler has returned, before
+// it waits for such reads and gives the stream back.
+func (st *Stream) StopBody() {
+	hc := st.hc
+	hc.mu.Lock()
+	st.bodyClosed = true
+	hc.cond.Broadcast()
+	hc.mu.Unlock()
+}
+
 // OnReset registers n to be told when the stream is reset; if it already
 // is, n is told at once.
 func (st *Stream) OnReset(n ResetNotifier) {
