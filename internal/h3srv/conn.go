@@ -34,10 +34,22 @@ type Conn struct {
 	// budget is what is left of cfg.HeaderBudget.
 	budget atomic.Int64
 
-	work    chan *Stream  // idle workers receive the next stream here
+	work    chan bool     // wakes an idle worker (true) or retires it (false)
 	quit    chan struct{} // closed when Serve stops accepting
 	idle    atomic.Int32  // workers waiting on work
 	workers sync.WaitGroup
+
+	// queue holds the accepted request streams no worker has taken yet,
+	// queue[qhead:]. A worker takes the next one when its stream is done
+	// instead of parking, so that the responses of a burst are all
+	// written before quic-go's send loop (readied by the first write) runs
+	// and leave in one packet, not one each. spinning tells whether a
+	// worker was woken and has not taken a stream yet: while the queue is
+	// not empty one is, so a slow handler holds up no other stream.
+	qmu      sync.Mutex
+	queue    []*Stream
+	qhead    int
+	spinning bool
 
 	// retire ends the idle workers once the connection has had no
 	// request stream in progress for workerLinger; armed tells whether it
@@ -61,7 +73,7 @@ type Conn struct {
 
 // NewConn returns an engine for qc serving h under cfg (nil: defaults).
 func NewConn(qc quicx.Conn, cfg *Config, h Handler) *Conn {
-	c := &Conn{qc: qc, cfg: cfg.norm(), h: h, work: make(chan *Stream), quit: make(chan struct{}), maxID: -1, goaway: -1}
+	c := &Conn{qc: qc, cfg: cfg.norm(), h: h, work: make(chan bool), quit: make(chan struct{}), maxID: -1, goaway: -1}
 	c.lim = c.cfg.limits()
 	c.budget.Store(int64(c.cfg.HeaderBudget))
 	return c
@@ -105,14 +117,58 @@ func (c *Conn) Serve() error {
 		c.maxID = max(c.maxID, id)
 		c.active++
 		c.mu.Unlock()
-		st := getStream(c, qs)
-		select {
-		case c.work <- st:
-		default:
-			c.workers.Add(1)
-			go c.worker(st)
-		}
+		c.push(getStream(c, qs))
 	}
+}
+
+// push queues st for a worker and wakes one unless one is on its way.
+func (c *Conn) push(st *Stream) {
+	c.qmu.Lock()
+	c.queue = append(c.queue, st)
+	wake := !c.spinning
+	c.spinning = true
+	c.qmu.Unlock()
+	if wake {
+		c.wake()
+	}
+}
+
+// wake wakes an idle worker, or starts one when none is idle.
+func (c *Conn) wake() {
+	select {
+	case c.work <- true:
+	default:
+		c.workers.Add(1)
+		go c.worker()
+	}
+}
+
+// next takes the next queued stream, nil when there is none. When more
+// are queued it makes sure a worker is on its way to them.
+func (c *Conn) next(woken bool) *Stream {
+	c.qmu.Lock()
+	if woken {
+		c.spinning = false
+	}
+	if c.qhead == len(c.queue) {
+		c.qmu.Unlock()
+		return nil
+	}
+	st := c.queue[c.qhead]
+	c.queue[c.qhead] = nil
+	c.qhead++
+	if c.qhead == len(c.queue) {
+		c.queue, c.qhead = c.queue[:0], 0
+	}
+	wake := c.qhead < len(c.queue) && !c.spinning
+	if wake {
+		c.spinning = true
+	}
+	c.qmu.Unlock()
+	if wake {
+		c.wake()
+	}
+	return st
 }
 
 // stopRetire stops the workers' retirement timer.
@@ -131,11 +187,15 @@ func reject(qs quicx.Stream, code h3.ErrorCode) {
 	qs.ReleaseStreamCredit()
 }
 
-// worker serves st and then further streams until enough workers idle.
-func (c *Conn) worker(st *Stream) {
+// worker serves the queued streams, then waits to be woken for more,
+// until enough workers idle.
+func (c *Conn) worker() {
 	defer c.workers.Done()
 	for {
-		quiet := c.serve(st)
+		quiet := false
+		for st := c.next(true); st != nil; st = c.next(false) {
+			quiet = c.serve(st)
+		}
 		if c.idle.Add(1) > maxIdleWorkers {
 			c.idle.Add(-1)
 			return
@@ -144,9 +204,9 @@ func (c *Conn) worker(st *Stream) {
 			c.armRetire()
 		}
 		select {
-		case st = <-c.work:
+		case ok := <-c.work:
 			c.idle.Add(-1)
-			if st == nil { // retired
+			if !ok { // retired
 				return
 			}
 		case <-c.quit:
@@ -189,7 +249,7 @@ func (c *Conn) retireIdle() {
 	c.mu.Unlock()
 	for c.idle.Load() > 0 {
 		select {
-		case c.work <- nil:
+		case c.work <- false:
 		case <-c.quit:
 			return
 		default:

@@ -337,3 +337,33 @@ func TestIdleGoroutines(t *testing.T) {
 	}
 	p.closeAndCheck(base)
 }
+
+// TestSlowHandlerHoldsNoStream: streams queued behind a handler that does
+// not return are served by other workers (a worker takes the next queued
+// stream itself only once its own is done).
+func TestSlowHandlerHoldsNoStream(t *testing.T) {
+	release := make(chan struct{})
+	h := HandlerFunc(func(s *Stream) {
+		if string(s.Request().Target) == "/slow" {
+			<-release
+		}
+		s.WriteHeaders(204, nil)
+	})
+	p := start(t, quicxtest.Options{MaxStreams: 20}, nil, h, false)
+	slow := []*quicxtest.Stream{p.open(reqHead("GET", "/slow"), true), p.open(reqHead("GET", "/slow"), true)}
+	var fast []*quicxtest.Stream
+	for range 10 {
+		fast = append(fast, p.open(reqHead("GET", "/fast"), true))
+	}
+	for i, s := range fast {
+		if r := readResponse(t, s); r.status != 204 {
+			t.Errorf("fast stream %d: status %d err %v, want 204 while the slow handlers run", i, r.status, r.err)
+		}
+	}
+	close(release)
+	for i, s := range slow {
+		if r := readResponse(t, s); r.status != 204 {
+			t.Errorf("slow stream %d: status %d err %v, want 204", i, r.status, r.err)
+		}
+	}
+}
