@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,4 +169,70 @@ func TestCompatReuseRaceChild(t *testing.T) {
 // ReuseRequests, to check that the option changes nothing else.
 func parityFromHTTP(h http.Handler) Handler {
 	return FromHTTPWith(h, CompatOptions{ReuseRequests: os.Getenv("RIPTIDE_COMPAT_REUSE") == "1"})
+}
+
+// With ReuseRequests, nothing of one request or response leaks into the
+// next on the connection: each request sees only its own header fields,
+// URL, body and trailers, and each response only the fields its handler
+// set. The handler also waits on its Context and reads the body, which
+// under -race checks the reuse against the disconnect watch and the body.
+func TestCompatReuseNoLeak(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+			t.Errorf("%s: context done while the handler runs", r.URL)
+		default:
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("%s: body: %v", r.URL, err)
+		}
+		keys := make([]string, 0, len(r.Header))
+		for k := range r.Header {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if n := r.URL.Query().Get("n"); n != "" {
+			w.Header().Set("X-Only-"+n, n)
+		}
+		fmt.Fprintf(w, "%s %s %q %v %v", r.Method, r.URL.RequestURI(), body, keys, r.Trailer)
+	})
+	srv := &Server{Handler: FromHTTPWith(h, CompatOptions{ReuseRequests: true}), Logger: slog.New(slog.DiscardHandler)}
+	nc, err := net.Dial("tcp", serveTest(t, srv, testServeOptions{}).Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	br := bufio.NewReader(nc)
+	for i, tc := range []struct{ req, want, only string }{
+		{"POST /a?n=1 HTTP/1.1\r\nHost: x\r\nX-A: 1\r\nX-B: 2\r\nContent-Length: 3\r\n\r\nabc",
+			`POST /a?n=1 "abc" [Content-Length X-A X-B] map[]`, "X-Only-1"},
+		{"GET /b HTTP/1.1\r\nHost: x\r\n\r\n",
+			`GET /b "" [] map[]`, ""},
+		{"POST /c?n=3 HTTP/1.1\r\nHost: x\r\nTrailer: X-T\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\nX-T: t\r\n\r\n",
+			`POST /c?n=3 "hi" [] map[X-T:[t]]`, "X-Only-3"},
+		{"GET /d HTTP/1.1\r\nHost: x\r\nX-C: 4\r\n\r\n",
+			`GET /d "" [X-C] map[]`, ""},
+	} {
+		if _, err := io.WriteString(nc, tc.req); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != tc.want {
+			t.Errorf("request %d: handler saw %s, want %s", i, body, tc.want)
+		}
+		for k := range resp.Header {
+			if strings.HasPrefix(k, "X-Only-") && k != tc.only {
+				t.Errorf("request %d: response has %s (set for another request)", i, k)
+			}
+		}
+		if tc.only != "" && resp.Header.Get(tc.only) == "" {
+			t.Errorf("request %d: response lacks %s", i, tc.only)
+		}
+	}
 }
