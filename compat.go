@@ -3,6 +3,8 @@ package riptide
 import (
 	"log/slog"
 	"net/http"
+
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // FromHTTP returns a Handler that serves h, an ordinary net/http handler, on
@@ -29,19 +31,59 @@ import (
 // something waits on Context().Done().
 //
 // As with net/http, h may keep the *http.Request, its Header, URL and
-// strings after ServeHTTP returns; they are never reused. The ResponseWriter
-// is reused for a later request and must not be used after ServeHTTP
-// returns. Differences from net/http are listed, with their reasons, in
+// strings after ServeHTTP returns; they are never reused (FromHTTPWith with
+// CompatOptions.ReuseRequests trades that for fewer allocations). The
+// ResponseWriter is reused for a later request and must not be used after
+// ServeHTTP returns. Differences from net/http are listed, with their reasons, in
 // docs/compat.md, which also says which io.ReaderFrom sources are sent with
 // sendfile.
 func FromHTTP(h http.Handler) Handler {
+	return FromHTTPWith(h, CompatOptions{})
+}
+
+// CompatOptions are opt-in departures from net/http's contract for the
+// compat door (FromHTTPWith). The zero value keeps net/http's contract
+// whole and is what FromHTTP uses.
+type CompatOptions struct {
+	// ReuseRequests reuses, for the connection's next request, the
+	// objects net/http lets a handler keep: the *http.Request with its
+	// URL, Header map, Body, Context and Trailer map, and the response
+	// Header map the ResponseWriter's Header returns. It saves most of
+	// what a compat request allocates (and the GC work that follows),
+	// but it is only safe for a handler that keeps none of these after
+	// ServeHTTP returns: no goroutine started by the handler may use the
+	// *http.Request, r.URL, r.Header, r.Body, r.Context(), r.Trailer,
+	// r.Form, r.PostForm or r.MultipartForm (or a value slice of one of
+	// these maps), or the ResponseWriter's Header map, once ServeHTTP has
+	// returned. Strings are not reused: a string read from the request
+	// (a path, a header value) may be kept. Copy what must outlive the
+	// call (r.Clone(ctx) copies the request, http.Header.Clone a map).
+	//
+	// Middleware that keeps the request past ServeHTTP must not be
+	// used with it: http.TimeoutHandler (its handler goroutine runs on
+	// after the timeout answer), handlers that hand r or r.Context() to a
+	// goroutine that outlives the call, loggers that record the request
+	// after the response, caches that store the Header map.
+	//
+	// Off by default. Under the race detector (go test -race), the reused
+	// objects are overwritten as soon as ServeHTTP returns, so a handler
+	// that retains one is reported as a data race.
+	ReuseRequests bool
+}
+
+// FromHTTPWith is FromHTTP with options; FromHTTP(h) is
+// FromHTTPWith(h, CompatOptions{}).
+func FromHTTPWith(h http.Handler, opts CompatOptions) Handler {
 	if h == nil {
 		h = http.NotFoundHandler()
 	}
-	return compatHandler{h}
+	return compatHandler{h: h, reuse: opts.ReuseRequests}
 }
 
-type compatHandler struct{ h http.Handler }
+type compatHandler struct {
+	h     http.Handler
+	reuse bool // CompatOptions.ReuseRequests
+}
 
 // compatState is the per-Ctx (so per-connection, pooled with it) state of
 // the compat door: the reusable ResponseWriter and values cached for the
@@ -54,6 +96,15 @@ type compatState struct {
 	segs []headSeg
 	// blocks hands out the blocks requests are built in.
 	blocks compatSlab
+
+	// reuse is set for CompatOptions.ReuseRequests: the request, its
+	// Header map and its values, and the response Header map below are
+	// kept for the next request instead of allocated anew.
+	reuse  bool
+	rq     *compatRequest
+	vals   []string
+	reqHdr http.Header
+	resHdr http.Header
 }
 
 // ServeCtx serves one request through the net/http handler.
@@ -63,6 +114,7 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 		st = new(compatState)
 		x.compat = st
 	}
+	st.reuse = ch.reuse
 	rq, ok := st.newRequest(x)
 	if !ok {
 		return
@@ -81,6 +133,9 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 		ch.h.ServeHTTP(w, &rq.req)
 	}
 	w.finish()
+	if st.reuse && israce.Enabled {
+		poisonRequest(rq)
+	}
 }
 
 // httpServer returns the *http.Server that a compat request's Context

@@ -22,7 +22,8 @@ const compatBenchShort = "GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\
 // native door and the compat door (the bench servers' plaintext handlers),
 // in memory (no syscalls) on every P at once (b.RunParallel), one request
 // per read ("plaintext") or 16 pipelined per read ("pipelined"), and
-// wrk's request without added headers, one per read ("short"). One
+// wrk's request without added headers, one per read ("short"); compat-reuse
+// is the compat door with CompatOptions.ReuseRequests. One
 // operation is one request, so the compat/native ratio of ns/op is the
 // compat door's cost per request at each -cpu. cpu-ns/op is the process's
 // CPU time (every thread, the GC's included) per request, which other
@@ -35,12 +36,15 @@ func BenchmarkCompatVsNative(b *testing.B) {
 		c.SetHeader("Content-Type", "text/plain; charset=utf-8")
 		c.Write(hello)
 	})
-	compat := FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	hh := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		h := w.Header()
 		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
 		h["Content-Length"] = []string{strconv.Itoa(len(hello))}
 		w.Write(hello)
-	}))
+	})
+	compat := FromHTTP(hh)
+	// compat-reuse: the same handler with CompatOptions.ReuseRequests.
+	reuse := FromHTTPWith(hh, CompatOptions{ReuseRequests: true})
 	for _, wl := range []struct {
 		name  string
 		req   string
@@ -49,7 +53,7 @@ func BenchmarkCompatVsNative(b *testing.B) {
 		for _, door := range []struct {
 			name string
 			h    Handler
-		}{{"native", native}, {"compat", compat}} {
+		}{{"native", native}, {"compat", compat}, {"compat-reuse", reuse}} {
 			b.Run(wl.name+"/"+door.name, func(b *testing.B) {
 				benchServeParallel(b, door.h, wl.req, wl.depth)
 			})
@@ -127,16 +131,19 @@ func BenchmarkCompatVsNativeH2(b *testing.B) {
 		c.SetHeader("Content-Type", "text/plain; charset=utf-8")
 		c.Write(hello)
 	})
-	compat := FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	hh := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		h := w.Header()
 		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
 		h["Content-Length"] = []string{strconv.Itoa(len(hello))}
 		w.Write(hello)
-	}))
+	})
+	compat := FromHTTP(hh)
+	// compat-reuse: the same handler with CompatOptions.ReuseRequests.
+	reuse := FromHTTPWith(hh, CompatOptions{ReuseRequests: true})
 	for _, door := range []struct {
 		name string
 		h    Handler
-	}{{"native", native}, {"compat", compat}} {
+	}{{"native", native}, {"compat", compat}, {"compat-reuse", reuse}} {
 		b.Run(door.name, func(b *testing.B) {
 			ac := startH2AllocServer(b, &Server{Handler: door.h, Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}})
 			b.ReportAllocs()

@@ -1084,7 +1084,7 @@ func lineDiff(a, b string) []string {
 func init() {
 	parityRiptide = func(t *testing.T, h http.Handler) string {
 		t.Helper()
-		srv := &Server{Handler: FromHTTP(h), Logger: slog.New(slog.DiscardHandler)}
+		srv := &Server{Handler: parityFromHTTP(h), Logger: slog.New(slog.DiscardHandler)}
 		return serveTest(t, srv, testServeOptions{}).Addr
 	}
 }
@@ -1220,7 +1220,7 @@ func parityH2Protos(t *testing.T) []parityProto {
 			t.Cleanup(func() { srv.Close() })
 			return ln.Addr().String()
 		}
-		srv := &Server{Handler: FromHTTP(h), Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}}
+		srv := &Server{Handler: parityFromHTTP(h), Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}}
 		if tlsOn {
 			srv.TLSConfig = tc
 		}

@@ -211,7 +211,16 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	nvals := headerValues(hr)
 	var rq *compatRequest
 	var vals []string
-	if wholeHeadFits(nvals, len(head)) {
+	var hdr http.Header
+	if st.reuse {
+		// CompatOptions.ReuseRequests: the request and its value array
+		// are this state's, reset; the head is copied into a new array,
+		// never reused, so the strings stay immutable and may be kept.
+		rq, vals, hdr = st.reused(nvals)
+		buf := make([]byte, len(head))
+		n := copy(buf, head)
+		sub.s = unsafe.String(unsafe.SliceData(buf), n)
+	} else if wholeHeadFits(nvals, len(head)) {
 		// The whole head: one copy, and its strings found by offset.
 		var buf []byte
 		rq, vals, buf = st.blocks.take(nvals, len(head), c.nreq, x.resp.close)
@@ -248,7 +257,7 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	default:
 		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.0", 1, 0
 	}
-	r.Header = header(hr, sub, vals)
+	r.Header = header(hr, sub, vals, hdr)
 	if h2 {
 		h2Header(r.Header, hr)
 	}
@@ -287,6 +296,44 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	rq.ctx.srv = c.srv.httpServer()
 	setRequestContext(r, &rq.ctx)
 	return rq, true
+}
+
+// reused returns, for CompatOptions.ReuseRequests, the state's request
+// (zeroed), room for nvals header values and its request Header map
+// (cleared: a map keeps its buckets), made on first use.
+func (st *compatState) reused(nvals int) (*compatRequest, []string, http.Header) {
+	if st.rq == nil {
+		st.rq = new(compatRequest)
+		st.reqHdr = make(http.Header, nvals)
+	} else {
+		*st.rq = compatRequest{}
+		clear(st.reqHdr)
+	}
+	if cap(st.vals) < nvals {
+		st.vals = make([]string, nvals)
+	}
+	return st.rq, st.vals[:nvals], st.reqHdr
+}
+
+// poisonRequest overwrites, under the race detector, what
+// CompatOptions.ReuseRequests reuses, from the serving goroutine as soon
+// as ServeHTTP has returned: a handler (or a goroutine it started) that
+// kept any of it and uses it afterwards is reported as a data race at
+// once, not only when the next request happens to reuse it. The values
+// written are empty but usable (a kept request still has a URL, a Header
+// and a Body), so that the race report, not a nil dereference, is what the
+// handler's author sees.
+func poisonRequest(rq *compatRequest) {
+	r := &rq.req
+	h := r.Header
+	clear(h)
+	clear(r.Trailer)
+	r.Method, r.RequestURI, r.Host, r.RemoteAddr, r.Proto = "", "", "", "", ""
+	rq.url = url.URL{}
+	r.URL, r.Header, r.Body = &rq.url, h, http.NoBody
+	r.Trailer, r.Form, r.PostForm, r.MultipartForm = nil, nil, nil, nil
+	r.ContentLength, r.TLS, r.Close = 0, nil, false
+	setRequestContext(r, &rq.ctx)
 }
 
 // h2Header applies net/http's HTTP/2 server's rules to a request Header:
@@ -544,10 +591,12 @@ func headerValues(hr *h1.Request) int {
 // Transfer-Encoding are left out (they are in Request.Host and
 // Request.TransferEncoding), keys are canonical, and repeated fields become
 // one key with several values. vals, of length headerValues(hr), backs the
-// values.
-func header(hr *h1.Request, sub headString, vals []string) http.Header {
-	// An exact hint (at most one key per value) saves the map growth.
-	h := make(http.Header, len(vals))
+// values. h, when not nil, is an empty map to fill (a reused one).
+func header(hr *h1.Request, sub headString, vals []string, h http.Header) http.Header {
+	if h == nil {
+		// An exact hint (at most one key per value) saves the map growth.
+		h = make(http.Header, len(vals))
+	}
 	if !fillHeader(h, hr.Headers, &sub, vals, false) {
 		// A repeated field: again, merging its values.
 		clear(h)

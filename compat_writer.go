@@ -16,6 +16,7 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // sniffLen is how many body bytes http.DetectContentType looks at.
@@ -26,7 +27,8 @@ const sniffLen = 512
 // handler's http.Header map until the head is written, then translates it
 // into the engine's response (Ctx.resp): the engine does the framing,
 // buffering and writing, so native and compat responses go out the same
-// way. The header map itself is never pooled (a handler may keep it).
+// way. The header map itself is never pooled (a handler may keep it)
+// unless CompatOptions.ReuseRequests says it is not kept.
 //
 // Every method that touches engine state holds the request's
 // compatContext.mu (see compatContext).
@@ -85,6 +87,10 @@ func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
 func (w *compatWriter) end() {
 	w.cx.end()
 	w.rq = nil
+	if w.st.reuse && israce.Enabled && w.header != nil {
+		// See poisonRequest: a handler that kept the map races with this.
+		clear(w.header)
+	}
 	w.header = nil
 	clear(w.keys)
 	w.keys = w.keys[:0]
@@ -92,10 +98,21 @@ func (w *compatWriter) end() {
 
 // Header returns the response header map. Changes after WriteHeader (or
 // the first Write) have no effect except for trailers. The map is new for
-// each request (made on first use, and it stays set until end).
+// each request (made on first use, and it stays set until end), unless
+// CompatOptions.ReuseRequests: then it is the connection's, cleared.
 func (w *compatWriter) Header() http.Header {
 	if w.header == nil {
-		w.header = make(http.Header)
+		if st := w.st; st.reuse {
+			// CompatOptions.ReuseRequests: the state's map, cleared.
+			if st.resHdr == nil {
+				st.resHdr = make(http.Header)
+			} else {
+				clear(st.resHdr)
+			}
+			w.header = st.resHdr
+		} else {
+			w.header = make(http.Header)
+		}
 	}
 	return w.header
 }
