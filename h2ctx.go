@@ -105,14 +105,7 @@ func (e *h2Exchange) st() *h2.Stream { return (*h2.Stream)(e) }
 func (e *h2Exchange) writeHead(x *Ctx, status int, streaming bool) {
 	r := &x.resp
 	c := x.conn
-	body := r.body
-	bodyLen := len(body)
-	r.body = r.body[:0]
-	if r.noBody {
-		body = nil
-	} else if r.clen >= 0 && int64(len(body)) > r.clen {
-		body = body[:r.clen] // declared less than was buffered: send what was declared
-	}
+	body, bodyLen := x.takeBody()
 	// Trailers set so far: more may come while streaming. A body shorter
 	// than declared does not end the stream: endResponse resets it.
 	end := !streaming && r.trl.len() == 0 && (r.clen < 0 || r.noBody || int64(len(body)) == r.clen)
@@ -148,10 +141,7 @@ func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.He
 		if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
 			c.h2fields = append(c.h2fields, h2.Field{Name: "alt-svc", Value: a.value}) // h3.go
 		}
-		if mode, n := h1.BodyFraming(h1.Outgoing{
-			Status: status, Head: r.head, ContentLength: r.clen,
-			Complete: !streaming, Size: int64(bodyLen), Framed: true,
-		}); mode == h1.BodyLength {
+		if n, ok := x.framedLength(status, streaming, bodyLen); ok {
 			h.ContentLength = n
 		}
 	}

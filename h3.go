@@ -530,14 +530,7 @@ func (ex *h3Stream) end() {
 func (ex *h3Stream) writeHead(x *Ctx, status int, streaming bool) {
 	r := &x.resp
 	c := x.conn
-	body := r.body
-	bodyLen := len(body)
-	r.body = r.body[:0]
-	if r.noBody {
-		body = nil
-	} else if r.clen >= 0 && int64(len(body)) > r.clen {
-		body = body[:r.clen] // declared less than was buffered: send what was declared
-	}
+	body, bodyLen := x.takeBody()
 	r.sent = true
 	if err := ex.st.WriteHeaders(status, ex.head(x, status, streaming, bodyLen)); err != nil {
 		c.werr = err
@@ -564,10 +557,7 @@ func (ex *h3Stream) head(x *Ctx, status int, streaming bool, bodyLen int) []h1.H
 		if s := x.conn.srv; s.addsServerHeader(r.userServer) {
 			fs = append(fs, h1.Header{Name: h3FieldServer, Value: stringBytes(s.Name)})
 		}
-		if mode, n := h1.BodyFraming(h1.Outgoing{
-			Status: status, Head: r.head, ContentLength: r.clen,
-			Complete: !streaming, Size: int64(bodyLen), Framed: true,
-		}); mode == h1.BodyLength {
+		if n, ok := x.framedLength(status, streaming, bodyLen); ok {
 			fs = append(fs, h1.Header{Name: h3FieldContentLength, Value: strconv.AppendInt(ex.clen[:0], n, 10)})
 		}
 	}

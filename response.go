@@ -462,6 +462,34 @@ func (x *Ctx) admitBody(p []byte, werr error) (send bool, n int, err error) {
 	return true, 0, nil
 }
 
+// takeBody hands a stream wire the buffered body when it commits the head:
+// the bytes to send (none for a response without a body, at most a
+// declared Content-Length) and how many were buffered; the buffer is
+// emptied.
+func (x *Ctx) takeBody() (body []byte, buffered int) {
+	r := &x.resp
+	body, buffered = r.body, len(r.body)
+	r.body = r.body[:0]
+	if r.noBody {
+		body = nil
+	} else if r.clen >= 0 && int64(len(body)) > r.clen {
+		body = body[:r.clen] // declared less than was buffered: send what was declared
+	}
+	return body, buffered
+}
+
+// framedLength is the Content-Length a protocol that delimits bodies
+// itself (HTTP/2, HTTP/3) sends for a final head, as h1.BodyFraming
+// decides it; ok is false when none is sent.
+func (x *Ctx) framedLength(status int, streaming bool, buffered int) (n int64, ok bool) {
+	r := &x.resp
+	mode, n := h1.BodyFraming(h1.Outgoing{
+		Status: status, Head: r.head, ContentLength: r.clen,
+		Complete: !streaming, Size: int64(buffered), Framed: true,
+	})
+	return n, mode == h1.BodyLength
+}
+
 // bodyShort reports a response whose body ended before its declared
 // Content-Length: the wire must not let the client take it as complete.
 func (x *Ctx) bodyShort() bool {
