@@ -135,6 +135,9 @@ func fdLimitChild(t *testing.T, engine string) {
 			buf := make([]byte, 512)
 			for !strings.Contains(string(resp), "Hello, World!") {
 				n, err := syscall.Read(fd, buf)
+				if err == syscall.EINTR {
+					continue // a signal (the runtime's preemption) interrupted the blocking read
+				}
 				if err != nil || n == 0 {
 					t.Fatalf("round %d: client %d not served within 10 s of the descriptors' release (read: %v, got %q)",
 						round, i+1, err, resp)
