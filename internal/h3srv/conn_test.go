@@ -287,8 +287,8 @@ func TestLargeFields(t *testing.T) {
 func TestReadHeaderTimeout(t *testing.T) {
 	p := start(t, quicxtest.Options{}, &Config{ReadHeaderTimeout: 20 * time.Millisecond}, echo, false)
 	s := p.open(reqHead("GET", "/")[:6], false)
-	if reset, _, ok, _ := waitStopped(t, s); !ok || reset != uint64(h3.CodeRequestIncomplete) {
-		t.Errorf("reset %v %#x, want H3_REQUEST_INCOMPLETE", ok, reset)
+	if reset := waitReset(t, s); reset != uint64(h3.CodeRequestIncomplete) {
+		t.Errorf("reset %#x, want H3_REQUEST_INCOMPLETE", reset)
 	}
 	for p.engine.activeStreams() > 0 {
 		time.Sleep(time.Millisecond)

@@ -172,6 +172,22 @@ func waitStopped(t *testing.T, s *quicxtest.Stream) (reset, stop uint64, hasRese
 	return
 }
 
+// waitReset waits (bounded) until the server reset s's sending side and
+// returns the code. The server's STOP_SENDING and RESET_STREAM are two
+// events, seen in either order: waiting for either one, as waitStopped
+// does, can return before the reset arrives.
+func waitReset(t *testing.T, s *quicxtest.Stream) uint64 {
+	t.Helper()
+	for range 1000 {
+		if reset, _, hasReset, _ := s.ResetCode(); hasReset {
+			return reset
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("stream not reset")
+	return 0
+}
+
 // baseline records the goroutines and live heap before a test; check
 // waits (bounded) for them to come back.
 type baseline struct {
