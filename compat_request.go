@@ -744,8 +744,8 @@ func (b *compatBody) Read(p []byte) (int, error) {
 			// HTTP/2), and Close may make it return. The read is counted
 			// (enterRead) while the handler has not returned, and the
 			// stream is not given back to the engine before it leaves
-			// (waitReads): it never reads a stream reused for another
-			// request.
+			// (endReads, on HTTP/2 and HTTP/3 alike): it never reads a
+			// stream reused for another request.
 			br.enterRead()
 			cx.unlock()
 			n, err = b.ex.readBody(p)
