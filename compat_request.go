@@ -823,8 +823,8 @@ var closedChan = func() chan struct{} {
 // watch to be started by whoever holds mu, as it unlocks.
 type compatContext struct {
 	mu    sync.Mutex
-	x     *Ctx        // guarded by mu; nil once ended
-	ended atomic.Bool // set under mu: ServeHTTP has returned
+	x     *Ctx        // guarded by mu; nil once ended (end)
+	ended atomic.Bool // set under mu: ServeHTTP has returned (finish, end)
 
 	lazyCtx
 	wantWatch atomic.Bool // inner exists, the engine watch is not started yet

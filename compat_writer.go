@@ -508,6 +508,13 @@ func (w *compatWriter) FlushError() error {
 func (w *compatWriter) finish() {
 	w.cx.lock()
 	defer w.cx.unlock()
+	// ServeHTTP has returned: a body read left to another goroutine ends
+	// with ErrBodyReadAfterClose from now on, before the response is
+	// completed below. A client still sending the body may reset the
+	// stream once it has the whole response (Go's HTTP/2 transport
+	// does), and a read that saw the reset must not report it as the
+	// client's failure while the handler was running.
+	w.cx.ended.Store(true)
 	if w.hijacked {
 		return
 	}
