@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/riptide-http/riptide/h1"
-	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 )
 
@@ -55,14 +54,17 @@ type bodyReader struct {
 
 	// Stream reads made by a compat Request.Body outside the compat
 	// lock, possibly on another goroutine (compatBody.Read): entered
-	// while the handler runs, waited for before the stream is given back
-	// (waitReads), so that none reads a stream reused for another request.
+	// while the handler runs, stopped and waited for before the exchange
+	// and the conn are given back (endReads), so that none reads a stream
+	// reused for another request. The same on HTTP/2 and HTTP/3.
 	reading atomic.Int32
 	reads   sync.WaitGroup
 }
 
 // enterRead counts a stream read about to start outside the compat lock;
-// it is called with that lock held while the handler has not returned.
+// it is called with that lock held while the handler has not returned, so
+// that a read either is counted before endReads runs or finds the request
+// ended and does not start.
 func (b *bodyReader) enterRead() {
 	b.reading.Add(1)
 	b.reads.Add(1)
@@ -75,12 +77,13 @@ func (b *bodyReader) leaveRead() {
 	b.reads.Done()
 }
 
-// waitReads runs on an HTTP/2 stream after the handler has returned (no
-// read enters any more): a read still in flight is made to return at once
-// (st.StopBody) and waited for, before the stream may be reused.
-func (b *bodyReader) waitReads(st *h2.Stream) {
+// endReads runs on the goroutine serving a stream (HTTP/2 or HTTP/3) once
+// the handler has returned, before the exchange or the conn may be reused:
+// no read enters any more, and one still in flight is made to return at
+// once (the exchange's stopBody) and waited for.
+func (b *bodyReader) endReads() {
 	if b.reading.Load() > 0 {
-		st.StopBody()
+		b.c.ex.stopBody()
 		b.reads.Wait()
 	}
 }

@@ -744,8 +744,8 @@ func (b *compatBody) Read(p []byte) (int, error) {
 			// HTTP/2), and Close may make it return. The read is counted
 			// (enterRead) while the handler has not returned, and the
 			// stream is not given back to the engine before it leaves
-			// (waitReads): it never reads a stream reused for another
-			// request.
+			// (endReads, on HTTP/2 and HTTP/3 alike): it never reads a
+			// stream reused for another request.
 			br.enterRead()
 			cx.unlock()
 			n, err = b.ex.readBody(p)
@@ -823,8 +823,8 @@ var closedChan = func() chan struct{} {
 // watch to be started by whoever holds mu, as it unlocks.
 type compatContext struct {
 	mu    sync.Mutex
-	x     *Ctx        // guarded by mu; nil once ended
-	ended atomic.Bool // set under mu: ServeHTTP has returned
+	x     *Ctx        // guarded by mu; nil once ended (end)
+	ended atomic.Bool // set under mu: ServeHTTP has returned (finish, end)
 
 	lazyCtx
 	wantWatch atomic.Bool // inner exists, the engine watch is not started yet

@@ -56,6 +56,15 @@ type exchange interface {
 	// after the handler returned (a retained Request.Body), and must then
 	// leave a reused exchange alone.
 	closeBody(ended *atomic.Bool)
+	// stopBody is the exchange's part in ending the body once the handler
+	// has returned, for every protocol the same (bodyReader.endReads, its
+	// only caller, on the serving goroutine, before the exchange or its
+	// conn is reused): a body read that starts later fails, and reads in
+	// flight on other goroutines (a compat Request.Body the handler left
+	// to one; counted by bodyReader.enterRead) are made to return at once;
+	// endReads then waits for them. It is called only while such a read is
+	// in flight, and need not wait itself.
+	stopBody()
 
 	// Deadlines for the rest of the request: body reads, response writes.
 	setReadDeadline(t time.Time) error
@@ -114,6 +123,12 @@ func (c *conn) send100Continue() {}
 
 // closeBody: the server drains or cuts what is left after the handler.
 func (c *conn) closeBody(*atomic.Bool) {}
+
+// stopBody is not called on HTTP/1.1: its body is read on the connection
+// with the compat lock held (bodyReader.stream is false), so no read is in
+// flight once the handler has returned, and the server drains or cuts the
+// rest of the body before the connection reads its next request.
+func (c *conn) stopBody() {}
 
 func (c *conn) setReadDeadline(t time.Time) error  { return c.nc.SetReadDeadline(t) }
 func (c *conn) setWriteDeadline(t time.Time) error { return c.nc.SetWriteDeadline(t) }

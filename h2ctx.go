@@ -54,7 +54,7 @@ func (d *h2Door) ServeStream(st *h2.Stream) {
 	}
 	// A compat body read left running on another goroutine returns now,
 	// before the stream may serve another request.
-	c.body.waitReads(st)
+	c.body.endReads()
 	x.stopWatch(true)
 	x.finish()
 	c.statRequestDone()
@@ -241,6 +241,12 @@ func (e *h2Exchange) appendTrailers(dst []h1.Header, buf []byte) ([]h1.Header, [
 
 func (e *h2Exchange) send100Continue()             { e.st().Send100Continue() }
 func (e *h2Exchange) closeBody(ended *atomic.Bool) { e.st().CloseBody(ended) }
+
+// stopBody: a ReadBody waiting for DATA returns (with bytes already
+// received, io.EOF, or ErrBodyReadAfterClose), and later ones fail once
+// those bytes are taken; the engine discards the rest of the body when
+// the stream's handler is done.
+func (e *h2Exchange) stopBody() { e.st().StopBody() }
 
 func (e *h2Exchange) setReadDeadline(t time.Time) error  { return e.st().SetReadDeadline(t) }
 func (e *h2Exchange) setWriteDeadline(t time.Time) error { return e.st().SetWriteDeadline(t) }

@@ -391,8 +391,10 @@ func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 		x.inHandler.Store(true)
 		c.callHandler()
 	}
+	// A compat body read left running on another goroutine returns now,
+	// before the stream and the exchange may serve another request.
+	c.body.endReads()
 	x.stopWatch(true)
-	ex.stopReads()
 	x.finish()
 	if c.werr != nil {
 		// A write failed, or the handler panicked after the head went
@@ -490,14 +492,11 @@ type h3Stream struct {
 
 	// stop ends a watchRead (buffered: watchStop never blocks).
 	stop chan struct{}
-	// mu orders closeBody and readBody, which may come from any
-	// goroutine (a compat handler's body reader), with the end of the
-	// request: after stopReads no read starts, and those in flight
-	// (counted in reads) have returned.
-	mu      sync.Mutex
-	ending  bool
-	reading int
-	reads   sync.WaitGroup
+	// mu orders closeBody, which may come from any goroutine (a compat
+	// handler's Request.Body), with the end of the stream (end). Body
+	// reads left to another goroutine are counted, stopped and waited for
+	// by the body reader, as on HTTP/2 (bodyReader.endReads, stopBody).
+	mu sync.Mutex
 	// userRDL: the handler set a read deadline, which ReadBodyTimeout
 	// does not replace.
 	userRDL bool
@@ -508,7 +507,6 @@ var _ exchange = (*h3Stream)(nil)
 func (ex *h3Stream) start(hc *h3Conn, st *h3srv.Stream) {
 	ex.mu.Lock()
 	ex.st, ex.hc = st, hc
-	ex.ending, ex.reading = false, 0
 	ex.mu.Unlock()
 	ex.userRDL = false
 	if ex.stop == nil {
@@ -628,19 +626,13 @@ func (ex *h3Stream) writeInformational(x *Ctx, code int) error {
 }
 
 // readBody reads the body from the stream's DATA frames, with
-// ReadBodyTimeout for each read unless the handler set a deadline.
+// ReadBodyTimeout for each read unless the handler set a deadline. A read
+// made on another goroutine is counted by the body reader
+// (bodyReader.enterRead), which keeps the stream this request's until it
+// returns.
 func (ex *h3Stream) readBody(p []byte) (int, error) {
-	ex.mu.Lock()
-	if ex.ending {
-		ex.mu.Unlock()
-		return 0, ErrBodyReadAfterClose
-	}
-	st, rb := ex.st, ex.hc.srv.cfg.readBody
-	ex.reading++
-	ex.reads.Add(1)
-	ex.mu.Unlock()
-	defer ex.readDone()
-	if rb > 0 && !ex.userRDL {
+	st := ex.st
+	if rb := ex.hc.srv.cfg.readBody; rb > 0 && !ex.userRDL {
 		_ = st.SetReadDeadline(time.Now().Add(rb))
 	}
 	n, err := st.Read(p)
@@ -650,27 +642,10 @@ func (ex *h3Stream) readBody(p []byte) (int, error) {
 	return n, err
 }
 
-func (ex *h3Stream) readDone() {
-	ex.mu.Lock()
-	ex.reading--
-	ex.mu.Unlock()
-	ex.reads.Done()
-}
-
-// stopReads ends the body after the handler returned: later reads fail,
-// and a read still in flight on another goroutine (a body the handler
-// left to one) is stopped and waited for, so that the stream is not read
-// once it is reused.
-func (ex *h3Stream) stopReads() {
-	ex.mu.Lock()
-	ex.ending = true
-	busy := ex.reading > 0
-	ex.mu.Unlock()
-	if busy {
-		ex.st.CloseBody()
-		ex.reads.Wait()
-	}
-}
+// stopBody: a Read waiting for DATA returns and later ones fail
+// (ErrBodyReadAfterClose); the client is asked to stop sending the body
+// (STOP_SENDING H3_NO_ERROR), the response unaffected.
+func (ex *h3Stream) stopBody() { ex.st.CloseBody() }
 
 // appendTrailers appends the request's trailers: views of the stream's
 // buffers, valid for the request's life as the Ctx's are.

@@ -260,9 +260,11 @@ func (st *Stream) CloseBody(ended *atomic.Bool) {
 }
 
 // StopBody makes a body read in flight on another goroutine return at
-// once (with the bytes already received, io.EOF, or ErrBodyClosed), and
-// later ones fail. The root calls it when the handler has returned, before
-// it waits for such reads and gives the stream back.
+// once (with the bytes already received, io.EOF, or ErrBodyClosed); no
+// more body is kept, so later reads fail once those bytes are taken. The
+// root calls it (its exchange's stopBody) when the handler has returned
+// and such a read is in flight, then waits for the read before it gives
+// the stream back.
 func (st *Stream) StopBody() {
 	hc := st.hc
 	hc.mu.Lock()
