@@ -30,6 +30,12 @@ type ReceiveStream interface {
 	// CancelRead sends STOP_SENDING with an HTTP/3 error code.
 	CancelRead(code uint64)
 	SetReadDeadline(t time.Time) error
+	// SetReceiveFinalSizeCallback sets f to be called once the peer's FIN
+	// or RESET_STREAM has fixed the stream's final size, at once if it is
+	// known already; f runs on the QUIC layer's own goroutine and must not
+	// block. It is not called if the connection closes first; nil removes
+	// it.
+	SetReceiveFinalSizeCallback(f func(size int64))
 	// ReleaseStreamCredit lets the peer open another stream in place of
 	// this one, once it has completed (with the QUIC layer configured to
 	// require it: a server releases credit when the handler returns, so
