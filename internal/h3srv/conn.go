@@ -110,7 +110,10 @@ func (c *Conn) Serve() error {
 	c.uniActive.Add(1)
 	go c.acceptUni()
 	defer c.waitUni()
-	ctx := c.qc.Context()
+	// The accept calls end when the connection closes: no context of
+	// the connection's is waited on (its Done channel would be made for
+	// each connection).
+	ctx := context.Background()
 	for {
 		qs, err := c.qc.AcceptStream(ctx)
 		if err != nil {
@@ -262,6 +265,7 @@ func (c *Conn) retireIdle() {
 		return
 	}
 	c.armed.Store(false)
+	c.retire = nil // an idle connection keeps no timer; armRetire makes one
 	c.mu.Unlock()
 	for c.idle.Load() > 0 {
 		select {
@@ -413,7 +417,7 @@ func (c *Conn) closeWith(err error) {
 // acceptUni accepts the peer's unidirectional streams.
 func (c *Conn) acceptUni() {
 	defer c.uniActive.Done()
-	ctx := c.qc.Context()
+	ctx := context.Background() // as in Serve
 	for {
 		rs, err := c.qc.AcceptUniStream(ctx)
 		if err != nil {

@@ -76,10 +76,11 @@ type State struct {
 
 // Conn is a QUIC connection.
 type Conn interface {
-	// AcceptStream returns the next request stream the peer opened.
+	// AcceptStream returns the next request stream the peer opened, or
+	// an error once ctx is done or the connection is closed.
 	AcceptStream(ctx context.Context) (Stream, error)
 	// AcceptUniStream returns the next unidirectional stream the peer
-	// opened.
+	// opened, or an error once ctx is done or the connection is closed.
 	AcceptUniStream(ctx context.Context) (ReceiveStream, error)
 	// OpenUniStream opens a unidirectional stream (control, QPACK).
 	OpenUniStream() (SendStream, error)
