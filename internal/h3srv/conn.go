@@ -110,10 +110,7 @@ func (c *Conn) Serve() error {
 	c.uniActive.Add(1)
 	go c.acceptUni()
 	defer c.waitUni()
-	// The accept calls end when the connection closes: no context of
-	// the connection's is waited on (its Done channel would be made for
-	// each connection).
-	ctx := context.Background()
+	ctx := c.qc.Context()
 	for {
 		qs, err := c.qc.AcceptStream(ctx)
 		if err != nil {
@@ -417,7 +414,7 @@ func (c *Conn) closeWith(err error) {
 // acceptUni accepts the peer's unidirectional streams.
 func (c *Conn) acceptUni() {
 	defer c.uniActive.Done()
-	ctx := context.Background() // as in Serve
+	ctx := c.qc.Context()
 	for {
 		rs, err := c.qc.AcceptUniStream(ctx)
 		if err != nil {
