@@ -14,6 +14,7 @@ import (
 	"github.com/quic-go/quic-go"
 	qhttp3 "github.com/quic-go/quic-go/http3"
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/h3"
 	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
 )
 
@@ -23,26 +24,59 @@ import (
 // the stack the live goroutines use.
 func idleCost(t *testing.T, addr string, n int) cost {
 	t.Helper()
-	g0, h0 := runtime.NumGoroutine(), quicxtest.LiveHeap()
-	s0 := stackScanned()
-	trs := make([]*qhttp3.Transport, n)
-	for i := range trs {
-		trs[i] = &qhttp3.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}}
-		resp, err := (&http.Client{Transport: trs[i]}).Get("https://" + addr + "/hello")
+	return idleCostOf(t, n, func() func() {
+		tr := &qhttp3.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}}
+		resp, err := (&http.Client{Transport: tr}).Get("https://" + addr + "/hello")
 		if err != nil {
 			t.Fatal(err)
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+		return func() { tr.Close() }
+	})
+}
+
+// idleCostQPACK is idleCost with a client that, as browsers do, opens its
+// QPACK encoder and decoder streams beside its control stream (quic-go's
+// client opens only the control stream), on a raw QUIC connection.
+func idleCostQPACK(t *testing.T, addr string, n int) cost {
+	t.Helper()
+	ctrl := append(h3.AppendVarint(nil, uint64(h3.StreamControl)), h3.AppendSettings(nil, &h3.Settings{})...)
+	return idleCostOf(t, n, func() func() {
+		c := dialRaw(t, addr)
+		for _, b := range [][]byte{ctrl, {byte(h3.StreamQPACKEncoder)}, {byte(h3.StreamQPACKDecoder)}} {
+			s, err := c.qc.OpenUniStream()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Write(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.do(t)
+		return func() { c.qc.CloseWithError(0, "") }
+	})
+}
+
+// idleCostOf makes n connections with dial, each served one request, and
+// returns what they add while idle, per connection; dial returns what
+// closes its connection.
+func idleCostOf(t *testing.T, n int, dial func() (close func())) cost {
+	t.Helper()
+	g0, h0 := runtime.NumGoroutine(), quicxtest.LiveHeap()
+	s0 := stackScanned()
+	closers := make([]func(), n)
+	for i := range closers {
+		closers[i] = dial()
 	}
 	// Let the handshakes' last packets settle, and the connections be
-	// idle past the engine's worker linger (1 s): an idle connection is
-	// one with no request for longer than that.
+	// idle past the engine's worker and reader lingers (1 s): an idle
+	// connection is one with nothing sent for longer than that.
 	time.Sleep(idleSettle)
 	g1, h1 := runtime.NumGoroutine(), quicxtest.LiveHeap()
 	s1 := stackScanned()
-	for _, tr := range trs {
-		tr.Close()
+	for _, close := range closers {
+		close()
 	}
 	// Both sides' goroutines end before the next measurement starts.
 	for i := 0; runtime.NumGoroutine() > g0; i++ {
@@ -144,6 +178,14 @@ func TestIdleConnCost(t *testing.T) {
 	}
 	heap := func(c cost) float64 { return c.heap / 1024 }
 	stack := func(c cost) float64 { return c.stack / 1024 }
+	// With a client that opens its QPACK streams, quic-go's server
+	// still holds three goroutines (it never reads those streams), the
+	// engine two (it parks them as it parks the control stream).
+	sq, qq := idleCostQPACK(t, saddr, n), idleCostQPACK(t, qln.Addr().String(), n)
+	t.Logf("client opening its QPACK streams, per idle connection, client and server: Serve %v; quic-go http3.Server %v", sq, qq)
+	if sq.goroutines > qq.goroutines-0.5 {
+		t.Errorf("client with QPACK streams: Serve %.1f goroutines per idle connection, quic-go's http3.Server %.1f: want fewer", sq.goroutines, qq.goroutines)
+	}
 	t.Logf("medians of %d rounds, KiB per idle connection: heap engine %.1f, Serve %.1f, quic-go %.1f (Serve - quic-go %+.1f); stack engine %.1f, Serve %.1f, quic-go %.1f (Serve - quic-go %+.1f)",
 		rounds, med(e, heap), med(s, heap), med(q, heap), med(s, heap)-med(q, heap), med(e, stack), med(s, stack), med(q, stack), med(s, stack)-med(q, stack))
 }
