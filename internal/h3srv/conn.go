@@ -44,9 +44,9 @@ type Conn struct {
 	// budget is what is left of cfg.HeaderBudget.
 	budget atomic.Int64
 
-	work    chan bool     // wakes an idle worker (true) or retires it (false)
-	quit    chan struct{} // closed when Serve stops accepting
-	idle    atomic.Int32  // workers waiting on work
+	work    chan bool       // wakes an idle worker (true) or retires it (false)
+	quit    <-chan struct{} // the connection's Done: closed when it is
+	idle    atomic.Int32    // workers waiting on work
 	workers sync.WaitGroup
 
 	// queue holds the accepted request streams no worker has taken yet,
@@ -86,7 +86,7 @@ type Conn struct {
 
 // NewConn returns an engine for qc serving h under cfg (nil: defaults).
 func NewConn(qc quicx.Conn, cfg *Config, h Handler) *Conn {
-	c := &Conn{qc: qc, cfg: cfg.norm(), h: h, work: make(chan bool), quit: make(chan struct{}), maxID: -1, goaway: -1}
+	c := &Conn{qc: qc, cfg: cfg.norm(), h: h, work: make(chan bool), quit: qc.Context().Done(), maxID: -1, goaway: -1}
 	c.lim = c.cfg.limits()
 	c.budget.Store(int64(c.cfg.HeaderBudget))
 	return c
@@ -102,7 +102,6 @@ func (c *Conn) QUIC() quicx.Conn { return c.qc }
 func (c *Conn) Serve() error {
 	defer c.workers.Wait()
 	defer c.stopRetire()
-	defer close(c.quit)
 	if err := c.openControl(); err != nil {
 		c.qc.CloseWithError(uint64(h3.CodeClosedCriticalStream), "cannot open the control stream")
 		return err
