@@ -2,42 +2,81 @@ package http3
 
 import (
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
+	"runtime/metrics"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/quic-go/quic-go"
 	qhttp3 "github.com/quic-go/quic-go/http3"
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/h3"
 	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
 )
 
 // idleCost opens n connections to addr with quic-go's HTTP/3 client, one
-// GET each, and returns the goroutines, live heap and goroutine stack
-// memory they add while idle, per connection (client and server together,
-// both in this process).
-func idleCost(t *testing.T, addr string, n int) (goroutines, heap, stack float64) {
+// GET each, and returns what they add while idle, per connection (client
+// and server together, both in this process): goroutines, live heap, and
+// the stack the live goroutines use.
+func idleCost(t *testing.T, addr string, n int) cost {
 	t.Helper()
-	g0, h0, s0 := runtime.NumGoroutine(), quicxtest.LiveHeap(), stackInuse()
-	trs := make([]*qhttp3.Transport, n)
-	for i := range trs {
-		trs[i] = &qhttp3.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}}
-		resp, err := (&http.Client{Transport: trs[i]}).Get("https://" + addr + "/hello")
+	return idleCostOf(t, n, func() func() {
+		tr := &qhttp3.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}}
+		resp, err := (&http.Client{Transport: tr}).Get("https://" + addr + "/hello")
 		if err != nil {
 			t.Fatal(err)
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+		return func() { tr.Close() }
+	})
+}
+
+// idleCostQPACK is idleCost with a client that, as browsers do, opens its
+// QPACK encoder and decoder streams beside its control stream (quic-go's
+// client opens only the control stream), on a raw QUIC connection.
+func idleCostQPACK(t *testing.T, addr string, n int) cost {
+	t.Helper()
+	ctrl := append(h3.AppendVarint(nil, uint64(h3.StreamControl)), h3.AppendSettings(nil, &h3.Settings{})...)
+	return idleCostOf(t, n, func() func() {
+		c := dialRaw(t, addr)
+		for _, b := range [][]byte{ctrl, {byte(h3.StreamQPACKEncoder)}, {byte(h3.StreamQPACKDecoder)}} {
+			s, err := c.qc.OpenUniStream()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Write(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.do(t)
+		return func() { c.qc.CloseWithError(0, "") }
+	})
+}
+
+// idleCostOf makes n connections with dial, each served one request, and
+// returns what they add while idle, per connection; dial returns what
+// closes its connection.
+func idleCostOf(t *testing.T, n int, dial func() (close func())) cost {
+	t.Helper()
+	g0, h0 := runtime.NumGoroutine(), quicxtest.LiveHeap()
+	s0 := stackScanned()
+	closers := make([]func(), n)
+	for i := range closers {
+		closers[i] = dial()
 	}
 	// Let the handshakes' last packets settle, and the connections be
-	// idle past the engine's worker linger (1 s): an idle connection is
-	// one with no request for longer than that.
+	// idle past the engine's worker and reader lingers (1 s): an idle
+	// connection is one with nothing sent for longer than that.
 	time.Sleep(idleSettle)
-	g1, h1, s1 := runtime.NumGoroutine(), quicxtest.LiveHeap(), stackInuse()
-	for _, tr := range trs {
-		tr.Close()
+	g1, h1 := runtime.NumGoroutine(), quicxtest.LiveHeap()
+	s1 := stackScanned()
+	for _, close := range closers {
+		close()
 	}
 	// Both sides' goroutines end before the next measurement starts.
 	for i := 0; runtime.NumGoroutine() > g0; i++ {
@@ -46,15 +85,27 @@ func idleCost(t *testing.T, addr string, n int) (goroutines, heap, stack float64
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return float64(g1-g0) / float64(n), float64(int64(h1)-int64(h0)) / float64(n), float64(int64(s1)-int64(s0)) / float64(n)
+	per := func(a, b uint64) float64 { return float64(int64(b)-int64(a)) / float64(n) }
+	return cost{goroutines: per(uint64(g0), uint64(g1)), heap: per(h0, h1), stack: per(s0, s1)}
 }
 
-// stackInuse returns the memory of goroutine stacks: an idle connection's
-// goroutines hold theirs, which the live heap does not count.
-func stackInuse() uint64 {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.StackInuse
+// cost is what an idle connection adds: goroutines, and bytes of live heap
+// and of used goroutine stack.
+type cost struct{ goroutines, heap, stack float64 }
+
+func (c cost) String() string {
+	return fmt.Sprintf("%.1f goroutines %.1f KiB heap %.1f KiB stack", c.goroutines, c.heap/1024, c.stack/1024)
+}
+
+// stackScanned returns the bytes of goroutine stack the last collection
+// scanned: what the live goroutines use of their stacks, which the live
+// heap does not count. (MemStats.StackInuse would also count the stacks
+// that exited goroutines leave cached for the next ones.) LiveHeap's
+// collections make it current.
+func stackScanned() uint64 {
+	s := []metrics.Sample{{Name: "/gc/scan/stack:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // idleSettle is how long idleCost waits after the last request before it
@@ -64,16 +115,17 @@ const idleSettle = 1500 * time.Millisecond
 
 // TestIdleConnCost reports what an idle HTTP/3 connection costs, client
 // and server together, on the engine, through Serve and on quic-go's
-// http3.Server with
-// the same client; the difference is the servers'. It asserts that the
-// goroutines of both sides end when the connections close (idleCost); the
-// engine's own goroutines per idle connection are bounded in
-// internal/h3srv's TestIdleGoroutines.
+// http3.Server with the same client (which opens only its control stream);
+// the differences are the servers'. It asserts that Serve holds fewer
+// goroutines per idle connection than quic-go's server, and (idleCost)
+// that the goroutines of both sides end when the connections close; the
+// engine's own goroutines are bounded in internal/h3srv's
+// TestIdleGoroutines.
 func TestIdleConnCost(t *testing.T) {
 	if testing.Short() {
-		t.Skip("opens 50 connections")
+		t.Skip("opens 50 connections per round")
 	}
-	const n = 50
+	const n, rounds = 50, 3
 	addr := startEngine(t, nil, &testHandler{})
 	qln, err := quic.ListenAddr("127.0.0.1:0", testTLS(t), &quic.Config{})
 	if err != nil {
@@ -92,18 +144,52 @@ func TestIdleConnCost(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	eg, eh, es := idleCost(t, addr, n)
-	sg, sh, ss := idleCost(t, saddr, n)
-	qg, qh, qst := idleCost(t, qln.Addr().String(), n)
-	t.Logf("per idle connection, client and server: engine %.1f goroutines %.1f KiB heap %.1f KiB stacks, Serve (native Ctx) %.1f goroutines %.1f KiB heap %.1f KiB stacks, quic-go http3.Server %.1f goroutines %.1f KiB heap %.1f KiB stacks",
-		eg, eh/1024, es/1024, sg, sh/1024, ss/1024, qg, qh/1024, qst/1024)
-	// Issue 25's target is below quic-go's goroutines and memory; what
-	// holds today is no more goroutines than quic-go's (Serve's accept
-	// loop, its unidirectional accept loop and the control stream reader,
-	// as quic-go's http3.Server), the idle worker having exited. The
-	// half goroutine of slack absorbs a transient one (a timer's) among
-	// 50 connections, not a goroutine per connection.
-	if sg > qg+0.5 {
-		t.Errorf("Serve: %.1f goroutines per idle connection, quic-go's http3.Server %.1f: want at most as many", sg, qg)
+	// The runtime never frees a goroutine's descriptor: whichever round
+	// first reaches a number of goroutines pays for them in the live heap
+	// (about 18 KiB per connection here). A round left out of the figures
+	// pays first; then the servers take turns.
+	idleCost(t, qln.Addr().String(), n)
+	var e, s, q []cost
+	for r := range rounds {
+		e = append(e, idleCost(t, addr, n))
+		s = append(s, idleCost(t, saddr, n))
+		q = append(q, idleCost(t, qln.Addr().String(), n))
+		t.Logf("round %d, per idle connection, client and server: engine %v; Serve (native Ctx) %v; quic-go http3.Server %v", r+1, e[r], s[r], q[r])
+		// The goroutines of an idle connection, exact in each round:
+		// Serve's accept loops of request and unidirectional streams,
+		// against quic-go's server's two and its control stream reader
+		// (the engine parks the client's critical streams once they are
+		// quiet). The half goroutine of slack absorbs a transient one (a
+		// timer's) among 50 connections, not a goroutine per connection.
+		if s[r].goroutines > q[r].goroutines-0.5 {
+			t.Errorf("round %d: Serve %.1f goroutines per idle connection, quic-go's http3.Server %.1f: want fewer", r+1, s[r].goroutines, q[r].goroutines)
+		}
 	}
+	// The heap and stack figures move by a few KiB per connection from
+	// round to round (quic-go's own state: packets in flight, buffers):
+	// reported as medians, not asserted.
+	med := func(cs []cost, f func(cost) float64) float64 {
+		v := make([]float64, len(cs))
+		for i, c := range cs {
+			v[i] = f(c)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	heap := func(c cost) float64 { return c.heap / 1024 }
+	stack := func(c cost) float64 { return c.stack / 1024 }
+	// With a client that opens its QPACK streams, quic-go's server
+	// still holds three goroutines (it never reads those streams), the
+	// engine two (it parks them as it parks the control stream). One
+	// phase each: the heap figure of a single phase moves by more than the
+	// servers differ (a heap profile put Serve's 1-3 KiB above, where
+	// this figure showed it 10 KiB below), so it is left out.
+	sq, qq := idleCostQPACK(t, saddr, n), idleCostQPACK(t, qln.Addr().String(), n)
+	t.Logf("client opening its QPACK streams, per idle connection, client and server: Serve %.1f goroutines %.1f KiB stack; quic-go http3.Server %.1f goroutines %.1f KiB stack",
+		sq.goroutines, sq.stack/1024, qq.goroutines, qq.stack/1024)
+	if sq.goroutines > qq.goroutines-0.5 {
+		t.Errorf("client with QPACK streams: Serve %.1f goroutines per idle connection, quic-go's http3.Server %.1f: want fewer", sq.goroutines, qq.goroutines)
+	}
+	t.Logf("medians of %d rounds, KiB per idle connection: heap engine %.1f, Serve %.1f, quic-go %.1f (Serve - quic-go %+.1f); stack engine %.1f, Serve %.1f, quic-go %.1f (Serve - quic-go %+.1f)",
+		rounds, med(e, heap), med(s, heap), med(q, heap), med(s, heap)-med(q, heap), med(e, stack), med(s, stack), med(q, stack), med(s, stack)-med(q, stack))
 }

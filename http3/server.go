@@ -197,10 +197,12 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 				return err
 			}
 		}
-		if hs, ok := qc.Context().Value(handshakeKey{}).(*handshake); ok {
-			hs.leave()
-		}
-		wg.Go(func() { l.ServeConn(conn{qc}) })
+		hs, _ := qc.Context().Value(handshakeKey{}).(*handshake)
+		release := hs.accepted()
+		wg.Go(func() {
+			l.ServeConn(conn{qc})
+			release()
+		})
 	}
 }
 
@@ -252,21 +254,46 @@ func (sv *server) connContext(ctx context.Context, _ *quic.ClientInfo) (context.
 	if !ok {
 		return nil, errRefused
 	}
-	hs := &handshake{sv: sv}
+	hs := &handshake{sv: sv, release: release}
 	sv.handshakes.Add(1)
-	context.AfterFunc(ctx, func() {
-		hs.leave()
-		release()
-	})
+	hs.stop = context.AfterFunc(ctx, hs.end)
 	return context.WithValue(ctx, handshakeKey{}, hs), nil
 }
 
 type handshakeKey struct{}
 
-// handshake is a connection counted in server.handshakes until leave.
+// handshake is a connection counted in server.handshakes until leave, and
+// holding one of MaxConns until release.
 type handshake struct {
-	sv   *server
-	left atomic.Bool
+	sv      *server
+	left    atomic.Bool
+	release func()
+	stop    func() bool // stops end, which runs when the connection closes
+}
+
+// end is a connection's end before Accept returned it (or in any case,
+// unless accepted stopped it first).
+func (hs *handshake) end() {
+	hs.leave()
+	hs.release()
+}
+
+// accepted takes the connection out of the handshake count and returns
+// what releases its MaxConns slot, to call once it is served: end is
+// stopped, so that no function waits on the connection's context for as
+// long as the connection lives. A nil hs (a connection that came without
+// connContext) releases nothing.
+func (hs *handshake) accepted() (release func()) {
+	if hs == nil {
+		return func() {}
+	}
+	hs.leave()
+	stop := hs.stop
+	hs.stop = nil // it holds the stopped function's context
+	if !stop() {
+		return func() {} // the connection closed already: end released it
+	}
+	return hs.release
 }
 
 func (hs *handshake) leave() {

@@ -3,6 +3,7 @@ package http3
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/quic-go/quic-go"
+	qhttp3 "github.com/quic-go/quic-go/http3"
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h3"
 )
@@ -290,6 +292,28 @@ func TestServeAltSvc(t *testing.T) {
 	}
 }
 
+// servedSoon returns a client whose GET of addr was served, trying a new
+// client each second up to ten times: a connection slot freed by a
+// closed connection is given back once the server has seen the close.
+func servedSoon(t *testing.T, addr string) *http.Client {
+	t.Helper()
+	for i := 0; ; i++ {
+		c := h3Client(t)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+addr+"/", nil)
+		resp, err := c.Do(req)
+		cancel()
+		if err == nil {
+			resp.Body.Close()
+			return c
+		}
+		if i == 10 {
+			t.Fatalf("no connection served: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestServeLimits: MaxConns refuses a second connection (counted in
 // Stats.Refused); MaxRequestsPerConn sends GOAWAY after the limit, so the
 // client's next request opens a new connection.
@@ -297,14 +321,14 @@ func TestServeLimits(t *testing.T) {
 	t.Run("MaxConns", func(t *testing.T) {
 		srv := &riptide.Server{MaxConns: 1, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
 		addr, _ := startServe(t, srv, nil)
-		c1 := h3Client(t)
-		if resp, err := c1.Get("https://" + addr + "/"); err != nil {
-			t.Fatal(err)
-		} else {
-			resp.Body.Close()
-		}
+		// A connection whose handshake fails gives its slot back.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		if qc, err := quic.DialAddr(ctx, addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"not-h3"}}, nil); err == nil {
+			qc.CloseWithError(0, "")
+			t.Fatal("handshake with ALPN not-h3 succeeded")
+		}
+		c1 := servedSoon(t, addr)
 		req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+addr+"/", nil)
 		if resp, err := h3Client(t).Do(req); err == nil {
 			resp.Body.Close()
@@ -315,6 +339,9 @@ func TestServeLimits(t *testing.T) {
 		if st.Refused < 1 || st.Accepted != 1 {
 			t.Errorf("Refused %d Accepted %d, want ≥ 1 and 1", st.Refused, st.Accepted)
 		}
+		// The first connection's end gives its slot back.
+		c1.Transport.(*qhttp3.Transport).Close()
+		servedSoon(t, addr)
 	})
 	t.Run("MaxRequestsPerConn", func(t *testing.T) {
 		// A raw QUIC client, so that the test (not an HTTP/3 client's

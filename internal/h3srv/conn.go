@@ -3,6 +3,7 @@ package h3srv
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,15 @@ const maxIdleWorkers = 16
 // no worker goroutine (its first stream afterwards starts one).
 var workerLinger = time.Second
 
+// readerLinger is how long the reader of a peer's control or QPACK stream
+// waits for more of it at a frame (instruction) boundary before it parks
+// the stream and exits: an idle connection holds no goroutine per critical
+// stream. A parked stream is read again by a new goroutine when the peer
+// ends or resets it (its final size callback: the critical-stream error is
+// as prompt as with a blocked reader) and when the next request stream is
+// accepted (frames sent on it in between are read and checked then).
+var readerLinger = time.Second
+
 // Conn serves HTTP/3 on one QUIC connection.
 type Conn struct {
 	qc  quicx.Conn
@@ -34,9 +44,9 @@ type Conn struct {
 	// budget is what is left of cfg.HeaderBudget.
 	budget atomic.Int64
 
-	work    chan bool     // wakes an idle worker (true) or retires it (false)
-	quit    chan struct{} // closed when Serve stops accepting
-	idle    atomic.Int32  // workers waiting on work
+	work    chan bool       // wakes an idle worker (true) or retires it (false)
+	quit    <-chan struct{} // the connection's Done: closed when it is
+	idle    atomic.Int32    // workers waiting on work
 	workers sync.WaitGroup
 
 	// queue holds the accepted request streams no worker has taken yet,
@@ -69,11 +79,14 @@ type Conn struct {
 	uni       h3.UniStreams
 	unknown   int // unidirectional streams of unknown type seen
 	uniActive sync.WaitGroup
+	parked    []*critical  // the peer's critical streams no goroutine reads
+	uniDone   bool         // Serve is waiting for uniActive: start no reader
+	nparked   atomic.Int32 // len(parked), read without mu on each stream
 }
 
 // NewConn returns an engine for qc serving h under cfg (nil: defaults).
 func NewConn(qc quicx.Conn, cfg *Config, h Handler) *Conn {
-	c := &Conn{qc: qc, cfg: cfg.norm(), h: h, work: make(chan bool), quit: make(chan struct{}), maxID: -1, goaway: -1}
+	c := &Conn{qc: qc, cfg: cfg.norm(), h: h, work: make(chan bool), quit: qc.Context().Done(), maxID: -1, goaway: -1}
 	c.lim = c.cfg.limits()
 	c.budget.Store(int64(c.cfg.HeaderBudget))
 	return c
@@ -89,14 +102,13 @@ func (c *Conn) QUIC() quicx.Conn { return c.qc }
 func (c *Conn) Serve() error {
 	defer c.workers.Wait()
 	defer c.stopRetire()
-	defer close(c.quit)
 	if err := c.openControl(); err != nil {
 		c.qc.CloseWithError(uint64(h3.CodeClosedCriticalStream), "cannot open the control stream")
 		return err
 	}
 	c.uniActive.Add(1)
 	go c.acceptUni()
-	defer c.uniActive.Wait()
+	defer c.waitUni()
 	ctx := c.qc.Context()
 	for {
 		qs, err := c.qc.AcceptStream(ctx)
@@ -117,6 +129,9 @@ func (c *Conn) Serve() error {
 		c.maxID = max(c.maxID, id)
 		c.active++
 		c.mu.Unlock()
+		if c.nparked.Load() != 0 {
+			c.resumeUni()
+		}
 		c.push(getStream(c, qs))
 	}
 }
@@ -246,6 +261,7 @@ func (c *Conn) retireIdle() {
 		return
 	}
 	c.armed.Store(false)
+	c.retire = nil // an idle connection keeps no timer; armRetire makes one
 	c.mu.Unlock()
 	for c.idle.Load() > 0 {
 		select {
@@ -408,12 +424,22 @@ func (c *Conn) acceptUni() {
 	}
 }
 
+// critical is one of the peer's critical streams (control, QPACK encoder
+// or decoder) and what its reader keeps between goroutines: the buffered
+// bytes and the control stream's state.
+type critical struct {
+	r   reader
+	t   h3.StreamType
+	cs  h3.ControlStream
+	buf [64]byte
+}
+
 // serveUni reads a unidirectional stream's type and then the stream.
 func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 	defer c.uniActive.Done()
-	var buf [64]byte
-	r := reader{r: rs, b: buf[:], in: c.cfg.BytesIn}
-	t, err := r.varint()
+	u := &critical{}
+	u.r = reader{r: rs, b: u.buf[:], in: c.cfg.BytesIn}
+	t, err := u.r.varint()
 	if err != nil {
 		// Ended or reset before its type: ignore it (RFC 9114 §6.2).
 		rs.CancelRead(uint64(h3.CodeStreamCreationError))
@@ -438,16 +464,27 @@ func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 		c.closeWith(err)
 		return
 	}
-	switch h3.StreamType(t) {
+	u.t = h3.StreamType(t)
+	c.readCritical(u)
+}
+
+// readCritical reads a critical stream until it has been quiet for
+// readerLinger (then it parks it) or it ends; its end, or an error in it,
+// closes the connection.
+func (c *Conn) readCritical(u *critical) {
+	var err error
+	switch u.t {
 	case h3.StreamControl:
-		err = c.readControl(&r)
+		err = c.readControl(u)
 	case h3.StreamQPACKEncoder:
-		err = drainQPACK(&r, h3.DrainEncoderStream)
+		err = drainQPACK(u, h3.DrainEncoderStream)
 	case h3.StreamQPACKDecoder:
-		err = drainQPACK(&r, h3.DrainDecoderStream)
+		err = drainQPACK(u, h3.DrainDecoderStream)
 	}
 	var e *h3.Error
 	switch {
+	case err == errQuiet:
+		c.park(u)
 	case errors.As(err, &e):
 		c.closeWith(err)
 	case c.qc.Context().Err() == nil:
@@ -457,18 +494,98 @@ func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 	}
 }
 
+// errQuiet reports a critical stream with nothing new for readerLinger.
+var errQuiet = errors.New("h3srv: critical stream quiet")
+
+// await waits up to readerLinger for more of u's stream when nothing of it
+// is buffered: errQuiet if none came.
+func (u *critical) await() error {
+	if u.r.i < u.r.n {
+		return nil
+	}
+	rs := u.r.r
+	rs.SetReadDeadline(time.Now().Add(readerLinger))
+	err := u.r.fill()
+	rs.SetReadDeadline(time.Time{})
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		return errQuiet
+	}
+	return err
+}
+
+// park leaves u to be read again by resumeUni: when the peer ends or
+// resets the stream (its final size is then known), or when the next
+// request stream is accepted.
+func (c *Conn) park(u *critical) {
+	c.mu.Lock()
+	if c.uniDone {
+		c.mu.Unlock()
+		return
+	}
+	c.parked = append(c.parked, u)
+	c.nparked.Store(int32(len(c.parked)))
+	c.mu.Unlock()
+	// Set once u is in parked, so that a final size known already (the
+	// callback runs at once) or learned meanwhile resumes it. A callback
+	// left from an earlier park, once u is read again, finds nothing
+	// parked or resumes the others early: both harmless.
+	u.r.r.SetReceiveFinalSizeCallback(c.finalSize)
+}
+
+// finalSize is a parked critical stream's final size callback: it ended.
+func (c *Conn) finalSize(int64) { c.resumeUni() }
+
+// resumeUni starts a reader for each parked critical stream.
+func (c *Conn) resumeUni() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.uniDone {
+		return
+	}
+	for i, u := range c.parked {
+		c.parked[i] = nil
+		c.uniActive.Add(1)
+		go c.resumeCritical(u)
+	}
+	c.parked = c.parked[:0]
+	c.nparked.Store(0)
+}
+
+// resumeCritical reads a parked critical stream again.
+func (c *Conn) resumeCritical(u *critical) {
+	defer c.uniActive.Done()
+	u.r.r.SetReceiveFinalSizeCallback(nil)
+	c.readCritical(u)
+}
+
+// waitUni waits for the goroutines reading the peer's unidirectional
+// streams once the connection is closed, and stops parked streams from
+// being read again.
+func (c *Conn) waitUni() {
+	c.mu.Lock()
+	c.uniDone = true
+	c.parked = nil
+	c.nparked.Store(0)
+	c.mu.Unlock()
+	c.uniActive.Wait()
+}
+
 var errTooManyUni = &h3.Error{Code: h3.CodeExcessiveLoad, Conn: true, Reason: "too many unidirectional streams of unknown type"}
 
-// readControl reads the peer's control stream to its end.
-func (c *Conn) readControl(r *reader) error {
-	var cs h3.ControlStream
+// readControl reads the peer's control stream to its end, or until it is
+// quiet (errQuiet).
+func (c *Conn) readControl(u *critical) error {
+	r := &u.r
 	var payload []byte
 	for {
+		if err := u.await(); err != nil {
+			return err
+		}
 		h, err := r.frameHeader()
 		if err != nil {
 			return err
 		}
-		skip, err := cs.Check(h, &c.lim)
+		skip, err := u.cs.Check(h, &c.lim)
 		if err != nil {
 			return err
 		}
@@ -487,7 +604,7 @@ func (c *Conn) readControl(r *reader) error {
 		if err := r.readFull(p); err != nil {
 			return err
 		}
-		if err := cs.Apply(h, p); err != nil {
+		if err := u.cs.Apply(h, p); err != nil {
 			return err
 		}
 		if h.Type == h3.FrameSettings && cap(payload) > 64 {
@@ -496,8 +613,10 @@ func (c *Conn) readControl(r *reader) error {
 	}
 }
 
-// drainQPACK reads a QPACK stream to its end through drain.
-func drainQPACK(r *reader, drain func([]byte) (int, error)) error {
+// drainQPACK reads a QPACK stream through drain to its end, or until it is
+// quiet (errQuiet).
+func drainQPACK(u *critical, drain func([]byte) (int, error)) error {
+	r := &u.r
 	for {
 		n, err := drain(r.b[r.i:r.n])
 		r.i += n
@@ -509,7 +628,12 @@ func drainQPACK(r *reader, drain func([]byte) (int, error)) error {
 			// never needs 64 bytes.
 			return h3.ErrEncoderStream
 		}
-		if err := r.fill(); err != nil {
+		if r.i == r.n {
+			err = u.await()
+		} else {
+			err = r.fill()
+		}
+		if err != nil {
 			return err
 		}
 	}

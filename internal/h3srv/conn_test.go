@@ -70,9 +70,11 @@ func TestGet(t *testing.T) {
 	if !bytes.Equal(buf[:n], want) {
 		t.Errorf("control stream % x, want % x", buf[:n], want)
 	}
+	// The engine releases the credit once the response's FIN is written,
+	// so the client may read the FIN first: wait, bounded.
 	select {
 	case <-s.Released():
-	default:
+	case <-time.After(10 * time.Second):
 		t.Error("stream credit not released after the handler")
 	}
 	p.closeAndCheck(base)
@@ -302,40 +304,104 @@ func TestReadHeaderTimeout(t *testing.T) {
 	}
 }
 
-// TestIdleGoroutines: an idle connection that served requests one at a
-// time holds at most three goroutines of the engine's once its workers'
-// linger has passed: Serve's accept loop, the unidirectional accept loop
-// and the peer's control stream reader (quic-go's http3.Server holds as
-// many); the idle worker kept while requests come exits.
+// TestIdleGoroutines: an idle connection, its workers retired and the
+// client's control and QPACK streams quiet, holds two goroutines: the
+// accept loops of request and unidirectional streams. No reader stays on
+// the client's critical streams (they are parked until they end or the
+// next request stream comes), nor a worker.
 func TestIdleGoroutines(t *testing.T) {
-	defer func(d time.Duration) { workerLinger = d }(workerLinger)
-	workerLinger = 20 * time.Millisecond
+	defer func(w, r time.Duration) { workerLinger, readerLinger = w, r }(workerLinger, readerLinger)
+	workerLinger, readerLinger = 20*time.Millisecond, 20*time.Millisecond
 	base := takeBaseline()
 	p := start(t, quicxtest.Options{}, nil, echo, false)
+	p.uni([]byte{byte(h3.StreamQPACKEncoder)}, false)
+	p.uni([]byte{byte(h3.StreamQPACKDecoder)}, false)
 	for range 3 {
 		if r := readResponse(t, p.open(reqHead("GET", "/"), true)); r.status != 200 {
 			t.Fatalf("response %+v", r)
 		}
 	}
 	// The last stream's worker goes idle after the response ends and
-	// exits after workerLinger: wait for it, bounded generously (a loaded
-	// -race run took over 0.5 s), so that only goroutines that stay fail
-	// the test.
+	// exits after workerLinger, the readers after readerLinger: wait for
+	// them, bounded generously (a loaded -race run took over 0.5 s), so
+	// that only goroutines that stay fail the test.
 	var g int
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if g = runtime.NumGoroutine() - base.goroutines; g <= 3 || time.Now().After(deadline) {
+		if g = runtime.NumGoroutine() - base.goroutines; g <= 2 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if g > 3 {
-		t.Errorf("%d goroutines for an idle connection, want at most 3", g)
+	if g > 2 {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines for an idle connection, want at most 2\n%s", g, buf[:runtime.Stack(buf, true)])
 	}
 	// A request after the workers retired starts one again.
 	if r := readResponse(t, p.open(reqHead("GET", "/again"), true)); r.status != 200 {
 		t.Fatalf("response after the linger %+v", r)
 	}
 	p.closeAndCheck(base)
+}
+
+// TestParkedCriticalStreams: the client's control and QPACK streams keep
+// their protocol duties once parked. Their end or reset closes the
+// connection with H3_CLOSED_CRITICAL_STREAM at once, with no request
+// (RFC 9114 §6.2.1, RFC 9204 §4.2); a frame or instruction sent on them
+// while parked is read and checked when the next request stream comes,
+// or when the stream ends.
+func TestParkedCriticalStreams(t *testing.T) {
+	defer func(r time.Duration) { readerLinger = r }(readerLinger)
+	readerLinger = 20 * time.Millisecond
+	settings := append(h3.AppendVarint(nil, uint64(h3.StreamControl)), h3.AppendSettings(nil, &h3.Settings{})...)
+	second := h3.AppendSettings(nil, &h3.Settings{})
+	insert := []byte{0xc0 | 17} // Insert With Name Reference: the table has capacity 0
+	for _, tc := range []struct {
+		name    string
+		do      func(p *peer, ctrl, enc, dec *quicxtest.Stream)
+		request bool // the error shows once a request stream comes
+		code    h3.ErrorCode
+	}{
+		{"control stream closed", func(p *peer, ctrl, enc, dec *quicxtest.Stream) { ctrl.Close() }, false, h3.CodeClosedCriticalStream},
+		{"control stream reset", func(p *peer, ctrl, enc, dec *quicxtest.Stream) { ctrl.CancelWrite(uint64(h3.CodeNoError)) }, false, h3.CodeClosedCriticalStream},
+		{"QPACK encoder stream closed", func(p *peer, ctrl, enc, dec *quicxtest.Stream) { enc.Close() }, false, h3.CodeClosedCriticalStream},
+		{"QPACK decoder stream reset", func(p *peer, ctrl, enc, dec *quicxtest.Stream) { dec.CancelWrite(uint64(h3.CodeNoError)) }, false, h3.CodeClosedCriticalStream},
+		{"second SETTINGS, then FIN", func(p *peer, ctrl, enc, dec *quicxtest.Stream) { ctrl.Write(second); ctrl.Close() }, false, h3.CodeFrameUnexpected},
+		{"second SETTINGS, then a request", func(p *peer, ctrl, enc, dec *quicxtest.Stream) { ctrl.Write(second) }, true, h3.CodeFrameUnexpected},
+		{"encoder stream inserting, then a request", func(p *peer, ctrl, enc, dec *quicxtest.Stream) { enc.Write(insert) }, true, h3.CodeQPACKEncoderStreamError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := takeBaseline()
+			p := start(t, quicxtest.Options{}, nil, echo, true)
+			ctrl := p.uni(settings, false)
+			enc := p.uni([]byte{byte(h3.StreamQPACKEncoder)}, false)
+			dec := p.uni([]byte{byte(h3.StreamQPACKDecoder)}, false)
+			for deadline := time.Now().Add(10 * time.Second); p.engine.nparked.Load() < 3; {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d critical streams parked, want 3", p.engine.nparked.Load())
+				}
+				time.Sleep(time.Millisecond)
+			}
+			tc.do(p, ctrl, enc, dec)
+			if tc.request {
+				// Nothing reads the parked stream until a request
+				// stream comes.
+				time.Sleep(50 * time.Millisecond)
+				select {
+				case <-p.cli.Context().Done():
+					t.Fatalf("closed (%v) before a request stream came", p.cli.CloseCode())
+				default:
+				}
+				// Opening it is enough: the engine closes the
+				// connection as it accepts the stream, and a write could
+				// fail.
+				p.open(nil, false)
+			}
+			if code := p.waitClosed(); code != tc.code {
+				t.Errorf("closed with %v, want %v", code, tc.code)
+			}
+			p.closeAndCheck(base)
+		})
+	}
 }
 
 // TestSlowHandlerHoldsNoStream: streams queued behind a handler that does

@@ -30,6 +30,12 @@ type ReceiveStream interface {
 	// CancelRead sends STOP_SENDING with an HTTP/3 error code.
 	CancelRead(code uint64)
 	SetReadDeadline(t time.Time) error
+	// SetReceiveFinalSizeCallback sets f to be called once the peer's FIN
+	// or RESET_STREAM has fixed the stream's final size, at once if it is
+	// known already; f runs on the QUIC layer's own goroutine and must not
+	// block. It is not called if the connection closes first; nil removes
+	// it.
+	SetReceiveFinalSizeCallback(f func(size int64))
 	// ReleaseStreamCredit lets the peer open another stream in place of
 	// this one, once it has completed (with the QUIC layer configured to
 	// require it: a server releases credit when the handler returns, so
@@ -70,10 +76,11 @@ type State struct {
 
 // Conn is a QUIC connection.
 type Conn interface {
-	// AcceptStream returns the next request stream the peer opened.
+	// AcceptStream returns the next request stream the peer opened, or
+	// an error once ctx is done or the connection is closed.
 	AcceptStream(ctx context.Context) (Stream, error)
 	// AcceptUniStream returns the next unidirectional stream the peer
-	// opened.
+	// opened, or an error once ctx is done or the connection is closed.
 	AcceptUniStream(ctx context.Context) (ReceiveStream, error)
 	// OpenUniStream opens a unidirectional stream (control, QPACK).
 	OpenUniStream() (SendStream, error)

@@ -387,6 +387,17 @@ type pipe struct {
 	wtimer   *time.Timer
 	onStop   context.CancelFunc // cancels the writer's Context
 	writes   int                // Write calls that added bytes
+	size     int64              // bytes written: the final size once finished
+	onFinal  func(int64)        // the reader's final size callback
+}
+
+// finish marks p finished by its writer, with p.sh.mu held, and returns
+// the reader's final size callback to call once the lock is released.
+func (p *pipe) finish() func(int64) {
+	p.finished = true
+	f := p.onFinal
+	p.onFinal = nil
+	return f
 }
 
 func newPipe(sh *shared) *pipe {
@@ -480,6 +491,7 @@ func (s *Stream) Write(b []byte) (int, error) {
 			}
 			k := min(room, len(b)-n)
 			p.buf = append(p.buf, b[n:n+k]...)
+			p.size += int64(k)
 			n += k
 			sh.cond.Broadcast()
 			if n == len(b) {
@@ -493,14 +505,20 @@ func (s *Stream) Write(b []byte) (int, error) {
 // Close sends a FIN.
 func (s *Stream) Close() error {
 	p := s.send
+	var final func(int64)
 	p.sh.mu.Lock()
-	defer p.sh.mu.Unlock()
 	if !p.finished {
-		p.fin, p.finished = true, true
+		p.fin = true
+		final = p.finish()
 		p.sh.cond.Broadcast()
 	}
+	size := p.size
+	p.sh.mu.Unlock()
 	if s.cancel != nil {
 		s.cancel()
+	}
+	if final != nil {
+		final(size)
 	}
 	return nil
 }
@@ -509,16 +527,21 @@ func (s *Stream) Close() error {
 // reader's next Read returns a StreamError with code.
 func (s *Stream) CancelWrite(code uint64) {
 	p := s.send
+	var final func(int64)
 	p.sh.mu.Lock()
-	defer p.sh.mu.Unlock()
 	if !p.finished {
-		p.finished = true
+		final = p.finish()
 		p.reset = &StreamError{Code: code, Remote: true}
 		p.buf = nil
 		p.sh.cond.Broadcast()
 	}
+	size := p.size
+	p.sh.mu.Unlock()
 	if s.cancel != nil {
 		s.cancel()
+	}
+	if final != nil {
+		final(size)
 	}
 }
 
@@ -535,6 +558,24 @@ func (s *Stream) CancelRead(code uint64) {
 		if p.onStop != nil {
 			p.onStop()
 		}
+	}
+}
+
+// SetReceiveFinalSizeCallback sets f to be called once the writer has
+// finished the stream (FIN or reset), at once if it has; nil removes it.
+// Unlike quic-go's, it runs on the writer's goroutine.
+func (s *Stream) SetReceiveFinalSizeCallback(f func(int64)) {
+	p := s.recv
+	p.sh.mu.Lock()
+	if !p.finished {
+		p.onFinal = f
+		p.sh.mu.Unlock()
+		return
+	}
+	size := p.size
+	p.sh.mu.Unlock()
+	if f != nil {
+		f(size)
 	}
 }
 
