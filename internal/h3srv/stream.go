@@ -57,6 +57,10 @@ type Stream struct {
 
 	// bodyClosed: CloseBody was called (from any goroutine).
 	bodyClosed atomic.Bool
+
+	// date is the last Date field line the Stream encoded; it is kept
+	// when the Stream is pooled.
+	date dateLine
 }
 
 var streamPool = sync.Pool{New: func() any {
@@ -407,6 +411,10 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 		if h1.ConnectionSpecific(f.Name) {
 			continue
 		}
+		if isDate(f.Name) {
+			b = st.date.append(b, f.Value)
+			continue
+		}
 		b = h3.AppendFieldBytes(b, f.Name, f.Value, true)
 	}
 	st.wbuf = b[:0]
@@ -420,6 +428,41 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 	st.wroteHead = true
 	st.pending = b[start:]
 	return nil
+}
+
+// dateLine keeps the last Date field line a pooled Stream encoded: nearly
+// every response carries a Date, its value changes once a second, and
+// Huffman-coding its 29 bytes was the largest part of encoding a small
+// response's head.
+type dateLine struct {
+	value []byte // the Date value line was encoded from
+	line  []byte // its field line
+}
+
+// maxDateLine bounds the value a dateLine keeps (an HTTP-date has 29
+// bytes), so that a pooled Stream holds no large handler-set value.
+const maxDateLine = 64
+
+// append appends the field line of Date: value, the kept one when the
+// value is the same.
+func (d *dateLine) append(b, value []byte) []byte {
+	if string(value) == string(d.value) && d.line != nil {
+		return append(b, d.line...)
+	}
+	start := len(b)
+	b = h3.AppendFieldBytes(b, fieldDate, value, true)
+	if len(value) <= maxDateLine {
+		d.value = append(d.value[:0], value...)
+		d.line = append(d.line[:0], b[start:]...)
+	}
+	return b
+}
+
+var fieldDate = []byte("date")
+
+// isDate reports whether name is Date, in any case.
+func isDate(name []byte) bool {
+	return len(name) == 4 && name[0]|0x20 == 'd' && name[1]|0x20 == 'a' && name[2]|0x20 == 't' && name[3]|0x20 == 'e'
 }
 
 var (
