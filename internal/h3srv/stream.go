@@ -176,7 +176,10 @@ func (st *Stream) readHead() bool {
 		}
 		break
 	}
-	if st.headDL {
+	if st.headDL && !st.rd.eof {
+		// Clear the head's deadline for the body, unless the request
+		// ended with its head (a GET's FIN comes with its HEADERS):
+		// then no read can block.
 		st.qs.SetReadDeadline(time.Time{})
 	}
 	return true
@@ -579,9 +582,9 @@ func (st *Stream) Reset(code h3.ErrorCode) {
 var errReset = errors.New("h3srv: stream reset")
 
 // finish ends the stream after the handler: the response (a 200 with no
-// body if none was written), reading the rest of the body (stopped with
-// H3_NO_ERROR, RFC 9114 §4.1.2) and, last, the stream credit, so that the
-// peer can open a stream in its place only now.
+// body if none was written), reading the rest of the body if its end was
+// not read (stopped with H3_NO_ERROR, RFC 9114 §4.1.2) and, last, the
+// stream credit, so that the peer can open a stream in its place only now.
 func (st *Stream) finish() {
 	if !st.done {
 		if !st.wroteHead {
@@ -590,7 +593,9 @@ func (st *Stream) finish() {
 			st.Close()
 		}
 	}
-	if st.bodyErr == nil {
+	if st.bodyErr == nil && !st.rd.eof {
+		// Unless the stream's end was read (its receive side is then
+		// complete, and quic-go would send no STOP_SENDING).
 		st.qs.CancelRead(uint64(h3.CodeNoError))
 	}
 	if st.reserved != 0 {
