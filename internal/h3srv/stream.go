@@ -58,9 +58,9 @@ type Stream struct {
 	// bodyClosed: CloseBody was called (from any goroutine).
 	bodyClosed atomic.Bool
 
-	// date is the last Date field line the Stream encoded; it is kept
-	// when the Stream is pooled.
-	date dateLine
+	// lines are the last response field lines the Stream encoded; they
+	// are kept when the Stream is pooled.
+	lines lineCache
 }
 
 var streamPool = sync.Pool{New: func() any {
@@ -414,11 +414,7 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 		if h1.ConnectionSpecific(f.Name) {
 			continue
 		}
-		if isDate(f.Name) {
-			b = st.date.append(b, f.Value)
-			continue
-		}
-		b = h3.AppendFieldBytes(b, f.Name, f.Value, true)
+		b = st.lines.append(b, f.Name, f.Value)
 	}
 	st.wbuf = b[:0]
 	n := uint64(len(b) - headRoom)
@@ -433,39 +429,47 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 	return nil
 }
 
-// dateLine keeps the last Date field line a pooled Stream encoded: nearly
-// every response carries a Date, its value changes once a second, and
-// Huffman-coding its 29 bytes was the largest part of encoding a small
+// lineCache keeps the last field lines a pooled Stream encoded, by name
+// and value: a server's responses repeat most of their fields (Date for a
+// second, Content-Type, Server, small Content-Lengths), and encoding them
+// (static-table lookups, Huffman coding) was the largest part of a small
 // response's head.
-type dateLine struct {
-	value []byte // the Date value line was encoded from
-	line  []byte // its field line
+type lineCache struct {
+	e    [lineCacheSize]cachedLine
+	next int // the entry replaced next
 }
 
-// maxDateLine bounds the value a dateLine keeps (an HTTP-date has 29
-// bytes), so that a pooled Stream holds no large handler-set value.
-const maxDateLine = 64
+type cachedLine struct {
+	name, value []byte // as given to WriteHeaders
+	line        []byte // their field line; nil: an empty entry
+}
 
-// append appends the field line of Date: value, the kept one when the
-// value is the same.
-func (d *dateLine) append(b, value []byte) []byte {
-	if string(value) == string(d.value) && d.line != nil {
-		return append(b, d.line...)
+const (
+	lineCacheSize = 4
+	// maxCachedLine bounds the name and value a cached line may have, so
+	// that a pooled Stream keeps no large handler-set field.
+	maxCachedLine = 64
+)
+
+// append appends the field line of name: value, a kept one when it has
+// the same name and value.
+func (lc *lineCache) append(b, name, value []byte) []byte {
+	for i := range lc.e {
+		e := &lc.e[i]
+		if e.line != nil && string(e.value) == string(value) && string(e.name) == string(name) {
+			return append(b, e.line...)
+		}
 	}
 	start := len(b)
-	b = h3.AppendFieldBytes(b, fieldDate, value, true)
-	if len(value) <= maxDateLine {
-		d.value = append(d.value[:0], value...)
-		d.line = append(d.line[:0], b[start:]...)
+	b = h3.AppendFieldBytes(b, name, value, true)
+	if len(name)+len(value) <= maxCachedLine {
+		e := &lc.e[lc.next]
+		lc.next = (lc.next + 1) % lineCacheSize
+		e.name = append(e.name[:0], name...)
+		e.value = append(e.value[:0], value...)
+		e.line = append(e.line[:0], b[start:]...)
 	}
 	return b
-}
-
-var fieldDate = []byte("date")
-
-// isDate reports whether name is Date, in any case.
-func isDate(name []byte) bool {
-	return len(name) == 4 && name[0]|0x20 == 'd' && name[1]|0x20 == 'a' && name[2]|0x20 == 't' && name[3]|0x20 == 'e'
 }
 
 var (
