@@ -429,11 +429,12 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 	return nil
 }
 
-// lineCache keeps the last field lines a pooled Stream encoded, by name
-// and value: a server's responses repeat most of their fields (Date for a
-// second, Content-Type, Server, small Content-Lengths), and encoding them
-// (static-table lookups, Huffman coding) was the largest part of a small
-// response's head.
+// lineCache keeps the last field lines a pooled Stream encoded for the
+// fields whose values usually repeat from one response to the next (Date
+// for a second, Content-Type, Server, Content-Length of a fixed body, ...;
+// see repeats), by name and value: encoding them (static-table lookups,
+// Huffman coding) was the largest part of a small response's head. Other
+// fields are encoded each time, at no extra cost.
 type lineCache struct {
 	e    [lineCacheSize]cachedLine
 	next int // the entry replaced next
@@ -445,7 +446,7 @@ type cachedLine struct {
 }
 
 const (
-	lineCacheSize = 4
+	lineCacheSize = 6
 	// maxCachedLine bounds the name and value a cached line may have, so
 	// that a pooled Stream keeps no large handler-set field.
 	maxCachedLine = 64
@@ -454,6 +455,9 @@ const (
 // append appends the field line of name: value, a kept one when it has
 // the same name and value.
 func (lc *lineCache) append(b, name, value []byte) []byte {
+	if !repeats(name) || len(name)+len(value) > maxCachedLine {
+		return h3.AppendFieldBytes(b, name, value, true)
+	}
 	for i := range lc.e {
 		e := &lc.e[i]
 		if e.line != nil && string(e.value) == string(value) && string(e.name) == string(name) {
@@ -462,14 +466,25 @@ func (lc *lineCache) append(b, name, value []byte) []byte {
 	}
 	start := len(b)
 	b = h3.AppendFieldBytes(b, name, value, true)
-	if len(name)+len(value) <= maxCachedLine {
-		e := &lc.e[lc.next]
-		lc.next = (lc.next + 1) % lineCacheSize
-		e.name = append(e.name[:0], name...)
-		e.value = append(e.value[:0], value...)
-		e.line = append(e.line[:0], b[start:]...)
-	}
+	e := &lc.e[lc.next]
+	lc.next = (lc.next + 1) % lineCacheSize
+	e.name = append(e.name[:0], name...)
+	e.value = append(e.value[:0], value...)
+	e.line = append(e.line[:0], b[start:]...)
 	return b
+}
+
+// repeats reports whether name is a response field whose value usually
+// repeats across responses (as the server and the compat door spell it:
+// lower case or canonical), the only ones lineCache keeps.
+func repeats(name []byte) bool {
+	switch string(name) {
+	case "date", "Date", "server", "Server", "content-type", "Content-Type",
+		"content-length", "Content-Length", "cache-control", "Cache-Control",
+		"vary", "Vary", "alt-svc", "Alt-Svc", "content-encoding", "Content-Encoding":
+		return true
+	}
+	return false
 }
 
 var (
