@@ -408,7 +408,11 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 	}
 	b := st.wbuf[:headRoom]
 	b = h3.AppendFieldSectionPrefix(b)
-	b = h3.AppendStatus(b, status)
+	if status == 200 {
+		b = append(b, status200...)
+	} else {
+		b = h3.AppendStatus(b, status)
+	}
 	for i := range fields {
 		f := &fields[i]
 		if h1.ConnectionSpecific(f.Name) {
@@ -428,6 +432,9 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 	st.pending = b[start:]
 	return nil
 }
+
+// status200 is the field line of :status 200 (a static table index).
+var status200 = h3.AppendStatus(nil, 200)
 
 // lineCache keeps the last field lines a pooled Stream encoded for the
 // fields whose values usually repeat from one response to the next (Date

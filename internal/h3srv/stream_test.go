@@ -77,6 +77,21 @@ func TestFieldLineCache(t *testing.T) {
 	}
 }
 
+// TestStatusLine: each head carries the status it was given, 200 (a
+// prebuilt line) or another.
+func TestStatusLine(t *testing.T) {
+	st := &Stream{wbuf: make([]byte, 0, writeBufSize)}
+	for _, code := range []int{200, 204, 404, 200, 500, 299, 200} {
+		st.wroteHead, st.done, st.pending = false, false, nil
+		if err := st.WriteHeaders(code, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := headList(t, st), []string{":status", strconv.Itoa(code)}; !slices.Equal(got, want) {
+			t.Errorf("status %d: fields %q, want %q", code, got, want)
+		}
+	}
+}
+
 // BenchmarkWriteHeaders encodes a small response's head: content-type,
 // Date (the same value each time, as within a second) and content-length.
 func BenchmarkWriteHeaders(b *testing.B) {
