@@ -88,14 +88,20 @@ func putStream(st *Stream) {
 	if cap(st.wbuf) > keepBufSize {
 		st.wbuf = make([]byte, 0, writeBufSize)
 	}
-	clear(st.fields[:cap(st.fields)])
+	// The fields decoded: the head's, then the trailers' (after them in
+	// the same array unless it was full). A decoding that failed cleared
+	// what it wrote (readFields).
+	clear(st.fields[:min(cap(st.fields), len(st.fields)+len(st.trailers))])
+	st.fields = st.fields[:0]
 	st.c, st.qs, st.rd = nil, nil, reader{}
 	st.rs, st.head = h3.RequestStream{}, h3.RequestHead{}
 	st.req.Reset()
 	st.trailers, st.pending = nil, nil
 	st.dataLeft, st.got, st.bodyErr = 0, 0, nil
 	st.wroteHead, st.done, st.headDL = false, false, false
-	st.bodyClosed.Store(false)
+	if st.bodyClosed.Load() {
+		st.bodyClosed.Store(false) // a locked exchange: only when set
+	}
 	streamPool.Put(st)
 }
 
@@ -212,6 +218,9 @@ func (st *Stream) readFields(n uint64, fields []h3.Field, buf []byte) ([]h3.Fiel
 		fs, b, err = h3.DecodeFieldSection(fields, buf, p, max)
 	}
 	if err != nil {
+		// The decoder may have filled part of fields' spare room: clear
+		// it, so that the pooled Stream keeps no view of a buffer.
+		clear(fields[len(fields):cap(fields)])
 		return fields, err
 	}
 	st.dbuf = b

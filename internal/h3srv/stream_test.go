@@ -1,6 +1,7 @@
 package h3srv
 
 import (
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/h3"
+	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
 )
 
 // headList decodes the response HEADERS frame pending on st: names and
@@ -126,5 +128,67 @@ func BenchmarkWriteHeadersVarying(b *testing.B) {
 		st.wroteHead, st.pending = false, nil
 		st.WriteHeaders(200, heads[i%len(heads)])
 		i++
+	}
+}
+
+// BenchmarkStreamCycle takes a Stream from the pool and returns it, as
+// every request stream does.
+func BenchmarkStreamCycle(b *testing.B) {
+	c := &Conn{}
+	b.ReportAllocs()
+	for b.Loop() {
+		putStream(getStream(c, nil))
+	}
+}
+
+// TestPooledStreamKeepsNoFields: a Stream returned to the pool holds no
+// view of a decoded field, whether the head and trailers decoded, or a
+// decoding failed part-way (fields written into the pooled array before
+// the error).
+func TestPooledStreamKeepsNoFields(t *testing.T) {
+	// bad is a HEADERS frame of valid fields, then a dynamic table
+	// reference, which the decoder refuses.
+	bad := func(fields ...string) []byte {
+		sec := h3.AppendFieldSectionPrefix(nil)
+		for i := 0; i+1 < len(fields); i += 2 {
+			sec = h3.AppendField(sec, fields[i], fields[i+1], false)
+		}
+		sec = append(sec, 0x80)
+		return append(h3.AppendFrameHeader(nil, h3.FrameHeaders, uint64(len(sec))), sec...)
+	}
+	for _, c := range []struct {
+		name string
+		req  []byte
+	}{
+		{"head and trailers", append(append(reqHead("POST", "/", "x-a", "1"), data([]byte("body"))...), headers("x-t", "1", "x-u", "2")...)},
+		{"bad head", bad(":method", "GET", ":scheme", "https", ":authority", "example.com", ":path", "/", "x-a", "1")},
+		{"bad trailers", append(append(reqHead("POST", "/"), data([]byte("body"))...), bad("x-t", "1", "x-u", "2")...)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv, cli := quicxtest.Pair(quicxtest.Options{})
+			defer cli.CloseWithError(0, "")
+			engine := NewConn(srv, nil, echo)
+			s, err := cli.OpenStream()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Write(c.req)
+			s.Close()
+			qs, err := srv.AcceptStream(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := getStream(engine, qs)
+			if st.readHead() {
+				io.Copy(io.Discard, st)
+			}
+			st.finish()
+			putStream(st)
+			for i, f := range st.fields[:cap(st.fields)] {
+				if f.Name != nil || f.Value != nil {
+					t.Errorf("pooled Stream's field %d: %q: %q", i, f.Name, f.Value)
+				}
+			}
+		})
 	}
 }
