@@ -16,6 +16,10 @@ type reader struct {
 	b    []byte
 	i, n int            // b[i:n] is unread
 	in   *atomic.Uint64 // counts the bytes read, when set (Config.BytesIn)
+	// eof: the stream's Read returned io.EOF (quic-go returns it with the
+	// last bytes): the stream's receive side is complete, and a later
+	// Read returns io.EOF at once, whatever its deadline.
+	eof bool
 }
 
 // fill reads more bytes after those unread, moving them to the front. It
@@ -27,6 +31,9 @@ func (r *reader) fill() error {
 	}
 	k, err := r.r.Read(r.b[r.n:])
 	r.n += k
+	if err == io.EOF {
+		r.eof = true
+	}
 	if k > 0 {
 		r.count(k)
 		return nil
@@ -83,6 +90,9 @@ func (r *reader) read(p []byte) (int, error) {
 	}
 	k, err := r.r.Read(p)
 	r.count(k)
+	if err == io.EOF {
+		r.eof = true
+	}
 	return k, err
 }
 

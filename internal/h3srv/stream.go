@@ -57,6 +57,10 @@ type Stream struct {
 
 	// bodyClosed: CloseBody was called (from any goroutine).
 	bodyClosed atomic.Bool
+
+	// lines are the last response field lines the Stream encoded; they
+	// are kept when the Stream is pooled.
+	lines lineCache
 }
 
 var streamPool = sync.Pool{New: func() any {
@@ -84,14 +88,20 @@ func putStream(st *Stream) {
 	if cap(st.wbuf) > keepBufSize {
 		st.wbuf = make([]byte, 0, writeBufSize)
 	}
-	clear(st.fields[:cap(st.fields)])
+	// The fields decoded: the head's, then the trailers' (after them in
+	// the same array unless it was full). A decoding that failed cleared
+	// what it wrote (readFields).
+	clear(st.fields[:min(cap(st.fields), len(st.fields)+len(st.trailers))])
+	st.fields = st.fields[:0]
 	st.c, st.qs, st.rd = nil, nil, reader{}
 	st.rs, st.head = h3.RequestStream{}, h3.RequestHead{}
 	st.req.Reset()
 	st.trailers, st.pending = nil, nil
 	st.dataLeft, st.got, st.bodyErr = 0, 0, nil
 	st.wroteHead, st.done, st.headDL = false, false, false
-	st.bodyClosed.Store(false)
+	if st.bodyClosed.Load() {
+		st.bodyClosed.Store(false) // a locked exchange: only when set
+	}
 	streamPool.Put(st)
 }
 
@@ -172,7 +182,10 @@ func (st *Stream) readHead() bool {
 		}
 		break
 	}
-	if st.headDL {
+	if st.headDL && !st.rd.eof {
+		// Clear the head's deadline for the body, unless the request
+		// ended with its head (a GET's FIN comes with its HEADERS):
+		// then no read can block.
 		st.qs.SetReadDeadline(time.Time{})
 	}
 	return true
@@ -205,6 +218,9 @@ func (st *Stream) readFields(n uint64, fields []h3.Field, buf []byte) ([]h3.Fiel
 		fs, b, err = h3.DecodeFieldSection(fields, buf, p, max)
 	}
 	if err != nil {
+		// The decoder may have filled part of fields' spare room: clear
+		// it, so that the pooled Stream keeps no view of a buffer.
+		clear(fields[len(fields):cap(fields)])
 		return fields, err
 	}
 	st.dbuf = b
@@ -401,13 +417,17 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 	}
 	b := st.wbuf[:headRoom]
 	b = h3.AppendFieldSectionPrefix(b)
-	b = h3.AppendStatus(b, status)
+	if status == 200 {
+		b = append(b, status200...)
+	} else {
+		b = h3.AppendStatus(b, status)
+	}
 	for i := range fields {
 		f := &fields[i]
 		if h1.ConnectionSpecific(f.Name) {
 			continue
 		}
-		b = h3.AppendFieldBytes(b, f.Name, f.Value, true)
+		b = st.lines.append(b, f.Name, f.Value)
 	}
 	st.wbuf = b[:0]
 	n := uint64(len(b) - headRoom)
@@ -420,6 +440,67 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 	st.wroteHead = true
 	st.pending = b[start:]
 	return nil
+}
+
+// status200 is the field line of :status 200 (a static table index).
+var status200 = h3.AppendStatus(nil, 200)
+
+// lineCache keeps the last field lines a pooled Stream encoded for the
+// fields whose values usually repeat from one response to the next (Date
+// for a second, Content-Type, Server, Content-Length of a fixed body, ...;
+// see repeats), by name and value: encoding them (static-table lookups,
+// Huffman coding) was the largest part of a small response's head. Other
+// fields are encoded each time, at no extra cost.
+type lineCache struct {
+	e    [lineCacheSize]cachedLine
+	next int // the entry replaced next
+}
+
+type cachedLine struct {
+	name, value []byte // as given to WriteHeaders
+	line        []byte // their field line; nil: an empty entry
+}
+
+const (
+	lineCacheSize = 6
+	// maxCachedLine bounds the name and value a cached line may have, so
+	// that a pooled Stream keeps no large handler-set field.
+	maxCachedLine = 64
+)
+
+// append appends the field line of name: value, a kept one when it has
+// the same name and value.
+func (lc *lineCache) append(b, name, value []byte) []byte {
+	if !repeats(name) || len(name)+len(value) > maxCachedLine {
+		return h3.AppendFieldBytes(b, name, value, true)
+	}
+	for i := range lc.e {
+		e := &lc.e[i]
+		if e.line != nil && string(e.value) == string(value) && string(e.name) == string(name) {
+			return append(b, e.line...)
+		}
+	}
+	start := len(b)
+	b = h3.AppendFieldBytes(b, name, value, true)
+	e := &lc.e[lc.next]
+	lc.next = (lc.next + 1) % lineCacheSize
+	e.name = append(e.name[:0], name...)
+	e.value = append(e.value[:0], value...)
+	e.line = append(e.line[:0], b[start:]...)
+	return b
+}
+
+// repeats reports whether name is a response field whose value usually
+// repeats across responses (as the server and the compat door spell it:
+// lower case or canonical), the only ones lineCache keeps.
+func repeats(name []byte) bool {
+	switch string(name) {
+	case "date", "Date", "server", "Server", "content-type", "Content-Type",
+		"content-length", "Content-Length", "cache-control", "Cache-Control",
+		"vary", "Vary", "alt-svc", "Alt-Svc", "content-encoding", "Content-Encoding":
+		return true
+	}
+	return false
 }
 
 var (
@@ -536,9 +617,9 @@ func (st *Stream) Reset(code h3.ErrorCode) {
 var errReset = errors.New("h3srv: stream reset")
 
 // finish ends the stream after the handler: the response (a 200 with no
-// body if none was written), reading the rest of the body (stopped with
-// H3_NO_ERROR, RFC 9114 §4.1.2) and, last, the stream credit, so that the
-// peer can open a stream in its place only now.
+// body if none was written), reading the rest of the body if its end was
+// not read (stopped with H3_NO_ERROR, RFC 9114 §4.1.2) and, last, the
+// stream credit, so that the peer can open a stream in its place only now.
 func (st *Stream) finish() {
 	if !st.done {
 		if !st.wroteHead {
@@ -547,7 +628,9 @@ func (st *Stream) finish() {
 			st.Close()
 		}
 	}
-	if st.bodyErr == nil {
+	if st.bodyErr == nil && !st.rd.eof {
+		// Unless the stream's end was read (its receive side is then
+		// complete, and quic-go would send no STOP_SENDING).
 		st.qs.CancelRead(uint64(h3.CodeNoError))
 	}
 	if st.reserved != 0 {

@@ -89,6 +89,7 @@ func Registry() []Server {
 		{Name: "riptide-h3", Desc: "riptide native API over HTTP/3 (http3.Serve, func(*riptide.Ctx)); HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/riptide-h3", Default: true, HTTP3: true},
 		{Name: "riptide-h3-compat", Desc: "riptide compat door (riptide.FromHTTP, http.ServeMux) over HTTP/3 (http3.Serve); HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/riptide-h3", Bin: "riptide-h3", Args: []string{"-door", "compat"}, Default: true, HTTP3: true},
 		{Name: "quicgo-h3", Desc: "quic-go's http3.Server (defaults) with http.ServeMux, the HTTP/3 baseline; HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/quicgo-h3", Default: true, HTTP3: true},
+		{Name: "quicgo-bare", Desc: "quic-go QUIC streams answered with a prebuilt HEADERS+DATA byte string, no HTTP/3 layer (the floor of any HTTP/3 server on quic-go); HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/quicgo-bare", HTTP3: true},
 		{Name: "nghttpd", Desc: "nghttpd (C, nghttp2), GET / as a 13-byte static file, -n = the servers' CPUs (HTTP/2 reference, when installed)", Kind: KindNghttpd, Optional: true, Default: true, HTTP2: true, H2Only: true},
 	}
 }
