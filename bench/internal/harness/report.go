@@ -349,7 +349,8 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		if ws.Tool == "h3" {
 			fmt.Fprintf(w, `- HTTP/3 workloads (h3, h3bulk) are driven by the harness's own client on
   quic-go (pre-encoded HEADERS on new streams, responses checked with
-  riptide's h3 codec), which runs in the harness process and costs about as
+  riptide's h3 codec), which runs in the harness process, h3rs by the Rust
+  h3 + quinn client (bench/h3load-rs, its own process); either costs about as
   much CPU per request as the server: compare servers by the ×%s
   ratio, the CPU µs/req and allocs/req, which are the server's alone
   (allocations from the server's runtime/metrics, read over HTTP/3 before
