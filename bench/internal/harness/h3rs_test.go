@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -134,4 +135,30 @@ func TestH3rsRiptide(t *testing.T) {
 			t.Errorf("requests %d, failed %d, flag %q\n%s", st.Requests, st.Failed, flag, out)
 		}
 	})
+}
+
+// TestH3rsSkippedWithoutCargo: with no cargo and no client built, a run
+// that selects h3rs skips it (every server, with the reason) instead of
+// failing, runs the other workloads and leaves the caller's list alone.
+func TestH3rsSkippedWithoutCargo(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	root := t.TempDir()
+	if _, err := EnsureH3rs(context.Background(), root, "", io.Discard); err == nil || !strings.Contains(err.Error(), "install Rust") {
+		t.Fatalf("EnsureH3rs without cargo: %v", err)
+	}
+	ws := []Workload{mustWorkload("h3rs"), mustWorkload("h3")}
+	var log bytes.Buffer
+	res, err := Run(context.Background(), Config{Root: root, OutDir: t.TempDir(), Rounds: 1, Duration: time.Second,
+		Workloads: ws, Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.Bytes())
+	}
+	if !slices.Equal(res.Workloads, []string{"h3"}) || len(res.Skipped) != 1 || res.Skipped[0].Workload != "h3rs" ||
+		!strings.Contains(res.Skipped[0].Reason, "cargo") || !strings.Contains(log.String(), "skipping workload h3rs") {
+		t.Errorf("workloads %v, skipped %+v\n%s", res.Workloads, res.Skipped, log.Bytes())
+	}
+	if ws[0].Name != "h3rs" || ws[1].Name != "h3" {
+		t.Errorf("the caller's workloads became %s, %s", ws[0].Name, ws[1].Name)
+	}
 }
