@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -235,4 +236,55 @@ func LoadH3rs(ctx context.Context, bin, addr string, w Workload, conns int, d ti
 		conns = w.Conns
 	}
 	return h3rsRun{bin: bin, addr: addr, w: w, conns: conns, streams: w.h3Streams(), duration: d}.run(ctx)
+}
+
+// h3rsVersion describes the Rust client at bin: the versions of its main
+// crates from root/h3load-rs/Cargo.lock and, when it was built here, the
+// rustc next to cargo.
+func h3rsVersion(ctx context.Context, root, bin string) string {
+	var crates []string
+	if b, err := os.ReadFile(filepath.Join(root, H3rsDir, "Cargo.lock")); err == nil {
+		crates = lockVersions(string(b), "h3", "h3-quinn", "quinn", "rustls", "tokio")
+	}
+	desc := "crates " + strings.Join(crates, ", ")
+	if len(crates) == 0 {
+		desc = "crates unknown"
+	}
+	if strings.HasPrefix(bin, H3rsTargetDir(root)) {
+		if cargo, err := findCargo(); err == nil {
+			if v := firstLine(cmdOut(ctx, root, filepath.Join(filepath.Dir(cargo), "rustc"), "--version")); v != "" {
+				desc += "; " + v
+			}
+		}
+	}
+	return desc
+}
+
+// lockVersions returns "name version" for each of names found as a package
+// in the Cargo.lock text lock, in the order of names.
+func lockVersions(lock string, names ...string) []string {
+	found := map[string]string{}
+	var name string
+	for _, line := range strings.Split(lock, "\n") {
+		k, v, ok := strings.Cut(line, " = ")
+		if !ok {
+			continue
+		}
+		v = strings.Trim(v, `"`)
+		switch k {
+		case "name":
+			name = v
+		case "version":
+			if _, dup := found[name]; !dup && slices.Contains(names, name) {
+				found[name] = v
+			}
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if v, ok := found[n]; ok {
+			out = append(out, n+" "+v)
+		}
+	}
+	return out
 }

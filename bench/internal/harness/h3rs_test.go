@@ -45,6 +45,21 @@ func TestParseH3rs(t *testing.T) {
 	}
 }
 
+// TestH3rsVersion: the client's description names its crates from the
+// committed Cargo.lock.
+func TestH3rsVersion(t *testing.T) {
+	lock := "[[package]]\nname = \"h3\"\nversion = \"0.0.8\"\n\n[[package]]\nname = \"quinn\"\nversion = \"0.11.9\"\nsource = \"x\"\n\n[[package]]\nname = \"other\"\nversion = \"1.0.0\"\n"
+	if got := lockVersions(lock, "quinn", "h3", "rustls"); !slices.Equal(got, []string{"quinn 0.11.9", "h3 0.0.8"}) {
+		t.Errorf("lockVersions = %q", got)
+	}
+	d := h3rsVersion(context.Background(), "../..", "/elsewhere/h3load-rs")
+	for _, c := range []string{"h3 0.0.", "h3-quinn 0.0.", "quinn 0.11.", "rustls 0.23.", "tokio 1."} {
+		if !strings.Contains(d, c) {
+			t.Errorf("h3rsVersion = %q, no %q", d, c)
+		}
+	}
+}
+
 // TestH3rsWorkload: h3rs is an HTTP/3 workload on the Rust client, out of
 // the default set, and the client's arguments carry the workload's check.
 func TestH3rsWorkload(t *testing.T) {

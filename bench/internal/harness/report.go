@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -199,9 +200,15 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		gens = append(gens, fmt.Sprintf("%s, `-t%d -m%d`", m.H2load, max(c.Scale.LoadThreads, 1), H2Streams))
 	}
 	for _, wn := range res.Workloads {
-		if mustWorkload(wn).HTTP3 {
-			gens = append(gens, "the harness's quic-go client for HTTP/3 (h3load.go)")
-			break
+		g := ""
+		switch w := mustWorkload(wn); {
+		case w.HTTP3 && w.RustH3:
+			g = "h3load-rs for h3rs: " + m.H3rs
+		case w.HTTP3:
+			g = "the harness's quic-go client for HTTP/3 (h3load.go)"
+		}
+		if g != "" && !slices.Contains(gens, g) {
+			gens = append(gens, g)
 		}
 	}
 	row("load generator", strings.Join(gens, "; ")+"; one load-generator process at a time")

@@ -204,6 +204,9 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		}
 	}
 	res.Meta = CollectSysInfo(ctx, cfg.Root, tools.wrk, tools.h2load)
+	if tools.h3rs != "" {
+		res.Meta.H3rs = h3rsVersion(ctx, cfg.Root, tools.h3rs)
+	}
 	if cfg.Topology != nil {
 		// The harness may itself be pinned (bench/mc/run.sh pins it to
 		// the load set): count the machine's CPUs, not its own.
