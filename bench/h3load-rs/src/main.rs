@@ -70,7 +70,10 @@ fn parse_args() -> Result<Opts, String> {
             continue;
         }
         let a = a.trim_start_matches('-').to_string();
-        let mut val = || args.next().ok_or_else(|| format!("-{a} needs a value\n{}", usage()));
+        let mut val = || {
+            args.next()
+                .ok_or_else(|| format!("-{a} needs a value\n{}", usage()))
+        };
         let num = |v: String| v.parse::<u64>().map_err(|e| format!("-{a} {v}: {e}"));
         match a.as_str() {
             "c" => o.conns = num(val()?)? as usize,
@@ -104,7 +107,10 @@ fn parse_args() -> Result<Opts, String> {
         o.expect_len = Some(b.len() as u64);
     }
     if o.expect_len.is_none() {
-        return Err(format!("one of -expect-len and -expect-body is required\n{}", usage()));
+        return Err(format!(
+            "one of -expect-len and -expect-body is required\n{}",
+            usage()
+        ));
     }
     let rest = o
         .url
@@ -142,7 +148,12 @@ impl rustls::client::danger::ServerCertVerifier for NoVerify {
         cert: &rustls::pki_types::CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -151,7 +162,12 @@ impl rustls::client::danger::ServerCertVerifier for NoVerify {
         cert: &rustls::pki_types::CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
@@ -171,7 +187,11 @@ fn client_config() -> Result<quinn::ClientConfig, String> {
     let q = quinn::crypto::rustls::QuicClientConfig::try_from(tls).map_err(|e| e.to_string())?;
     let mut cc = quinn::ClientConfig::new(Arc::new(q));
     let mut tc = quinn::TransportConfig::default();
-    tc.max_idle_timeout(Some(Duration::from_secs(30).try_into().map_err(|e| format!("{e}"))?));
+    tc.max_idle_timeout(Some(
+        Duration::from_secs(30)
+            .try_into()
+            .map_err(|e| format!("{e}"))?,
+    ));
     cc.transport_config(Arc::new(tc));
     Ok(cc)
 }
@@ -204,7 +224,11 @@ async fn dial(o: &Opts, cc: quinn::ClientConfig) -> Result<Conn, String> {
     tokio::spawn(async move {
         let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
     });
-    Ok(Conn { endpoint, quic, sender })
+    Ok(Conn {
+        endpoint,
+        quic,
+        sender,
+    })
 }
 
 /// What one worker counted.
@@ -266,6 +290,12 @@ async fn one(sender: &mut Sender, req: http::Request<()>, o: &Opts) -> Outcome {
                                 );
                             }
                         }
+                        if n + k > want {
+                            return Outcome::Failed(
+                                format!("body longer than the expected {want} bytes"),
+                                false,
+                            );
+                        }
                     }
                     n += k;
                     chunk.advance(c.len());
@@ -281,7 +311,12 @@ async fn one(sender: &mut Sender, req: http::Request<()>, o: &Opts) -> Outcome {
     Outcome::Done(status, n)
 }
 
-async fn worker(mut sender: Sender, o: Arc<Opts>, deadline: Instant, stop: Arc<AtomicBool>) -> Counts {
+async fn worker(
+    mut sender: Sender,
+    o: Arc<Opts>,
+    deadline: Instant,
+    stop: Arc<AtomicBool>,
+) -> Counts {
     let mut c = Counts::default();
     let hard = deadline + Duration::from_secs(10);
     while !stop.load(Ordering::Relaxed) {
@@ -323,7 +358,8 @@ async fn worker(mut sender: Sender, o: Arc<Opts>, deadline: Instant, stop: Arc<A
                 }
                 c.requests += 1;
                 c.bytes += n;
-                c.lat_us.push((t1 - t0).as_micros().min(u32::MAX as u128) as u32);
+                c.lat_us
+                    .push((t1 - t0).as_micros().min(u32::MAX as u128) as u32);
             }
         }
     }
@@ -358,7 +394,12 @@ async fn run(o: Opts) -> Result<String, String> {
     let mut tasks = Vec::with_capacity(o.conns * o.streams);
     for c in &conns {
         for _ in 0..o.streams {
-            tasks.push(tokio::spawn(worker(c.sender.clone(), o.clone(), deadline, stop.clone())));
+            tasks.push(tokio::spawn(worker(
+                c.sender.clone(),
+                o.clone(),
+                deadline,
+                stop.clone(),
+            )));
         }
     }
     let mut all = Counts::default();
