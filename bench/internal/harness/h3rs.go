@@ -59,13 +59,17 @@ func H3rsTargetDir(root string) string { return filepath.Join(root, "bin", H3rsD
 // cargo, a binary built there before. Without any it returns an error
 // that says what to install. Build output goes to log.
 func EnsureH3rs(ctx context.Context, root, prebuilt string, log io.Writer) (string, error) {
+	return ensureH3rs(ctx, root, H3rsTargetDir(root), prebuilt, log)
+}
+
+// ensureH3rs is EnsureH3rs with cargo's target folder target.
+func ensureH3rs(ctx context.Context, root, target, prebuilt string, log io.Writer) (string, error) {
 	if prebuilt != "" {
 		p := filepath.Join(prebuilt, h3rsBin)
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}
 	}
-	target := H3rsTargetDir(root)
 	built := filepath.Join(target, "release", h3rsBin)
 	cargo, err := findCargo()
 	if err != nil {
