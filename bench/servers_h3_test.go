@@ -25,6 +25,9 @@ func checkH3(t *testing.T, ctx context.Context, s harness.Server, binDir string)
 				}
 				return
 			}
+			if w.RustH3 {
+				t.Skip("the Rust client's workload: TestH3rsRiptide in internal/harness runs it when cargo is available")
+			}
 			p, err := harness.Start(ctx, s, harness.StartOptions{BinDir: binDir, Workload: &w, Log: testLog{t}})
 			if err != nil {
 				t.Fatal(err)

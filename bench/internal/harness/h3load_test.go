@@ -115,6 +115,27 @@ func TestH3Support(t *testing.T) {
 // the wrong body is flagged, with the server's allocations unreported (it
 // has no counter route).
 func TestH3LoadFlagsWrongServer(t *testing.T) {
+	addr := wrongBodyH3Server(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, st, err := LoadH3(ctx, addr, mustWorkload("h3"), 1, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flag := FlagOf(st, err, nil)
+	if st.Failed == 0 || st.Requests != 0 || !strings.Contains(flag, "failed requests") {
+		t.Errorf("requests %d, failed %d, flag %q\n%s", st.Requests, st.Failed, flag, out)
+	}
+	if st.AllocsPerReq != 0 || !bytes.Contains(out, []byte("server allocations: not reported")) {
+		t.Errorf("allocations %v\n%s", st.AllocsPerReq, out)
+	}
+}
+
+// wrongBodyH3Server starts quic-go's http3.Server answering every request
+// with a wrong 13-byte body ("Hello, Wordl!") on 127.0.0.1 for the test's
+// duration, and returns its address.
+func wrongBodyH3Server(t *testing.T) string {
+	t.Helper()
 	tlsConf, err := benchserver.SelfSignedTLS()
 	if err != nil {
 		t.Fatal(err)
@@ -127,18 +148,6 @@ func TestH3LoadFlagsWrongServer(t *testing.T) {
 		w.Write([]byte("Hello, Wordl!"))
 	})}
 	go srv.Serve(pc)
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	out, st, err := LoadH3(ctx, pc.LocalAddr().String(), mustWorkload("h3"), 1, 300*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	flag := FlagOf(st, err, nil)
-	if st.Failed == 0 || st.Requests != 0 || !strings.Contains(flag, "failed requests") {
-		t.Errorf("requests %d, failed %d, flag %q\n%s", st.Requests, st.Failed, flag, out)
-	}
-	if st.AllocsPerReq != 0 || !bytes.Contains(out, []byte("server allocations: not reported")) {
-		t.Errorf("allocations %v\n%s", st.AllocsPerReq, out)
-	}
+	t.Cleanup(func() { srv.Close() })
+	return pc.LocalAddr().String()
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -199,9 +200,15 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		gens = append(gens, fmt.Sprintf("%s, `-t%d -m%d`", m.H2load, max(c.Scale.LoadThreads, 1), H2Streams))
 	}
 	for _, wn := range res.Workloads {
-		if mustWorkload(wn).HTTP3 {
-			gens = append(gens, "the harness's quic-go client for HTTP/3 (h3load.go)")
-			break
+		g := ""
+		switch w := mustWorkload(wn); {
+		case w.HTTP3 && w.RustH3:
+			g = "h3load-rs for h3rs: " + m.H3rs
+		case w.HTTP3:
+			g = "the harness's quic-go client for HTTP/3 (h3load.go)"
+		}
+		if g != "" && !slices.Contains(gens, g) {
+			gens = append(gens, g)
 		}
 	}
 	row("load generator", strings.Join(gens, "; ")+"; one load-generator process at a time")
@@ -349,7 +356,8 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		if ws.Tool == "h3" {
 			fmt.Fprintf(w, `- HTTP/3 workloads (h3, h3bulk) are driven by the harness's own client on
   quic-go (pre-encoded HEADERS on new streams, responses checked with
-  riptide's h3 codec), which runs in the harness process and costs about as
+  riptide's h3 codec), which runs in the harness process, h3rs by the Rust
+  h3 + quinn client (bench/h3load-rs, its own process); either costs about as
   much CPU per request as the server: compare servers by the ×%s
   ratio, the CPU µs/req and allocs/req, which are the server's alone
   (allocations from the server's runtime/metrics, read over HTTP/3 before

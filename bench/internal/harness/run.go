@@ -137,24 +137,42 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	}
 	defer Cleanup()
 
-	var tools loadTools
-	for _, w := range cfg.Workloads {
+	var (
+		tools    loadTools
+		noH3rs   error // why the Rust HTTP/3 client is unavailable
+		skippedW []Skip
+	)
+	selected := cfg.Workloads
+	cfg.Workloads = nil
+	for _, w := range selected {
 		var err error
-		switch w.Tool() {
-		case "wrk":
+		switch {
+		case w.Tool() == "wrk":
 			if tools.wrk == "" {
 				tools.wrk, err = EnsureWrk(ctx, cfg.Log)
 			}
-		case "h2load":
+		case w.Tool() == "h2load":
 			if tools.h2load == "" {
 				tools.h2load, err = EnsureH2load(ctx, cfg.Log)
+			}
+		case w.RustH3:
+			// Built once per run; a workload without it is skipped,
+			// not the run failed.
+			if tools.h3rs == "" && noH3rs == nil {
+				tools.h3rs, noH3rs = EnsureH3rs(ctx, cfg.Root, cfg.Prebuilt, cfg.Log)
+			}
+			if noH3rs != nil {
+				fmt.Fprintf(cfg.Log, "skipping workload %s: %v\n", w.Name, noH3rs)
+				skippedW = append(skippedW, Skip{Server: "every server", Workload: w.Name, Reason: noH3rs.Error()})
+				continue
 			}
 		}
 		if err != nil {
 			return nil, err
 		}
+		cfg.Workloads = append(cfg.Workloads, w)
 	}
-	res := &Results{Config: cfg, PeakRSS: map[string]int64{}}
+	res := &Results{Config: cfg, PeakRSS: map[string]int64{}, Skipped: skippedW}
 	var servers []Server
 	for _, s := range cfg.Servers {
 		avail := s.Available(cfg.Root)
@@ -186,6 +204,9 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		}
 	}
 	res.Meta = CollectSysInfo(ctx, cfg.Root, tools.wrk, tools.h2load)
+	if tools.h3rs != "" {
+		res.Meta.H3rs = h3rsVersion(ctx, cfg.Root, tools.h3rs)
+	}
 	if cfg.Topology != nil {
 		// The harness may itself be pinned (bench/mc/run.sh pins it to
 		// the load set): count the machine's CPUs, not its own.
@@ -285,7 +306,7 @@ type BuildInfo struct {
 
 // loadTools are the load generators' paths ("" when no selected workload
 // needs one).
-type loadTools struct{ wrk, h2load string }
+type loadTools struct{ wrk, h2load, h3rs string }
 
 // loadRun is one load-generator invocation: wrkRun or h2loadRun.
 type loadRun interface {
@@ -343,6 +364,9 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 	newRun := func(s Server, d time.Duration) loadRun {
 		if w.Tool() == "idle" {
 			return idleRun{proc: procs[s.Name], w: w}
+		}
+		if w.Tool() == "h3" && w.RustH3 {
+			return h3rsRun{bin: tools.h3rs, addr: procs[s.Name].Addr, w: w, conns: conns, streams: w.h3Streams(), duration: d, cpus: cfg.WrkCPUs}
 		}
 		if w.Tool() == "h3" {
 			return h3Run{addr: procs[s.Name].Addr, w: w, conns: conns, streams: w.h3Streams(), duration: d}

@@ -23,9 +23,12 @@ type SysInfo struct {
 	Commit    string    `json:"commit"`
 	Wrk       string    `json:"wrk"`
 	H2load    string    `json:"h2load,omitempty"`
-	Nginx     string    `json:"nginx,omitempty"`
-	CC        string    `json:"cc"`
-	Modules   []string  `json:"modules"` // peer library versions from go.mod
+	// H3rs describes the Rust HTTP/3 client (its crates and rustc) when
+	// a workload used it.
+	H3rs    string   `json:"h3rs,omitempty"`
+	Nginx   string   `json:"nginx,omitempty"`
+	CC      string   `json:"cc"`
+	Modules []string `json:"modules"` // peer library versions from go.mod
 }
 
 // CollectSysInfo gathers SysInfo; fields it cannot learn read "unknown".

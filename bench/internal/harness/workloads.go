@@ -71,6 +71,11 @@ type Workload struct {
 	// HTTP3 makes this an HTTP/3 workload, driven by the harness's own
 	// quic-go client (h3load.go); only servers with HTTP3 run it.
 	HTTP3 bool
+	// RustH3, with HTTP3, drives the workload with the Rust client
+	// (hyperium h3 on quinn, bench/h3load-rs: h3rs.go) instead of the
+	// quic-go one; a run skips it when that client can be neither found
+	// nor built.
+	RustH3 bool
 	// Extra workloads are not in the default set: they run only when named
 	// in -workloads (the HTTP/2 ones, so that a default run stays under 30
 	// minutes).
@@ -153,10 +158,14 @@ func Workloads() []Workload {
 			Path: "/", HTTP3: true, Conns: H3Conns, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h3bulk", Desc: fmt.Sprintf("HTTP/3 bulk download: GET %s (%d MiB), one connection, one request at a time", benchserver.BulkPath, benchserver.BulkSize>>20),
 			Path: benchserver.BulkPath, HTTP3: true, Conns: 1, Extra: true, ExpectType: "application/octet-stream", ExpectLen: benchserver.BulkSize},
+		{Name: "h3rs", Desc: fmt.Sprintf("HTTP/3 GET / (13-byte text/plain), %d streams per connection, from the Rust h3 + quinn client (bench/%s; needs cargo or a built client)", H3Streams, H3rsDir),
+			Path: "/", HTTP3: true, RustH3: true, Conns: H3Conns, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 	}
 }
 
-// Tool is the load generator that drives w: "wrk" or "h2load".
+// Tool is the load generator that drives w: "wrk", "h2load", "idle" (the
+// harness's idle client) or "h3" (an HTTP/3 client run by the harness:
+// quic-go's, or the Rust one with RustH3).
 func (w Workload) Tool() string {
 	if w.Idle > 0 {
 		return "idle"
@@ -201,6 +210,9 @@ func (w Workload) LoadCommand(conns, threads int) string {
 	}
 	if w.Idle > 0 {
 		return fmt.Sprintf("%d idle keep-alive connections after one GET each", w.Idle)
+	}
+	if w.HTTP3 && w.RustH3 {
+		return fmt.Sprintf("h3load-rs (Rust h3 + quinn), %d connections × %d streams", conns, w.h3Streams())
 	}
 	if w.HTTP3 {
 		return fmt.Sprintf("harness quic-go client, %d connections × %d streams", conns, w.h3Streams())
