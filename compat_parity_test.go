@@ -377,6 +377,20 @@ var parityCases = []parityCase{
 		want: []string{"Trailer X-Late: late value"},
 	},
 	{
+		// On HTTP/1.1 a declared length leaves the body unchunked: the
+		// trailers are dropped (over HTTP/2 they are sent).
+		name: "trailers with a declared Content-Length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Trailer", "X-T")
+			w.Header().Set("Content-Length", "4")
+			io.WriteString(w, "body")
+			w.Header().Set("X-T", "v")
+			w.Header().Set(http.TrailerPrefix+"X-Late", "late value")
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+		want: []string{"Content-Length: 4"},
+	},
+	{
 		name: "trailers on HTTP/1.0 dropped",
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Trailer", "X-T")

@@ -515,7 +515,10 @@ func (w *compatWriter) finish() {
 		w.writeHeader(http.StatusOK)
 	}
 	r := &w.x.resp
-	if len(w.header) > 0 && !w.onlyKnownKeys() {
+	if len(w.header) > 0 && (w.stream || r.clen < 0) && !w.onlyKnownKeys() {
+		// On HTTP/1.x a declared Content-Length frames the body by
+		// length, never chunked (h1.BodyFraming), so trailers cannot be
+		// sent and are not looked for: net/http drops them too.
 		w.collectTrailers()
 	}
 	if !r.committed {
