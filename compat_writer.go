@@ -178,12 +178,13 @@ func (w *compatWriter) serializeHeader() {
 	}
 	te := ""
 	if known, cl, ct := knownKeys(h); known != 0 {
-		// Sorted: "Content-Length" < "Content-Type".
+		// Sorted: "Content-Length" < "Content-Type". The names are
+		// known: serializeField's cases for them are called directly.
 		if known&knownCL != 0 {
-			w.serializeField("Content-Length", cl, &te)
+			w.contentLength(cl)
 		}
 		if known&knownCT != 0 {
-			w.serializeField("Content-Type", ct, &te)
+			w.contentType(ct)
 		}
 		w.known = known
 	} else {
@@ -245,16 +246,10 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 	checked := true
 	switch k {
 	case "Content-Type":
-		w.sniff = false
-		if code == http.StatusNotModified && !w.stream {
-			return
-		}
+		w.contentType(vs)
+		return
 	case "Content-Length":
-		if h1.BodyAllowed(code) && len(vs) > 0 {
-			if n, ok := parseContentLength(vs[0]); ok {
-				r.clen = n
-			}
-		}
+		w.contentLength(vs)
 		return
 	case "Transfer-Encoding":
 		if h1.BodyAllowed(code) && len(vs) > 0 {
@@ -302,6 +297,30 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 	}
 	for _, v := range vs {
 		w.addField(&r.hdr, k, v)
+	}
+}
+
+// contentType is serializeField for Content-Type: the handler's type, so
+// none is sniffed; a 304 over HTTP/1.1 is sent without it, as net/http
+// does.
+func (w *compatWriter) contentType(vs []string) {
+	w.sniff = false
+	if w.status == http.StatusNotModified && !w.stream {
+		return
+	}
+	r := &w.x.resp
+	for _, v := range vs {
+		w.addField(&r.hdr, "Content-Type", v)
+	}
+}
+
+// contentLength is serializeField for Content-Length: the declared
+// length, for the engine's framing.
+func (w *compatWriter) contentLength(vs []string) {
+	if h1.BodyAllowed(w.status) && len(vs) > 0 {
+		if n, ok := parseContentLength(vs[0]); ok {
+			w.x.resp.clen = n
+		}
 	}
 }
 
