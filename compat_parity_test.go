@@ -391,6 +391,27 @@ var parityCases = []parityCase{
 		want: []string{"Content-Length: 4"},
 	},
 	{
+		// The writer adds a value it found clean before without the
+		// checks (compatWriter.clean): a longer value at the same
+		// address, and one of the same length elsewhere, must still be
+		// mended (HTTP/1.1) or dropped (HTTP/2).
+		name: "header values checked again on one connection",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			const v = "ok\r\nX-Injected: yes"
+			switch r.URL.RawQuery {
+			case "prefix":
+				w.Header().Set("X-V", v[:2])
+			case "whole":
+				w.Header().Set("X-V", v)
+			case "copy":
+				w.Header().Set("X-V", string([]byte{'o', '\n'}))
+			}
+			io.WriteString(w, r.URL.RawQuery)
+		},
+		reqs: []parityRequest{get("/?prefix"), get("/?whole"), get("/?prefix"), get("/?copy")},
+		want: []string{"X-V: ok"},
+	},
+	{
 		name: "trailers on HTTP/1.0 dropped",
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Trailer", "X-T")

@@ -326,16 +326,18 @@ func (w *compatWriter) contentLength(vs []string) {
 
 // addField adds the field name with value to h, the value cleaned as
 // appendCleanValue does; on a stream a value that is not a valid field
-// value is left out instead, as net/http's HTTP/2 server does (a valid one
-// has no CR or LF: it is copied without a second scan).
+// value (before trimming) is left out instead, as net/http's HTTP/2
+// server does (a valid one has no CR or LF: it is copied without a second
+// scan).
 func (w *compatWriter) addField(h *headerFields, name, value string) {
 	if !w.stream {
 		addFieldClean(h, name, value)
 		return
 	}
-	value = textproto.TrimString(value)
+	// As net/http's HTTP/2 server, which checks the value as the handler
+	// set it: a trailing CR or LF drops it too.
 	if h1.ValidHeaderValue(value) {
-		addField(h, name, value)
+		addField(h, name, textproto.TrimString(value))
 	}
 }
 
