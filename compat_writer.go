@@ -60,6 +60,17 @@ type compatWriter struct {
 	// serializeHeader).
 	known uint8
 
+	// clean is the last response field value addField found to need
+	// no mending (trimmed, and without CR or LF, or on a stream
+	// (cleanStream) a valid field value), if at most cleanMax bytes.
+	// The same string again (the same length at the same address:
+	// strings are immutable, and clean keeps this one alive so that
+	// its memory cannot come to hold another) is added without the
+	// checks: a handler's constant, such as its Content-Type, on every
+	// request of the connection.
+	clean       string
+	cleanStream bool
+
 	keys     []string // scratch for sorting header keys
 	lr       io.LimitedReader
 	sniffBuf [sniffLen]byte
@@ -326,20 +337,32 @@ func (w *compatWriter) contentLength(vs []string) {
 
 // addField adds the field name with value to h, the value cleaned as
 // appendCleanValue does; on a stream a value that is not a valid field
-// value (before trimming) is left out instead, as net/http's HTTP/2
-// server does (a valid one has no CR or LF: it is copied without a second
-// scan).
+// value (before trimming) is left out instead, as net/http's HTTP/2 server
+// does (a valid one has no CR or LF: it is copied without a second scan).
+// A value the connection's previous one was (w.clean) is added unchecked.
 func (w *compatWriter) addField(h *headerFields, name, value string) {
-	if !w.stream {
-		addFieldClean(h, name, value)
+	if len(value) == len(w.clean) && unsafe.StringData(value) == unsafe.StringData(w.clean) && w.cleanStream == w.stream {
+		addField(h, name, value) // checked before: see clean
 		return
 	}
-	// As net/http's HTTP/2 server, which checks the value as the handler
-	// set it: a trailing CR or LF drops it too.
-	if h1.ValidHeaderValue(value) {
-		addField(h, name, textproto.TrimString(value))
+	if w.stream && !h1.ValidHeaderValue(value) {
+		// As net/http's HTTP/2 server, which checks the value as the
+		// handler set it: a trailing CR or LF drops it too.
+		return
+	}
+	t := textproto.TrimString(value)
+	if !w.stream && (strings.IndexByte(t, '\r') >= 0 || strings.IndexByte(t, '\n') >= 0) {
+		addFieldClean(h, name, t)
+		return
+	}
+	addField(h, name, t)
+	if len(t) == len(value) && len(value) <= cleanMax {
+		w.clean, w.cleanStream = value, w.stream
 	}
 }
+
+// cleanMax is the longest value compatWriter.clean keeps.
+const cleanMax = 128
 
 // parseContentLength parses a Content-Length value the handler set:
 // strconv.ParseInt's result when that is a non-negative int64, with a fast
