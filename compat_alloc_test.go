@@ -96,17 +96,22 @@ func TestCompatAllocs(t *testing.T) {
 	// a client that allocates nothing, a request of two fields besides
 	// the pseudo-headers, each an index into the HPACK table. The same
 	// compat door as over HTTP/1.1, so the same objects: the request's
-	// block and its Header map (two: a map of up to 8 keys and its
-	// group), the response Header map (two) and Set's value slice.
+	// block (one of compatSlabMax allocated together, compatStreamSlabs),
+	// its Header map (two: a map of up to 8 keys and its group), the
+	// response Header map (two) and Set's value slice.
 	t.Run("HTTP/2", func(t *testing.T) {
 		if israce.Enabled {
 			t.Skip("allocation counts need a build without -race")
 		}
 		ac := startH2AllocServer(t, &Server{Handler: FromHTTP(typed), Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}})
 		h2 := testing.AllocsPerRun(2000, ac.roundTrip)
-		t.Logf("the same over HTTP/2: riptide compat %v allocs/request", h2)
-		if h2 > 6 {
-			t.Errorf("riptide compat over HTTP/2, handler setting Content-Type: %v allocs per request, want at most 6", h2)
+		h2Exact := mallocsPerRun(2000, ac.roundTrip)
+		t.Logf("the same over HTTP/2: riptide compat %v allocs/request (%.4f exactly)", h2, h2Exact)
+		if h2 > 5 {
+			t.Errorf("riptide compat over HTTP/2, handler setting Content-Type: %v allocs per request, want at most 5", h2)
+		}
+		if limit := 5 + 1.0/compatSlabMax + 0.01; h2Exact > limit {
+			t.Errorf("riptide compat over HTTP/2, handler setting Content-Type: %.4f allocs per request exactly, want at most %.4f", h2Exact, limit)
 		}
 	})
 }
