@@ -64,12 +64,7 @@ func TestCompatAllocs(t *testing.T) {
 	// adds 1/compatSlabMax. AllocsPerRun rounds down; the exact figure is
 	// checked too, with room for 0.01 (20 allocations in 2000 runs) made
 	// elsewhere in the process.
-	if rip > 4 {
-		t.Errorf("riptide compat: %v allocs per request, want at most 4", rip)
-	}
-	if limit := 4 + 1.0/compatSlabMax + 0.01; ripExact > limit {
-		t.Errorf("riptide compat: %.4f allocs per request exactly, want at most %.4f", ripExact, limit)
-	}
+	wantSlabAllocs(t, "riptide compat", rip, ripExact, 4)
 
 	// A handler that sets a response field: the response Header map costs
 	// two allocations (its header and its first group) besides what
@@ -85,12 +80,7 @@ func TestCompatAllocs(t *testing.T) {
 	ripTyped := testing.AllocsPerRun(2000, typedClient.roundTrip)
 	ripTypedExact := mallocsPerRun(2000, typedClient.roundTrip)
 	t.Logf("the same, the handler setting Content-Type: riptide compat %v allocs/request (%.4f exactly)", ripTyped, ripTypedExact)
-	if ripTyped > 7 {
-		t.Errorf("riptide compat, handler setting Content-Type: %v allocs per request, want at most 7", ripTyped)
-	}
-	if limit := 7 + 1.0/compatSlabMax + 0.01; ripTypedExact > limit {
-		t.Errorf("riptide compat, handler setting Content-Type: %.4f allocs per request exactly, want at most %.4f", ripTypedExact, limit)
-	}
+	wantSlabAllocs(t, "riptide compat, handler setting Content-Type", ripTyped, ripTypedExact, 7)
 
 	// The same handler over HTTP/2 (h2c), counted as TestH2Allocs counts:
 	// a client that allocates nothing, a request of two fields besides
@@ -107,13 +97,22 @@ func TestCompatAllocs(t *testing.T) {
 		h2 := testing.AllocsPerRun(2000, ac.roundTrip)
 		h2Exact := mallocsPerRun(2000, ac.roundTrip)
 		t.Logf("the same over HTTP/2: riptide compat %v allocs/request (%.4f exactly)", h2, h2Exact)
-		if h2 > 5 {
-			t.Errorf("riptide compat over HTTP/2, handler setting Content-Type: %v allocs per request, want at most 5", h2)
-		}
-		if limit := 5 + 1.0/compatSlabMax + 0.01; h2Exact > limit {
-			t.Errorf("riptide compat over HTTP/2, handler setting Content-Type: %.4f allocs per request exactly, want at most %.4f", h2Exact, limit)
-		}
+		wantSlabAllocs(t, "riptide compat over HTTP/2, handler setting Content-Type", h2, h2Exact, 5)
 	})
+}
+
+// wantSlabAllocs checks what a compat request allocates: at most max as
+// AllocsPerRun counts (n, rounded down), and exactly (exact) at most max
+// plus the request block's share of its slab (1/compatSlabMax) and 0.01
+// (20 allocations in 2000 runs) made elsewhere in the process.
+func wantSlabAllocs(t *testing.T, what string, n, exact float64, max int) {
+	t.Helper()
+	if n > float64(max) {
+		t.Errorf("%s: %v allocs per request, want at most %d", what, n, max)
+	}
+	if limit := float64(max) + 1.0/compatSlabMax + 0.01; exact > limit {
+		t.Errorf("%s: %.4f allocs per request exactly, want at most %.4f", what, exact, limit)
+	}
 }
 
 // mallocsPerRun is testing.AllocsPerRun without its rounding down: the
