@@ -60,15 +60,14 @@ type compatWriter struct {
 	// serializeHeader).
 	known uint8
 
-	// clean is the last response field value addField found to need
-	// no mending (trimmed, and without CR or LF, or on a stream
-	// (cleanStream) a valid field value), if at most cleanMax bytes.
-	// The same string again (the same length at the same address:
-	// strings are immutable, and clean keeps this one alive so that
-	// its memory cannot come to hold another) is added without the
-	// checks: a handler's constant, such as its Content-Type, on every
-	// request of the connection.
-	clean       string
+	// clean holds a copy of the last response field value addField
+	// found to need no mending (trimmed, and without CR or LF, or on a
+	// stream (cleanStream) a valid field value), if at most cleanMax
+	// bytes: an equal value is added without the checks (a handler's
+	// constant, such as its Content-Type, on every request of the
+	// connection). A copy, so that nothing of the handler's is kept.
+	clean       [cleanMax]byte
+	cleanLen    int
 	cleanStream bool
 
 	keys     []string // scratch for sorting header keys
@@ -339,9 +338,10 @@ func (w *compatWriter) contentLength(vs []string) {
 // appendCleanValue does; on a stream a value that is not a valid field
 // value (before trimming) is left out instead, as net/http's HTTP/2 server
 // does (a valid one has no CR or LF: it is copied without a second scan).
-// A value the connection's previous one was (w.clean) is added unchecked.
+// A value equal to the one it last found clean (w.clean) is added
+// unchecked.
 func (w *compatWriter) addField(h *headerFields, name, value string) {
-	if len(value) == len(w.clean) && unsafe.StringData(value) == unsafe.StringData(w.clean) && w.cleanStream == w.stream {
+	if len(value) == w.cleanLen && w.cleanStream == w.stream && string(w.clean[:w.cleanLen]) == value {
 		addField(h, name, value) // checked before: see clean
 		return
 	}
@@ -357,11 +357,11 @@ func (w *compatWriter) addField(h *headerFields, name, value string) {
 	}
 	addField(h, name, t)
 	if len(t) == len(value) && len(value) <= cleanMax {
-		w.clean, w.cleanStream = value, w.stream
+		w.cleanLen, w.cleanStream = copy(w.clean[:], value), w.stream
 	}
 }
 
-// cleanMax is the longest value compatWriter.clean keeps.
+// cleanMax is the longest value compatWriter.clean holds.
 const cleanMax = 128
 
 // parseContentLength parses a Content-Length value the handler set:
