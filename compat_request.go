@@ -983,11 +983,21 @@ func (c *compatContext) Done() <-chan struct{} {
 // String names the context, for fmt and context's own String methods.
 func (c *compatContext) String() string { return "riptide.compatContext" }
 
-// end cancels the context: ServeHTTP has returned (or panicked).
+// end cancels the context: ServeHTTP has returned (or panicked). The
+// serving goroutine calls it; when finish has already ended the request
+// under mu (endLocked), mu is not taken again.
 func (c *compatContext) end() {
-	c.mu.Lock()
+	if !c.ended.Load() {
+		c.mu.Lock()
+		c.endLocked()
+		c.mu.Unlock()
+	}
+	c.lazyCtx.cancel()
+}
+
+// endLocked marks the request ended: body reads, response writes and
+// the disconnect watch no longer reach the engine. mu must be held.
+func (c *compatContext) endLocked() {
 	c.ended.Store(true)
 	c.x = nil
-	c.mu.Unlock()
-	c.lazyCtx.cancel()
 }

@@ -570,6 +570,12 @@ func (w *compatWriter) finish() {
 		// net/http; on a stream the body is whole and has its length.
 		w.commit(!w.stream && (w.trailers || r.trl.len() > 0), nil)
 	}
+	// ServeHTTP has returned: the request ends before the lock is let
+	// go (compatContext.end). The commit above may have ended the
+	// response, and with it the client's wait: a body Read left running
+	// on another goroutine must find the request ended when it takes
+	// the lock, not find the stream's end first.
+	w.cx.endLocked()
 }
 
 // collectTrailers gathers the trailer values the handler set: the fields
