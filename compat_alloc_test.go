@@ -64,12 +64,7 @@ func TestCompatAllocs(t *testing.T) {
 	// adds 1/compatSlabMax. AllocsPerRun rounds down; the exact figure is
 	// checked too, with room for 0.01 (20 allocations in 2000 runs) made
 	// elsewhere in the process.
-	if rip > 4 {
-		t.Errorf("riptide compat: %v allocs per request, want at most 4", rip)
-	}
-	if limit := 4 + 1.0/compatSlabMax + 0.01; ripExact > limit {
-		t.Errorf("riptide compat: %.4f allocs per request exactly, want at most %.4f", ripExact, limit)
-	}
+	wantSlabAllocs(t, "riptide compat", rip, ripExact, 4)
 
 	// A handler that sets a response field: the response Header map costs
 	// two allocations (its header and its first group) besides what
@@ -85,30 +80,39 @@ func TestCompatAllocs(t *testing.T) {
 	ripTyped := testing.AllocsPerRun(2000, typedClient.roundTrip)
 	ripTypedExact := mallocsPerRun(2000, typedClient.roundTrip)
 	t.Logf("the same, the handler setting Content-Type: riptide compat %v allocs/request (%.4f exactly)", ripTyped, ripTypedExact)
-	if ripTyped > 7 {
-		t.Errorf("riptide compat, handler setting Content-Type: %v allocs per request, want at most 7", ripTyped)
-	}
-	if limit := 7 + 1.0/compatSlabMax + 0.01; ripTypedExact > limit {
-		t.Errorf("riptide compat, handler setting Content-Type: %.4f allocs per request exactly, want at most %.4f", ripTypedExact, limit)
-	}
+	wantSlabAllocs(t, "riptide compat, handler setting Content-Type", ripTyped, ripTypedExact, 7)
 
 	// The same handler over HTTP/2 (h2c), counted as TestH2Allocs counts:
 	// a client that allocates nothing, a request of two fields besides
 	// the pseudo-headers, each an index into the HPACK table. The same
 	// compat door as over HTTP/1.1, so the same objects: the request's
-	// block and its Header map (two: a map of up to 8 keys and its
-	// group), the response Header map (two) and Set's value slice.
+	// block (one of compatSlabMax allocated together, compatStreamSlabs),
+	// its Header map (two: a map of up to 8 keys and its group), the
+	// response Header map (two) and Set's value slice.
 	t.Run("HTTP/2", func(t *testing.T) {
 		if israce.Enabled {
 			t.Skip("allocation counts need a build without -race")
 		}
 		ac := startH2AllocServer(t, &Server{Handler: FromHTTP(typed), Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}})
 		h2 := testing.AllocsPerRun(2000, ac.roundTrip)
-		t.Logf("the same over HTTP/2: riptide compat %v allocs/request", h2)
-		if h2 > 6 {
-			t.Errorf("riptide compat over HTTP/2, handler setting Content-Type: %v allocs per request, want at most 6", h2)
-		}
+		h2Exact := mallocsPerRun(2000, ac.roundTrip)
+		t.Logf("the same over HTTP/2: riptide compat %v allocs/request (%.4f exactly)", h2, h2Exact)
+		wantSlabAllocs(t, "riptide compat over HTTP/2, handler setting Content-Type", h2, h2Exact, 5)
 	})
+}
+
+// wantSlabAllocs checks what a compat request allocates: at most max as
+// AllocsPerRun counts (n, rounded down), and exactly (exact) at most max
+// plus the request block's share of its slab (1/compatSlabMax) and 0.01
+// (20 allocations in 2000 runs) made elsewhere in the process.
+func wantSlabAllocs(t *testing.T, what string, n, exact float64, max int) {
+	t.Helper()
+	if n > float64(max) {
+		t.Errorf("%s: %v allocs per request, want at most %d", what, n, max)
+	}
+	if limit := float64(max) + 1.0/compatSlabMax + 0.01; exact > limit {
+		t.Errorf("%s: %.4f allocs per request exactly, want at most %.4f", what, exact, limit)
+	}
 }
 
 // mallocsPerRun is testing.AllocsPerRun without its rounding down: the

@@ -1,10 +1,12 @@
 package riptide
 
 import (
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/riptide-http/riptide/internal/clock"
@@ -14,6 +16,11 @@ import (
 // benchmark's GET (BenchmarkEngine).
 const compatBenchRequest = "GET /plaintext HTTP/1.1\r\nHost: localhost\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n"
 
+// compatBenchEcho is the harness's echo workload request (POST /echo with a
+// 1024-byte body; bench/internal/harness/workloads.go): its "echo" workload
+// in BenchmarkCompatVsNative.
+var compatBenchEcho = "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\nContent-Length: 1024\r\n\r\n" + strings.Repeat("x", 1024)
+
 // compatBenchShort is wrk's GET without added headers (its "short"
 // workload of BenchmarkCompatVsNative): a Host field only.
 const compatBenchShort = "GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"
@@ -22,7 +29,9 @@ const compatBenchShort = "GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\
 // native door and the compat door (the bench servers' plaintext handlers),
 // in memory (no syscalls) on every P at once (b.RunParallel), one request
 // per read ("plaintext") or 16 pipelined per read ("pipelined"), and
-// wrk's request without added headers, one per read ("short"); compat-reuse
+// wrk's request without added headers, one per read ("short"), and a POST
+// whose 1024-byte body is echoed, as the bench servers' echo handlers do
+// it (ReadBody natively, io.ReadAll through compat; "echo"); compat-reuse
 // is the compat door with CompatOptions.ReuseRequests. One
 // operation is one request, so the compat/native ratio of ns/op is the
 // compat door's cost per request at each -cpu. cpu-ns/op is the process's
@@ -42,18 +51,48 @@ func BenchmarkCompatVsNative(b *testing.B) {
 		h["Content-Length"] = []string{strconv.Itoa(len(hello))}
 		w.Write(hello)
 	})
-	compat := FromHTTP(hh)
-	// compat-reuse: the same handler with CompatOptions.ReuseRequests.
-	reuse := FromHTTPWith(hh, CompatOptions{ReuseRequests: true})
+	// The echo handlers of bench/internal/riptideroutes and stdroutes.
+	nativeEcho := HandlerFunc(func(c *Ctx) {
+		b, err := c.ReadBody()
+		if err != nil {
+			c.SetStatus(400)
+			return
+		}
+		c.SetContentType("application/octet-stream")
+		c.Write(b)
+	})
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		h := w.Header()
+		h["Content-Type"] = []string{"application/octet-stream"}
+		h["Content-Length"] = []string{strconv.Itoa(len(b))}
+		w.Write(b)
+	})
 	for _, wl := range []struct {
-		name  string
-		req   string
-		depth int
-	}{{"plaintext", compatBenchRequest, 1}, {"pipelined", compatBenchRequest, 16}, {"short", compatBenchShort, 1}} {
+		name   string
+		req    string
+		depth  int
+		native Handler
+		h      http.Handler
+	}{
+		{"plaintext", compatBenchRequest, 1, native, hh},
+		{"pipelined", compatBenchRequest, 16, native, hh},
+		{"short", compatBenchShort, 1, native, hh},
+		{"echo", compatBenchEcho, 1, nativeEcho, echo},
+	} {
 		for _, door := range []struct {
 			name string
 			h    Handler
-		}{{"native", native}, {"compat", compat}, {"compat-reuse", reuse}} {
+		}{
+			{"native", wl.native},
+			{"compat", FromHTTP(wl.h)},
+			// compat-reuse: the same handler with CompatOptions.ReuseRequests.
+			{"compat-reuse", FromHTTPWith(wl.h, CompatOptions{ReuseRequests: true})},
+		} {
 			b.Run(wl.name+"/"+door.name, func(b *testing.B) {
 				benchServeParallel(b, door.h, wl.req, wl.depth)
 			})

@@ -22,9 +22,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file is the behaviour-parity harness for the compat door: the same
@@ -375,6 +377,55 @@ var parityCases = []parityCase{
 		},
 		reqs: []parityRequest{get("/"), get("/")},
 		want: []string{"Trailer X-Late: late value"},
+	},
+	{
+		// On HTTP/1.1 a declared length leaves the body unchunked: the
+		// trailers are dropped (over HTTP/2 they are sent).
+		name: "trailers with a declared Content-Length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Trailer", "X-T")
+			w.Header().Set("Content-Length", "4")
+			io.WriteString(w, "body")
+			w.Header().Set("X-T", "v")
+			w.Header().Set(http.TrailerPrefix+"X-Late", "late value")
+		},
+		reqs: []parityRequest{get("/"), get("/")},
+		want: []string{"Content-Length: 4"},
+	},
+	{
+		// The writer adds a value equal to one it found clean before
+		// without the checks (compatWriter.clean): a longer value at
+		// the same address, one of the same length elsewhere, and the
+		// same bytes rewritten (a string made with unsafe over a reused
+		// buffer, as zero-copy code does) must still be mended
+		// (HTTP/1.1) or dropped (HTTP/2).
+		name: "header values checked again on one connection",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			const v = "ok\r\nX-Injected: yes"
+			// The handler holds the lock until its head is out (the
+			// first Write), so no two requests share reusedValue.
+			reusedValue.mu.Lock()
+			defer reusedValue.mu.Unlock()
+			b := &reusedValue.b
+			switch r.URL.RawQuery {
+			case "prefix":
+				w.Header().Set("X-V", v[:2])
+			case "whole":
+				w.Header().Set("X-V", v)
+			case "copy":
+				w.Header().Set("X-V", string([]byte{'o', '\n'}))
+			case "bufok", "bufbad":
+				copy(b[:], "ok")
+				if r.URL.RawQuery == "bufbad" {
+					copy(b[:], "o\n")
+				}
+				w.Header().Set("X-V", unsafe.String(&b[0], len(b)))
+			}
+			io.WriteString(w, r.URL.RawQuery)
+		},
+		reqs: []parityRequest{get("/?prefix"), get("/?whole"), get("/?prefix"), get("/?copy"),
+			get("/?bufok"), get("/?bufbad")},
+		want: []string{"X-V: ok"},
 	},
 	{
 		name: "trailers on HTTP/1.0 dropped",
@@ -800,6 +851,13 @@ func copyEmptyFile(w http.ResponseWriter) {
 	}
 	defer f.Close()
 	io.CopyN(w, f, 10)
+}
+
+// reusedValue is the buffer the case "header values checked again on one
+// connection" makes a string over and rewrites.
+var reusedValue struct {
+	mu sync.Mutex
+	b  [2]byte
 }
 
 func TestCompatParity(t *testing.T) {

@@ -196,6 +196,29 @@ func (s *compatSlab) take(nvals, nhead, nreq int, last bool) (*compatRequest, []
 	return new(compatRequest), make([]string, nvals), make([]byte, nhead)
 }
 
+// compatStreamSlabs holds the request-block slabs of HTTP/2 streams. A
+// stream's conn (newStreamConn) serves one request and goes back to a
+// pool that every connection shares, so a slab of its own would hold one
+// block (an allocation per request) or keep blocks unused in every
+// pooled conn; these slabs are shared per P instead, taken and put back
+// around one take. Each block still goes to one request only, never
+// reused, and a retained request keeps at most compatSlabMax blocks
+// alive, as on HTTP/1.1; the pool drops its slabs at GC.
+var compatStreamSlabs = sync.Pool{New: func() any { return new(compatSlab) }}
+
+// take returns a block for the request on c (compatSlab.take): from
+// st's slab on an HTTP/1.1 connection, from compatStreamSlabs on an
+// HTTP/2 stream.
+func (st *compatState) take(c *conn, nvals, nhead int, last bool) (*compatRequest, []string, []byte) {
+	if !c.stream {
+		return st.blocks.take(nvals, nhead, c.nreq, last)
+	}
+	s := compatStreamSlabs.Get().(*compatSlab)
+	rq, vals, head := s.take(nvals, nhead, compatSlabMax, false)
+	compatStreamSlabs.Put(s)
+	return rq, vals, head
+}
+
 // newRequest builds the *http.Request for the request in x. On a target
 // that net/http could not parse either it answers 400 and returns false.
 func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
@@ -223,14 +246,14 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	} else if wholeHeadFits(nvals, len(head)) {
 		// The whole head: one copy, and its strings found by offset.
 		var buf []byte
-		rq, vals, buf = st.blocks.take(nvals, len(head), c.nreq, x.resp.close)
+		rq, vals, buf = st.take(c, nvals, len(head), x.resp.close)
 		n := copy(buf, head)
 		sub.s = unsafe.String(&buf[0], n)
 		vals = vals[:nvals]
 	} else {
 		n := st.compactSegs(hr, head)
 		var buf []byte
-		rq, vals, buf = st.blocks.take(nvals, n, c.nreq, x.resp.close)
+		rq, vals, buf = st.take(c, nvals, n, x.resp.close)
 		sub = st.compactHead(head, buf[:n])
 		vals = vals[:nvals]
 	}
@@ -960,11 +983,21 @@ func (c *compatContext) Done() <-chan struct{} {
 // String names the context, for fmt and context's own String methods.
 func (c *compatContext) String() string { return "riptide.compatContext" }
 
-// end cancels the context: ServeHTTP has returned (or panicked).
+// end cancels the context: ServeHTTP has returned (or panicked). The
+// serving goroutine calls it; when finish has already ended the request
+// under mu (endLocked), mu is not taken again.
 func (c *compatContext) end() {
-	c.mu.Lock()
+	if !c.ended.Load() {
+		c.mu.Lock()
+		c.endLocked()
+		c.mu.Unlock()
+	}
+	c.lazyCtx.cancel()
+}
+
+// endLocked marks the request ended: body reads, response writes and
+// the disconnect watch no longer reach the engine. mu must be held.
+func (c *compatContext) endLocked() {
 	c.ended.Store(true)
 	c.x = nil
-	c.mu.Unlock()
-	c.lazyCtx.cancel()
 }

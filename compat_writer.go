@@ -60,6 +60,16 @@ type compatWriter struct {
 	// serializeHeader).
 	known uint8
 
+	// clean holds a copy of the last response field value addField
+	// found to need no mending (trimmed, and without CR or LF, or on a
+	// stream (cleanStream) a valid field value), if at most cleanMax
+	// bytes: an equal value is added without the checks (a handler's
+	// constant, such as its Content-Type, on every request of the
+	// connection). A copy, so that nothing of the handler's is kept.
+	clean       [cleanMax]byte
+	cleanLen    int
+	cleanStream bool
+
 	keys     []string // scratch for sorting header keys
 	lr       io.LimitedReader
 	sniffBuf [sniffLen]byte
@@ -178,12 +188,13 @@ func (w *compatWriter) serializeHeader() {
 	}
 	te := ""
 	if known, cl, ct := knownKeys(h); known != 0 {
-		// Sorted: "Content-Length" < "Content-Type".
+		// Sorted: "Content-Length" < "Content-Type". The names are
+		// known: serializeField's cases for them are called directly.
 		if known&knownCL != 0 {
-			w.serializeField("Content-Length", cl, &te)
+			w.contentLength(cl)
 		}
 		if known&knownCT != 0 {
-			w.serializeField("Content-Type", ct, &te)
+			w.contentType(ct)
 		}
 		w.known = known
 	} else {
@@ -245,16 +256,10 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 	checked := true
 	switch k {
 	case "Content-Type":
-		w.sniff = false
-		if code == http.StatusNotModified && !w.stream {
-			return
-		}
+		w.contentType(vs)
+		return
 	case "Content-Length":
-		if h1.BodyAllowed(code) && len(vs) > 0 {
-			if n, ok := parseContentLength(vs[0]); ok {
-				r.clen = n
-			}
-		}
+		w.contentLength(vs)
 		return
 	case "Transfer-Encoding":
 		if h1.BodyAllowed(code) && len(vs) > 0 {
@@ -305,20 +310,59 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 	}
 }
 
-// addField adds the field name with value to h, the value cleaned as
-// appendCleanValue does; on a stream a value that is not a valid field
-// value is left out instead, as net/http's HTTP/2 server does (a valid one
-// has no CR or LF: it is copied without a second scan).
-func (w *compatWriter) addField(h *headerFields, name, value string) {
-	if !w.stream {
-		addFieldClean(h, name, value)
+// contentType is serializeField for Content-Type: the handler's type, so
+// none is sniffed; a 304 over HTTP/1.1 is sent without it, as net/http
+// does.
+func (w *compatWriter) contentType(vs []string) {
+	w.sniff = false
+	if w.status == http.StatusNotModified && !w.stream {
 		return
 	}
-	value = textproto.TrimString(value)
-	if h1.ValidHeaderValue(value) {
-		addField(h, name, value)
+	r := &w.x.resp
+	for _, v := range vs {
+		w.addField(&r.hdr, "Content-Type", v)
 	}
 }
+
+// contentLength is serializeField for Content-Length: the declared
+// length, for the engine's framing.
+func (w *compatWriter) contentLength(vs []string) {
+	if h1.BodyAllowed(w.status) && len(vs) > 0 {
+		if n, ok := parseContentLength(vs[0]); ok {
+			w.x.resp.clen = n
+		}
+	}
+}
+
+// addField adds the field name with value to h, the value cleaned as
+// appendCleanValue does; on a stream a value that is not a valid field
+// value (before trimming) is left out instead, as net/http's HTTP/2 server
+// does (a valid one has no CR or LF: it is copied without a second scan).
+// A value equal to the one it last found clean (w.clean) is added
+// unchecked.
+func (w *compatWriter) addField(h *headerFields, name, value string) {
+	if len(value) == w.cleanLen && w.cleanStream == w.stream && string(w.clean[:w.cleanLen]) == value {
+		addField(h, name, value) // checked before: see clean
+		return
+	}
+	if w.stream && !h1.ValidHeaderValue(value) {
+		// As net/http's HTTP/2 server, which checks the value as the
+		// handler set it: a trailing CR or LF drops it too.
+		return
+	}
+	t := textproto.TrimString(value)
+	if !w.stream && (strings.IndexByte(t, '\r') >= 0 || strings.IndexByte(t, '\n') >= 0) {
+		addFieldClean(h, name, t)
+		return
+	}
+	addField(h, name, t)
+	if len(t) == len(value) && len(value) <= cleanMax {
+		w.cleanLen, w.cleanStream = copy(w.clean[:], value), w.stream
+	}
+}
+
+// cleanMax is the longest value compatWriter.clean holds.
+const cleanMax = 128
 
 // parseContentLength parses a Content-Length value the handler set:
 // strconv.ParseInt's result when that is a non-negative int64, with a fast
@@ -521,7 +565,10 @@ func (w *compatWriter) finish() {
 		w.writeHeader(http.StatusOK)
 	}
 	r := &w.x.resp
-	if len(w.header) > 0 && !w.onlyKnownKeys() {
+	if len(w.header) > 0 && (w.stream || r.clen < 0) && !w.onlyKnownKeys() {
+		// On HTTP/1.x a declared Content-Length frames the body by
+		// length, never chunked (h1.BodyFraming), so trailers cannot be
+		// sent and are not looked for: net/http drops them too.
 		w.collectTrailers()
 	}
 	if !r.committed {
@@ -529,6 +576,12 @@ func (w *compatWriter) finish() {
 		// net/http; on a stream the body is whole and has its length.
 		w.commit(!w.stream && (w.trailers || r.trl.len() > 0), nil)
 	}
+	// ServeHTTP has returned: the request ends before the lock is let
+	// go (compatContext.end). The commit above may have ended the
+	// response, and with it the client's wait: a body Read left running
+	// on another goroutine must find the request ended when it takes
+	// the lock, not find the stream's end first.
+	w.cx.endLocked()
 }
 
 // collectTrailers gathers the trailer values the handler set: the fields
