@@ -552,12 +552,6 @@ func (w *compatWriter) FlushError() error {
 func (w *compatWriter) finish() {
 	w.cx.lock()
 	defer w.cx.unlock()
-	// ServeHTTP has returned: from here a body Read fails with
-	// http.ErrBodyReadAfterClose, also one in flight on a goroutine the
-	// handler left. Marked before the response can end, since the client
-	// may react to its end (an HTTP/2 client resets the request body it
-	// still sends) and make that Read return before end runs.
-	w.cx.ended.Store(true)
 	if w.hijacked {
 		return
 	}
