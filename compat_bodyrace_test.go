@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -197,14 +198,18 @@ func h3PipeClient(t *testing.T, srv *riptide.Server) *http.Client {
 	if _, err := ctl.Write(append(h3.AppendVarint(nil, 0), h3.AppendSettings(nil, &h3.Settings{})...)); err != nil {
 		t.Fatal(err)
 	}
-	return &http.Client{Transport: h3PipeTransport{cc}}
+	return &http.Client{Transport: h3PipeTransport{cc: cc}}
 }
 
 // h3PipeTransport sends each request on a new stream of an in-memory
 // HTTP/3 connection: HEADERS, the body as DATA frames as it comes (on a
 // goroutine, until the server stops reading it), and reads the response
-// to the stream's end.
-type h3PipeTransport struct{ cc *quicxtest.Conn }
+// to the stream's end. dataFrames, when set, counts the response DATA
+// frames read.
+type h3PipeTransport struct {
+	cc         *quicxtest.Conn
+	dataFrames *atomic.Int64
+}
 
 func (tr h3PipeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(req.Context(), 10*time.Second)
@@ -273,6 +278,9 @@ func (tr h3PipeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		case h3.FrameData:
 			body = append(body, payload...)
+			if tr.dataFrames != nil {
+				tr.dataFrames.Add(1)
+			}
 		default:
 			return nil, fmt.Errorf("frame type %#x in a response", h.Type)
 		}

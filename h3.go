@@ -536,10 +536,21 @@ func (ex *h3Stream) writeHead(x *Ctx, status int, streaming bool) {
 	}
 	if len(body) > 0 {
 		r.written += int64(len(body))
-		if _, err := ex.st.WriteData(body); err != nil {
+		if _, err := ex.st.WriteDataSized(body, dataSize(r, len(body))); err != nil {
 			c.werr = err
 		}
 	}
+}
+
+// dataSize is the DATA frame size for n body bytes just counted as
+// written: with a declared Content-Length, the rest of the body from them
+// on, so that one frame header covers it however the handler writes it
+// (h3srv.Stream.WriteDataSized); otherwise n.
+func dataSize(r *response, n int) uint64 {
+	if r.clen >= 0 && r.clen >= r.written {
+		return uint64(r.clen - r.written + int64(n))
+	}
+	return uint64(n)
 }
 
 // head builds the head fields: the handler's, Date, Server and
@@ -593,7 +604,7 @@ func (ex *h3Stream) writeBody(x *Ctx, p []byte) (int, error) {
 	if send, n, err := x.admitBody(p, c.werr); !send {
 		return n, err
 	}
-	if _, err := ex.st.WriteData(p); err != nil {
+	if _, err := ex.st.WriteDataSized(p, dataSize(&x.resp, len(p))); err != nil {
 		c.werr = err
 		return 0, err
 	}

@@ -99,6 +99,7 @@ type response struct {
 	status   int
 	fields   map[string]string
 	body     []byte
+	frames   int // DATA frames
 	trailers map[string]string
 	err      error // the stream's read error other than EOF
 }
@@ -138,6 +139,7 @@ func readResponse(t *testing.T, s io.Reader) *response {
 			}
 		case h3.FrameData:
 			r.body = append(r.body, payload...)
+			r.frames++
 		default:
 			t.Fatalf("frame type %#x in a response", h.Type)
 		}

@@ -53,7 +53,10 @@ type Stream struct {
 	pending   []byte // a response HEADERS (and DATA) not yet written: a slice of wbuf
 	wroteHead bool   // final response HEADERS written or pending
 	done      bool   // the response ended (FIN or reset)
-	headDL    bool   // a read deadline was set for the head
+	// outLeft: payload bytes the last DATA frame written declared and
+	// were not written yet (WriteDataSized).
+	outLeft uint64
+	headDL  bool // a read deadline was set for the head
 
 	// bodyClosed: CloseBody was called (from any goroutine).
 	bodyClosed atomic.Bool
@@ -99,6 +102,7 @@ func putStream(st *Stream) {
 	st.trailers, st.pending = nil, nil
 	st.dataLeft, st.got, st.bodyErr = 0, 0, nil
 	st.wroteHead, st.done, st.headDL = false, false, false
+	st.outLeft = 0
 	if st.bodyClosed.Load() {
 		st.bodyClosed.Store(false) // a locked exchange: only when set
 	}
@@ -508,11 +512,27 @@ var (
 	errBadStatus = errors.New("h3srv: invalid status code")
 	errNoHead    = errors.New("h3srv: response data before its head")
 	errDone      = errors.New("h3srv: response already ended")
+	// errFrameOverrun: more body than the open DATA frame declared.
+	errFrameOverrun = errors.New("h3srv: body beyond the declared DATA frame size")
+	// errFrameShort: the response ended inside a DATA frame.
+	errFrameShort = errors.New("h3srv: response ended before its DATA frame was complete")
 )
 
 // WriteData sends p as a DATA frame, together with the pending response
-// head if any: in one write when p fits the stream's buffer.
+// head if any: in one write when p fits the stream's buffer. While a
+// frame WriteDataSized opened is incomplete, p continues it.
 func (st *Stream) WriteData(p []byte) (int, error) {
+	return st.WriteDataSized(p, uint64(len(p)))
+}
+
+// WriteDataSized sends p as body bytes: as the start of a DATA frame of
+// size bytes (size >= len(p)) when no earlier frame is still open, or as
+// the next bytes of the open one, which p must not overrun. With a known
+// Content-Length, one frame header then covers the whole body however the
+// handler writes it, and each later call is one stream write of p as it
+// is (no frame header written on its own). A response ended before an
+// open frame is complete is reset (Close), not ended with a FIN.
+func (st *Stream) WriteDataSized(p []byte, size uint64) (int, error) {
 	if st.done {
 		return 0, errDone
 	}
@@ -522,11 +542,20 @@ func (st *Stream) WriteData(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if st.outLeft > 0 {
+		if uint64(len(p)) > st.outLeft {
+			return 0, errFrameOverrun
+		}
+		st.outLeft -= uint64(len(p))
+		return st.write(p)
+	}
+	size = max(size, uint64(len(p)))
+	st.outLeft = size - uint64(len(p))
 	b := st.pending
 	if len(b) == 0 {
 		b = st.wbuf[:0]
 	}
-	b = h3.AppendFrameHeader(b, h3.FrameData, uint64(len(p)))
+	b = h3.AppendFrameHeader(b, h3.FrameData, size)
 	if len(b)+len(p) <= cap(b) {
 		b = append(b, p...)
 		st.pending = nil
@@ -568,6 +597,10 @@ func (st *Stream) WriteTrailers(fields []h1.Header) error {
 	if !st.wroteHead {
 		return errNoHead
 	}
+	if st.outLeft > 0 {
+		st.Close() // reset: the DATA frame is incomplete
+		return errFrameShort
+	}
 	if err := st.Flush(); err != nil {
 		return err
 	}
@@ -588,12 +621,18 @@ func (st *Stream) WriteTrailers(fields []h1.Header) error {
 	return st.Close()
 }
 
-// Close ends the response (FIN), writing the pending head first.
+// Close ends the response (FIN), writing the pending head first; a
+// response whose last DATA frame is incomplete (WriteDataSized) is reset
+// with H3_INTERNAL_ERROR instead, so that the peer does not take it as
+// complete.
 func (st *Stream) Close() error {
 	if st.done {
 		return nil
 	}
 	err := st.Flush()
+	if err == nil && st.outLeft > 0 {
+		err = errFrameShort
+	}
 	st.done = true
 	if err != nil {
 		st.qs.CancelWrite(uint64(h3.CodeInternalError))

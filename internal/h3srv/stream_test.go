@@ -192,3 +192,155 @@ func TestPooledStreamKeepsNoFields(t *testing.T) {
 		})
 	}
 }
+
+// TestBulkWriteData: a large body given to WriteData in one slice leaves
+// as one DATA frame in two stream writes (the pending head with the DATA
+// frame header, then the caller's slice as it is), not in pieces; quic-go
+// then frames it straight from the caller's slice.
+func TestBulkWriteData(t *testing.T) {
+	body := make([]byte, 1<<20)
+	for i := range body {
+		body[i] = byte(i * 7)
+	}
+	p := start(t, quicxtest.Options{Window: 2 << 20}, nil, HandlerFunc(func(s *Stream) {
+		s.WriteHeaders(200, []h1.Header{hdr("content-length", strconv.Itoa(len(body)))})
+		if n, err := s.WriteData(body); n != len(body) || err != nil {
+			t.Errorf("WriteData = %d, %v", n, err)
+		}
+	}), false)
+	s := p.open(reqHead("GET", "/"), true)
+	r := readResponse(t, s)
+	if r.status != 200 || !slices.Equal(r.body, body) {
+		t.Fatalf("status %d, body %d bytes (want %d, equal: %v)", r.status, len(r.body), len(body), slices.Equal(r.body, body))
+	}
+	if r.frames != 1 {
+		t.Errorf("body sent in %d DATA frames, want 1", r.frames)
+	}
+	if n := s.PeerWrites(); n != 2 {
+		t.Errorf("response written in %d writes, want 2", n)
+	}
+}
+
+// TestWriteDataSized: a body written in 32 KiB pieces under one declared
+// DATA frame size leaves as one DATA frame: the head with the frame
+// header in one stream write, then one per piece as it is; more than the open
+// frame's rest is refused, and a response ended inside the frame (Close or WriteTrailers)
+// is reset, not ended with a FIN.
+func TestWriteDataSized(t *testing.T) {
+	body := make([]byte, 256<<10)
+	for i := range body {
+		body[i] = byte(i * 7)
+	}
+	const piece = 32 << 10
+	for _, tc := range []struct {
+		name     string
+		send     int  // bytes written before the end
+		trailers bool // end with trailers instead of Close
+	}{
+		{"whole", len(body), false},
+		{"whole, trailers", len(body), true},
+		{"short", len(body) - piece, false},
+		{"short, trailers", len(body) - piece, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, quicxtest.Options{Window: 1 << 20}, nil, HandlerFunc(func(s *Stream) {
+				s.WriteHeaders(200, []h1.Header{hdr("content-length", strconv.Itoa(len(body)))})
+				for off := 0; off < tc.send; off += piece {
+					if off == len(body)-piece {
+						if n, err := s.WriteDataSized(make([]byte, piece+1), piece+1); n != 0 || err == nil {
+							t.Errorf("WriteDataSized past the open frame = %d, %v; want an error", n, err)
+						}
+					}
+					if n, err := s.WriteDataSized(body[off:off+piece], uint64(len(body)-off)); n != piece || err != nil {
+						t.Errorf("WriteDataSized at %d = %d, %v", off, n, err)
+					}
+				}
+				if tc.trailers {
+					err := s.WriteTrailers([]h1.Header{hdr("x-t", "1")})
+					if (err == nil) != (tc.send == len(body)) {
+						t.Errorf("WriteTrailers = %v", err)
+					}
+				}
+			}), false)
+			s := p.open(reqHead("GET", "/"), true)
+			if tc.send < len(body) {
+				if _, err := io.ReadAll(s); err == nil {
+					t.Fatal("a response ended inside its DATA frame was read to a FIN")
+				}
+				return
+			}
+			r := readResponse(t, s)
+			if r.err != nil || r.status != 200 || !slices.Equal(r.body, body) {
+				t.Fatalf("err %v, status %d, body %d bytes (want %d, equal: %v)", r.err, r.status, len(r.body), len(body), slices.Equal(r.body, body))
+			}
+			if r.frames != 1 {
+				t.Errorf("body sent in %d DATA frames, want 1", r.frames)
+			}
+			if tc.trailers && r.trailers["x-t"] != "1" {
+				t.Errorf("trailers %v", r.trailers)
+			}
+			want := 1 + len(body)/piece // the head with the frame header, then each piece
+			if tc.trailers {
+				want++
+			}
+			if n := s.PeerWrites(); n != want {
+				t.Errorf("response written in %d writes, want %d", n, want)
+			}
+		})
+	}
+}
+
+// BenchmarkBulkWriteData serves a 1 MiB body over the in-memory QUIC
+// pair, written in one WriteData or in 32 KiB ones (as io.Copy from a
+// file does), each its own DATA frame or all in one declared-size frame
+// (WriteDataSized), and reports the stream writes per MiB.
+func BenchmarkBulkWriteData(b *testing.B) {
+	body := make([]byte, 1<<20)
+	for _, bc := range []struct {
+		chunk int
+		sized bool
+	}{{len(body), false}, {32 << 10, false}, {32 << 10, true}} {
+		chunk := bc.chunk
+		b.Run("chunk="+strconv.Itoa(chunk)+",sized="+strconv.FormatBool(bc.sized), func(b *testing.B) {
+			srv, cli := quicxtest.Pair(quicxtest.Options{Window: 2 << 20})
+			engine := NewConn(srv, nil, HandlerFunc(func(s *Stream) {
+				s.WriteHeaders(200, []h1.Header{hdr("content-length", strconv.Itoa(len(body)))})
+				for p := body; len(p) > 0; p = p[min(chunk, len(p)):] {
+					if bc.sized {
+						s.WriteDataSized(p[:min(chunk, len(p))], uint64(len(p)))
+					} else {
+						s.WriteData(p[:min(chunk, len(p))])
+					}
+				}
+			}))
+			served := make(chan error, 1)
+			go func() { served <- engine.Serve() }()
+			defer func() {
+				cli.CloseWithError(0, "bench over")
+				<-served
+			}()
+			ctl, err := cli.OpenUni()
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctl.Write(append(h3.AppendVarint(nil, 0), h3.AppendSettings(nil, &h3.Settings{})...))
+			req := reqHead("GET", "/")
+			writes := 0
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := cli.OpenStreamSync(b.Context())
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.Write(req)
+				s.Close()
+				if n, err := io.Copy(io.Discard, s); err != nil || n < int64(len(body)) {
+					b.Fatalf("read %d bytes, %v", n, err)
+				}
+				writes += s.PeerWrites()
+			}
+			b.ReportMetric(float64(writes)/float64(b.N), "writes/MiB")
+		})
+	}
+}

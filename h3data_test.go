@@ -1,0 +1,86 @@
+package riptide_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/riptide-http/riptide"
+)
+
+// TestH3DeclaredLengthOneDataFrame: over HTTP/3, a body with a declared
+// Content-Length leaves as one DATA frame however the handler writes it
+// (here in 32 KiB pieces, on both doors), so that each later piece is one
+// stream write of its own bytes; a body of unknown length is framed piece
+// by piece, and a body shorter than declared still fails at the client.
+func TestH3DeclaredLengthOneDataFrame(t *testing.T) {
+	body := make([]byte, 256<<10)
+	for i := range body {
+		body[i] = byte(i * 7)
+	}
+	const piece = 32 << 10
+	native := func(declare bool, send int) riptide.Handler {
+		return riptide.HandlerFunc(func(c *riptide.Ctx) {
+			if declare {
+				c.SetContentLength(int64(len(body)))
+			}
+			for off := 0; off < send; off += piece {
+				c.Write(body[off : off+piece])
+			}
+		})
+	}
+	compat := func(declare bool, send int) riptide.Handler {
+		return riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			if declare {
+				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			}
+			for off := 0; off < send; off += piece {
+				w.Write(body[off : off+piece])
+			}
+		}))
+	}
+	for _, door := range []struct {
+		name string
+		h    func(declare bool, send int) riptide.Handler
+	}{{"native", native}, {"compat", compat}} {
+		for _, tc := range []struct {
+			name    string
+			declare bool
+			send    int
+			frames  int64 // DATA frames; 0: the response must fail
+		}{
+			{"declared", true, len(body), 1},
+			{"unknown length", false, len(body), -1},
+			{"short", true, len(body) - piece, 0},
+		} {
+			t.Run(door.name+"/"+tc.name, func(t *testing.T) {
+				srv := &riptide.Server{Handler: door.h(tc.declare, tc.send)}
+				c := h3PipeClient(t, srv)
+				var frames atomic.Int64
+				tr := c.Transport.(h3PipeTransport)
+				tr.dataFrames = &frames
+				c.Transport = tr
+				resp, err := c.Get("https://example.com/")
+				if tc.frames == 0 {
+					if err == nil {
+						t.Fatalf("a body shorter than its Content-Length was read whole (%d DATA frames)", frames.Load())
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := io.ReadAll(resp.Body)
+				if resp.StatusCode != 200 || !bytes.Equal(got, body) {
+					t.Fatalf("status %d, body %d bytes (want %d, equal: %v)", resp.StatusCode, len(got), len(body), bytes.Equal(got, body))
+				}
+				if n := frames.Load(); tc.frames > 0 && n != tc.frames || tc.frames < 0 && n < 2 {
+					t.Errorf("body sent in %d DATA frames, want %d (-1: one per piece or more)", n, tc.frames)
+				}
+			})
+		}
+	}
+}
