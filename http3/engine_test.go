@@ -41,7 +41,7 @@ func startEngine(t *testing.T, cfg *h3srv.Config, h h3srv.Handler) string {
 }
 
 // h3Client returns an HTTP client on quic-go's HTTP/3 transport.
-func h3Client(t *testing.T) *http.Client {
+func h3Client(t testing.TB) *http.Client {
 	tr := &qhttp3.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}}
 	t.Cleanup(func() { tr.Close() })
 	return &http.Client{Transport: tr}

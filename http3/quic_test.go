@@ -19,7 +19,7 @@ import (
 	"github.com/riptide-http/riptide/internal/quicx"
 )
 
-func testTLS(t *testing.T) *tls.Config {
+func testTLS(t testing.TB) *tls.Config {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

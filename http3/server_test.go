@@ -23,7 +23,7 @@ import (
 
 // startServe runs Serve for srv on a loopback UDP socket and returns its
 // address and Serve's result channel.
-func startServe(t *testing.T, srv *riptide.Server, opts *Options) (string, <-chan error) {
+func startServe(t testing.TB, srv *riptide.Server, opts *Options) (string, <-chan error) {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
