@@ -83,6 +83,10 @@ type conn struct {
 	h2up       bool // hijacked by an h2c upgrade: the request is stream 1 of the HTTP/2 connection
 	untracked  bool // untrack ran: the server no longer counts c
 	nreq       int
+	// streamReqs is the streams a pooled stream conn has served, kept
+	// across putConn (h2ctx.go: a stream's request number for compat's
+	// request blocks).
+	streamReqs int
 
 	// Read and write deadline bookkeeping; see armRead.
 	rkind, wkind uint8

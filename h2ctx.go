@@ -49,6 +49,13 @@ func (d *h2Door) ServeStream(st *h2.Stream) {
 		x.canned(413)
 	default:
 		c.body.startStream(st.HasBody(), expects100(&x.req))
+		// The stream's request number on this pooled conn, as an
+		// HTTP/1.1 connection numbers its requests: the compat door
+		// allocates request blocks several at a time from it
+		// (compatSlabLen). Capped so that a held stream's conn keeps at
+		// most h2SlabReqs/2 - 1 blocks allocated ahead.
+		c.streamReqs = min(c.streamReqs+1, h2SlabReqs)
+		c.nreq = c.streamReqs
 		x.inHandler.Store(true)
 		c.callHandler()
 	}
@@ -64,6 +71,14 @@ func (d *h2Door) ServeStream(st *h2.Stream) {
 	c.h2fields = c.h2fields[:0]
 	putConn(c)
 }
+
+// h2SlabReqs caps the request number a stream's conn gives the compat
+// door (c.nreq): from the 4th stream a pooled conn serves, its request
+// blocks come 4 to an allocation (compatSlabLen), and a conn held by a
+// waiting handler keeps at most 3 of them unused (about 2 KB with the
+// 640-byte blocks of a short head), beside its 1 KiB read buffer and
+// 5.4 KiB conn.
+const h2SlabReqs = 4
 
 // expects100 reports "Expect: 100-continue" in a request head built from
 // fields (h1.Request.Expect100 is set by the HTTP/1.1 parser only).
