@@ -40,17 +40,7 @@ const compatBenchShort = "GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\
 //
 //	go test -run XXX -bench CompatVsNative -benchmem -cpu 1,2,4,8 -count 5 .
 func BenchmarkCompatVsNative(b *testing.B) {
-	hello := []byte("Hello, World!")
-	native := HandlerFunc(func(c *Ctx) {
-		c.SetHeader("Content-Type", "text/plain; charset=utf-8")
-		c.Write(hello)
-	})
-	hh := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		h := w.Header()
-		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
-		h["Content-Length"] = []string{strconv.Itoa(len(hello))}
-		w.Write(hello)
-	})
+	native, hh := plaintextHandlers()
 	// The echo handlers of bench/internal/riptideroutes and stdroutes.
 	nativeEcho := HandlerFunc(func(c *Ctx) {
 		b, err := c.ReadBody()
@@ -165,17 +155,7 @@ func (m *pbConn) Read(p []byte) (int, error) {
 //
 //	go test -run '^$' -bench CompatVsNativeH2 -benchmem -count 6 .
 func BenchmarkCompatVsNativeH2(b *testing.B) {
-	hello := []byte("Hello, World!")
-	native := HandlerFunc(func(c *Ctx) {
-		c.SetHeader("Content-Type", "text/plain; charset=utf-8")
-		c.Write(hello)
-	})
-	hh := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		h := w.Header()
-		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
-		h["Content-Length"] = []string{strconv.Itoa(len(hello))}
-		w.Write(hello)
-	})
+	native, hh := plaintextHandlers()
 	compat := FromHTTP(hh)
 	// compat-reuse: the same handler with CompatOptions.ReuseRequests.
 	reuse := FromHTTPWith(hh, CompatOptions{ReuseRequests: true})

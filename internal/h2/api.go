@@ -481,13 +481,69 @@ func (st *Stream) Reset() {
 // hc.hbuf (hc.mu held).
 func (st *Stream) encodeHead(h *Head) {
 	hc := st.hc
-	hc.encodeField(":status", statusText(h.Status))
+	hc.encodeStatus(h.Status)
 	st.encodeFields(h.Fields)
 	if h.ContentLength >= 0 {
 		b := strconv.AppendInt(st.clenBuf[:0], h.ContentLength, 10)
-		// Never indexed: the string is a view of a reused buffer.
-		_ = hc.enc.WriteField(hpack.HeaderField{Name: "content-length", Value: unsafe.String(&b[0], len(b)), Sensitive: true})
+		hc.encodeContentLength(unsafe.String(&b[0], len(b)))
 	}
+}
+
+// encodeStatus encodes :status (hc.mu held). A code of the static table
+// (RFC 7541 Appendix A, entries 8 to 14) is its index, one byte, as the
+// encoder would write it after searching its tables; unless the encoder
+// owes a table size update, which must come first in the block.
+func (hc *Conn) encodeStatus(code int) {
+	if i := staticStatus(code); i != 0 && !hc.encUpdate {
+		hc.hbuf.b = append(hc.hbuf.b, 0x80|i) // indexed field (§6.1)
+		return
+	}
+	hc.encodeField(":status", statusText(code))
+}
+
+// staticStatus returns the static table's index for ":status: code", 0
+// if it has none.
+func staticStatus(code int) byte {
+	switch code {
+	case 200:
+		return 8
+	case 204:
+		return 9
+	case 206:
+		return 10
+	case 304:
+		return 11
+	case 400:
+		return 12
+	case 404:
+		return 13
+	case 500:
+		return 14
+	}
+	return 0
+}
+
+// encodeContentLength encodes content-length: digits (hc.mu held), never
+// indexed, for they are a view of a reused buffer: a literal never
+// indexed with the static table's name (entry 28, RFC 7541 §6.2.3) and
+// the value Huffman-coded where that is shorter, the bytes the encoder
+// writes for that field, without searching its tables.
+func (hc *Conn) encodeContentLength(digits string) {
+	if hc.encUpdate {
+		hc.writeField(hpack.HeaderField{Name: "content-length", Value: digits, Sensitive: true})
+		return
+	}
+	// 0001 + index 28 on 4 bits: 15, then 28-15 (§5.1). At most 20
+	// digits: the length fits the 7-bit prefix.
+	b := append(hc.hbuf.b, 0x10|15, 28-15)
+	if n := hpack.HuffmanEncodeLength(digits); n < uint64(len(digits)) {
+		b = append(b, 0x80|byte(n))
+		b = hpack.AppendHuffmanString(b, digits)
+	} else {
+		b = append(b, byte(len(digits)))
+		b = append(b, digits...)
+	}
+	hc.hbuf.b = b
 }
 
 // encodeFields encodes fields into hc.hbuf (hc.mu held).
@@ -512,7 +568,7 @@ func (st *Stream) encodeFields(fields []Field) {
 			lower := st.lowerName(name)
 			hf.Name = unsafe.String(unsafe.SliceData(lower), len(lower))
 		}
-		_ = hc.enc.WriteField(hf)
+		hc.writeField(hf)
 	}
 }
 

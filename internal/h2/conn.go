@@ -107,6 +107,10 @@ type Conn struct {
 	out  []byte
 	hbuf h2ByteWriter
 	enc  *hpack.Encoder
+	// encUpdate: the encoder may owe a dynamic table size update, which
+	// must begin the next header block, so that block's first field goes
+	// through it (hc.writeField), not encodeHead's shortcuts.
+	encUpdate bool
 	// lastValues holds, per h1.Known field, the last response value sent,
 	// as a string the HPACK encoder may index (api.go).
 	lastValues [40]string
@@ -503,6 +507,7 @@ func (hc *Conn) applySetting(s setting) error {
 	switch s.id {
 	case SettingHeaderTableSize:
 		hc.enc.SetMaxDynamicTableSizeLimit(min(s.val, h2HeaderTableSize))
+		hc.encUpdate = true
 	case SettingInitialWindowSize:
 		return hc.setPeerInitialWindow(int32(s.val))
 	case SettingMaxFrameSize:

@@ -11,6 +11,7 @@ package h2
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
@@ -31,6 +32,14 @@ type h2Block struct {
 	truncated   bool   // the list went over the limit: answer 431
 	invalid     bool   // a malformed field: stream error
 	sawRegular  bool
+	// checked holds, by position in the block, the last field found
+	// valid there (emitField). A client's later requests mostly refer to
+	// the HPACK table, whose fields the decoder emits as the same strings
+	// each time: a field whose name and value are those very strings
+	// (same bytes in memory, held alive here, so unchanged) is not
+	// checked again. At most len(checked) fields of at most
+	// h2CheckedMax bytes are kept (4 KiB).
+	checked [16]hpack.HeaderField
 }
 
 // pseudo and regular return the block's fields by kind.
@@ -103,16 +112,30 @@ func (hc *Conn) startBlock(f *frame) {
 // emitField takes one decoded field (the HPACK decoder's emit function).
 func (hc *Conn) emitField(f hpack.HeaderField) {
 	b := &hc.block
+	i := len(b.fields)
+	pseudo := strings.HasPrefix(f.Name, ":")
 	switch {
+	case i < len(b.checked) && f.Name != "" && sameString(b.checked[i].Name, f.Name) && sameString(b.checked[i].Value, f.Value):
+		// Checked already (a field of the HPACK table): only its order.
+		if pseudo {
+			b.invalid = b.invalid || b.sawRegular
+		} else {
+			b.sawRegular = true
+		}
 	case !h1.ValidHeaderValue(f.Value):
 		// No NUL, CR, LF (RFC 9113 §8.2.1) nor other controls but
 		// HTAB, as for HTTP/1.1 (RFC 9110 §5.5) and net/http.
 		b.invalid = true
-	case strings.HasPrefix(f.Name, ":"):
+	case pseudo:
 		b.invalid = b.invalid || b.sawRegular
+		b.keepChecked(i, f)
 	default:
 		b.sawRegular = true
-		b.invalid = b.invalid || !h1.ValidHeaderName(f.Name) || !ascii.IsLower(f.Name)
+		if !h1.ValidHeaderName(f.Name) || !ascii.IsLower(f.Name) {
+			b.invalid = true
+		} else {
+			b.keepChecked(i, f)
+		}
 	}
 	if b.invalid {
 		hc.hdec.SetEmitEnabled(false)
@@ -129,4 +152,21 @@ func (hc *Conn) emitField(f hpack.HeaderField) {
 	if !b.sawRegular {
 		b.nPseudo++
 	}
+}
+
+// h2CheckedMax is the largest field (name and value) h2Block.checked
+// keeps.
+const h2CheckedMax = 256
+
+// keepChecked records f, found valid, as the field checked at position i
+// of a block.
+func (b *h2Block) keepChecked(i int, f hpack.HeaderField) {
+	if i < len(b.checked) && len(f.Name)+len(f.Value) <= h2CheckedMax {
+		b.checked[i] = hpack.HeaderField{Name: f.Name, Value: f.Value}
+	}
+}
+
+// sameString reports whether a and b are the same bytes in memory.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }

@@ -119,7 +119,14 @@ func (hc *Conn) queueHeaders(id uint32, end bool) {
 
 // encodeField adds one field to the header block being built in hc.hbuf.
 func (hc *Conn) encodeField(name, value string) {
-	_ = hc.enc.WriteField(hpack.HeaderField{Name: name, Value: value})
+	hc.writeField(hpack.HeaderField{Name: name, Value: value})
+}
+
+// writeField has the encoder add f to the header block (with a table
+// size update it owes before it, if any).
+func (hc *Conn) writeField(f hpack.HeaderField) {
+	_ = hc.enc.WriteField(f)
+	hc.encUpdate = false
 }
 
 // wakeWriter tells the writer goroutine there is output.
