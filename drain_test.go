@@ -250,6 +250,11 @@ func TestMaxConnAgeHTTP2(t *testing.T) {
 			srv := &Server{HTTP2: &HTTP2Config{H2C: true}, MaxConnAge: time.Second,
 				Handler: remoteHandlers(started, release)[door]}
 			srv, addr := startServer(t, srv, nil)
+			// Registered after the server's cleanup, so it runs first: a
+			// failure before the release below ends the test instead of
+			// leaving Close waiting for the blocked handler.
+			unblock := sync.OnceFunc(func() { close(release) })
+			t.Cleanup(unblock)
 			cl := newH2CRecorder(t)
 			first := cl.get(t, "http://"+addr+"/") // stream 1
 			slow := make(chan string, 1)
@@ -284,7 +289,7 @@ func TestMaxConnAgeHTTP2(t *testing.T) {
 			if second == first || cl.dials() != 2 {
 				t.Errorf("after GOAWAY: served from %s (first connection %s), %d dials", second, first, cl.dials())
 			}
-			close(release)
+			unblock()
 			if got := <-slow; got != first {
 				t.Errorf("the request in flight got %q, want its connection's address %s", got, first)
 			}

@@ -89,6 +89,11 @@ func TestH2ShutdownGraceful(t *testing.T) {
 			mu.Unlock()
 		}
 	})
+	// Registered after the server's cleanup, so it runs first: a failure
+	// before the release below ends the test instead of leaving Close
+	// waiting for the blocked handler.
+	unblock := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(unblock)
 	c := h2Client(t, in)
 	type result struct {
 		body string
@@ -117,7 +122,7 @@ func TestH2ShutdownGraceful(t *testing.T) {
 		t.Fatalf("Shutdown returned (%v) while a request was in flight", err)
 	case <-time.After(100 * time.Millisecond):
 	}
-	close(release)
+	unblock()
 	if r := <-got; r.err != nil || r.body != "finished" {
 		t.Fatalf("in-flight request: %q %v, want it to finish", r.body, r.err)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -99,6 +100,11 @@ func TestOnLoopBlockedHandlerDoesNotStallOthers(t *testing.T) {
 		}
 		hello(x)
 	})
+	// Registered after the server's cleanup, so it runs first: a failure
+	// before the release below ends the test instead of leaving Close
+	// waiting for the blocked handler.
+	unblock := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(unblock)
 	conns := warmConns(t, addr, 9)
 	a, others := conns[0], conns[1:]
 	a.send("GET /block HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -112,7 +118,7 @@ func TestOnLoopBlockedHandlerDoesNotStallOthers(t *testing.T) {
 			}
 		}
 	}
-	close(release)
+	unblock()
 	if res, body := a.resp("GET"); res.StatusCode != 200 || body != "Hello, World!" {
 		t.Fatalf("blocked request: status %d, body %q", res.StatusCode, body)
 	}

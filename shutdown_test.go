@@ -129,19 +129,25 @@ func TestShutdownUnderLoad(t *testing.T) {
 // Shutdown closes idle keep-alive connections at once and honours its
 // context when a handler does not finish.
 func TestShutdownIdleAndDeadline(t *testing.T) {
-	release := make(chan struct{})
+	started, release := make(chan struct{}), make(chan struct{})
 	srv, addr := startServer(t, nil, func(c *Ctx) {
 		if string(c.Path()) == "/hang" {
+			close(started)
 			<-release
 		}
 		hello(c)
 	})
+	// Registered after the server's cleanup, so it runs first: a failure
+	// before the release below ends the test instead of leaving Close
+	// waiting for the hung handler.
+	unblock := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(unblock)
 	idle := dial(t, addr)
 	idle.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	idle.resp("GET")
 	hang := dial(t, addr)
 	hang.send("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n")
-	time.Sleep(10 * time.Millisecond)
+	<-started // a request not yet read is not one in flight: Shutdown may close its connection
 
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -151,7 +157,7 @@ func TestShutdownIdleAndDeadline(t *testing.T) {
 	if !idle.closed() {
 		t.Fatal("idle connection not closed")
 	}
-	close(release)
+	unblock()
 	if err := srv.ListenAndServe("127.0.0.1:0"); err != ErrServerClosed {
 		t.Fatalf("ListenAndServe after Shutdown: %v", err)
 	}

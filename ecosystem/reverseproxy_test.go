@@ -8,6 +8,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -54,7 +55,7 @@ func newProxy(t *testing.T, backend string) http.Handler {
 	return p
 }
 
-func checkProxy(t *testing.T, proxyURL string, release chan struct{}) {
+func checkProxy(t *testing.T, proxyURL string, release func()) {
 	t.Helper()
 	c := client(t)
 	res := do(t, c, "POST", proxyURL+"/echo?a=1&b=%20", "payload")
@@ -72,10 +73,9 @@ func checkProxy(t *testing.T, proxyURL string, release chan struct{}) {
 	br := bufio.NewReader(res2.Body)
 	first, err := br.ReadString('|')
 	if err != nil || first != "first|" {
-		close(release)
 		t.Fatalf("first part: %q, %v", first, err)
 	}
-	close(release)
+	release()
 	rest, err := io.ReadAll(br)
 	if err != nil || string(rest) != "second" {
 		t.Errorf("second part: %q, %v", rest, err)
@@ -94,13 +94,23 @@ func TestReverseProxy(t *testing.T) {
 			release := make(chan struct{})
 			backend := serveNetHTTP(t, proxyBackend(t, release))
 			proxy := serve(t, newProxy(t, backend))
-			checkProxy(t, proxy, release)
+			checkProxy(t, proxy, releaseAtEnd(t, release))
 		})
 		t.Run("as-backend", func(t *testing.T) {
 			release := make(chan struct{})
 			backend := serve(t, proxyBackend(t, release))
 			proxy := serveNetHTTP(t, newProxy(t, backend))
-			checkProxy(t, proxy, release)
+			checkProxy(t, proxy, releaseAtEnd(t, release))
 		})
 	})
+}
+
+// releaseAtEnd returns a func that closes release, once, and registers it
+// as a cleanup: registered after the servers', it runs before them, so a
+// failure while the origin blocks on release ends the test instead of
+// leaving a server's Close waiting for that handler.
+func releaseAtEnd(t *testing.T, release chan struct{}) func() {
+	f := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(f)
+	return f
 }

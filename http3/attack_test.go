@@ -77,6 +77,10 @@ func rapidReset(t *testing.T, addr string, limit, n int, inflight *quicxtest.Gau
 		t.Fatal(err)
 	}
 	defer qc.CloseWithError(0, "")
+	// Deferred, so a failure while the handlers wait on gate releases them
+	// before the caller's server cleanup waits for them.
+	release := sync.OnceFunc(func() { close(gate) })
+	defer release()
 	req := dialRawRequest()
 	sent := make(chan error, 1)
 	go func() {
@@ -119,7 +123,7 @@ func rapidReset(t *testing.T, addr string, limit, n int, inflight *quicxtest.Gau
 		t.Errorf("stream %d opened with %d handlers in flight", s.StreamID(), limit)
 	}
 	cancel()
-	close(gate)
+	release()
 	if err := <-sent; err != nil {
 		t.Fatal(err)
 	}

@@ -225,6 +225,11 @@ func TestServeShutdown(t *testing.T) {
 		},
 	}
 	addr, served := startServe(t, srv, nil)
+	// Registered after startServe's cleanup, so it runs first: a failure
+	// before the release below ends the test instead of leaving Close
+	// waiting for the blocked handler.
+	unblock := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(unblock)
 	cl := h3Client(t)
 	res := make(chan string, 1)
 	go func() {
@@ -246,7 +251,7 @@ func TestServeShutdown(t *testing.T) {
 		t.Fatalf("Shutdown returned %v with a handler running", err)
 	case <-time.After(200 * time.Millisecond):
 	}
-	close(release)
+	unblock()
 	if got := <-res; got != "done" {
 		t.Fatalf("request in flight: %q, want done", got)
 	}

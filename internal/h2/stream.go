@@ -530,11 +530,15 @@ func (hc *Conn) pumpFrame() bool {
 // stream to the next (on any connection) instead of one new goroutine per
 // stream. An idle worker exits after between h2WorkerIdle and twice that
 // (see next).
-var h2WorkerIdle = 10 * time.Second
+const h2WorkerIdle = 10 * time.Second
 
 type h2Worker struct {
 	ch    chan *Conn // nil: exit
 	timer *time.Timer
+	// idle is the timer's period: h2WorkerIdle, shorter in a test (set
+	// before run, never changed: the package has no mutable period that
+	// a test would write while other workers read it).
+	idle time.Duration
 	// busy: the worker served something since its timer last fired.
 	busy bool
 }
@@ -556,7 +560,7 @@ func init() {
 // startH2Worker makes a worker; it takes its first connection from its
 // channel.
 func startH2Worker() *h2Worker {
-	w := &h2Worker{ch: make(chan *Conn, 1)}
+	w := &h2Worker{ch: make(chan *Conn, 1), idle: h2WorkerIdle}
 	go w.run()
 	return w
 }
@@ -567,7 +571,7 @@ func h2Dispatch(hc *Conn) {
 }
 
 func (w *h2Worker) run() {
-	w.timer = time.NewTimer(h2WorkerIdle)
+	w.timer = time.NewTimer(w.idle)
 	defer w.timer.Stop()
 	for hc := <-w.ch; hc != nil; hc = w.next() {
 		hc.serveQueue()
@@ -593,7 +597,7 @@ func (w *h2Worker) next() *Conn {
 		}
 		if w.busy {
 			w.busy = false
-			w.timer.Reset(h2WorkerIdle)
+			w.timer.Reset(w.idle)
 			continue
 		}
 		if h2Workers.Remove(w) {

@@ -31,6 +31,11 @@ func TestRapidReset(t *testing.T) {
 		<-gate     // ...but the handler takes a while to return
 		inflight.Dec()
 	}), false)
+	// Registered after start's cleanup, so it runs first: a failure before
+	// the release below ends the test instead of leaving the cleanup
+	// waiting for the handlers held on gate.
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release)
 	req := reqHead("GET", "/")
 	sent := make(chan struct{})
 	go func() {
@@ -57,7 +62,7 @@ func TestRapidReset(t *testing.T) {
 	if _, err := p.cli.OpenStream(); !errors.Is(err, quicxtest.ErrNoCredit) {
 		t.Errorf("client opened a stream with %d handlers in flight: %v", limit, err)
 	}
-	close(gate)
+	release()
 	<-sent
 	if got := inflight.Peak(); got > limit {
 		t.Errorf("%d handlers in flight at once, limit %d", got, limit)

@@ -416,6 +416,11 @@ func TestSlowHandlerHoldsNoStream(t *testing.T) {
 		s.WriteHeaders(204, nil)
 	})
 	p := start(t, quicxtest.Options{MaxStreams: 20}, nil, h, false)
+	// Registered after start's cleanup, so it runs first: a failure before
+	// the release below ends the test instead of leaving the cleanup
+	// waiting for the slow handlers.
+	unblock := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(unblock)
 	slow := []*quicxtest.Stream{p.open(reqHead("GET", "/slow"), true), p.open(reqHead("GET", "/slow"), true)}
 	var fast []*quicxtest.Stream
 	for range 10 {
@@ -426,7 +431,7 @@ func TestSlowHandlerHoldsNoStream(t *testing.T) {
 			t.Errorf("fast stream %d: status %d err %v, want 204 while the slow handlers run", i, r.status, r.err)
 		}
 	}
-	close(release)
+	unblock()
 	for i, s := range slow {
 		if r := readResponse(t, s); r.status != 204 {
 			t.Errorf("slow stream %d: status %d err %v, want 204", i, r.status, r.err)
