@@ -205,10 +205,12 @@ func h3PipeClient(t *testing.T, srv *riptide.Server) *http.Client {
 // HTTP/3 connection: HEADERS, the body as DATA frames as it comes (on a
 // goroutine, until the server stops reading it), and reads the response
 // to the stream's end. dataFrames, when set, counts the response DATA
-// frames read.
+// frames read; writes, when set, gets the number of Write calls the server
+// made on the response's stream.
 type h3PipeTransport struct {
 	cc         *quicxtest.Conn
 	dataFrames *atomic.Int64
+	writes     *atomic.Int64
 }
 
 func (tr h3PipeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -253,6 +255,9 @@ func (tr h3PipeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	raw, err := io.ReadAll(s)
 	if err != nil {
 		return nil, err
+	}
+	if tr.writes != nil {
+		tr.writes.Store(int64(s.PeerWrites()))
 	}
 	resp := &http.Response{Proto: "HTTP/3.0", ProtoMajor: 3, Header: http.Header{}, Request: req}
 	var body []byte

@@ -536,7 +536,15 @@ func (ex *h3Stream) writeHead(x *Ctx, status int, streaming bool) {
 	}
 	if len(body) > 0 {
 		r.written += int64(len(body))
-		if _, err := ex.st.WriteDataSized(body, dataSize(r, len(body))); err != nil {
+		var err error
+		if size := dataSize(r, len(body)); !streaming && size == uint64(len(body)) {
+			// Committed at the end (finish): endResponse follows, and
+			// the trailers or FIN leave in the same write.
+			_, err = ex.st.WriteLastData(body)
+		} else {
+			_, err = ex.st.WriteDataSized(body, size)
+		}
+		if err != nil {
 			c.werr = err
 		}
 	}

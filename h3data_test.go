@@ -84,3 +84,64 @@ func TestH3DeclaredLengthOneDataFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestH3ResponseEndsInOneWrite: a response committed when the handler
+// returns (head, a body of known length, trailers or not) reaches the
+// QUIC stream in one write on both doors, so that quic-go cannot send its
+// trailers in a later packet than its body: Chromium fails such a fetch
+// under load once the body is complete at its Content-Length
+// ("ERR_CONNECTION_CLOSED", seen in TestInteropChromium).
+func TestH3ResponseEndsInOneWrite(t *testing.T) {
+	body := []byte("hello, trailers!!!")
+	for _, door := range []struct {
+		name string
+		h    func(trailers bool) riptide.Handler
+	}{
+		{"native", func(trailers bool) riptide.Handler {
+			return riptide.HandlerFunc(func(c *riptide.Ctx) {
+				c.Write(body)
+				if trailers {
+					c.SetTrailer("x-checksum", "abc")
+				}
+			})
+		}},
+		{"compat", func(trailers bool) riptide.Handler {
+			return riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				if trailers {
+					w.Header().Set("Trailer", "X-Checksum")
+				} else {
+					w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+				}
+				w.Write(body)
+				if trailers {
+					w.Header().Set("X-Checksum", "abc")
+				}
+			}))
+		}},
+	} {
+		for _, trailers := range []bool{false, true} {
+			t.Run(door.name+"/trailers="+strconv.FormatBool(trailers), func(t *testing.T) {
+				srv := &riptide.Server{Handler: door.h(trailers)}
+				c := h3PipeClient(t, srv)
+				var writes atomic.Int64
+				tr := c.Transport.(h3PipeTransport)
+				tr.writes = &writes
+				c.Transport = tr
+				resp, err := c.Get("https://example.com/")
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := io.ReadAll(resp.Body)
+				if resp.StatusCode != 200 || !bytes.Equal(got, body) {
+					t.Fatalf("status %d, body %q", resp.StatusCode, got)
+				}
+				if trailers && resp.Header.Get("X-Checksum") != "abc" {
+					t.Fatalf("trailer X-Checksum %q, want abc (header %v)", resp.Header.Get("X-Checksum"), resp.Header)
+				}
+				if n := writes.Load(); n != 1 {
+					t.Errorf("the response took %d stream writes, want 1", n)
+				}
+			})
+		}
+	}
+}

@@ -533,6 +533,23 @@ func (st *Stream) WriteData(p []byte) (int, error) {
 // is (no frame header written on its own). A response ended before an
 // open frame is complete is reset (Close), not ended with a FIN.
 func (st *Stream) WriteDataSized(p []byte, size uint64) (int, error) {
+	return st.writeData(p, size, false)
+}
+
+// WriteLastData is WriteData for a response's whole body when its end
+// (Close or WriteTrailers) follows with nothing else in between: a DATA
+// frame that fits in the stream's buffer after the pending head stays
+// pending, so that head, body and trailers leave in one write. quic-go
+// would otherwise be free to send the trailers in a later packet, and a
+// client that takes a body complete at its Content-Length may then fail
+// the request (Chromium does, ERR_CONNECTION_CLOSED, when it is loaded).
+func (st *Stream) WriteLastData(p []byte) (int, error) {
+	return st.writeData(p, uint64(len(p)), true)
+}
+
+// writeData is WriteDataSized, keeping the frame pending when hold and it
+// fits.
+func (st *Stream) writeData(p []byte, size uint64, hold bool) (int, error) {
 	if st.done {
 		return 0, errDone
 	}
@@ -558,6 +575,10 @@ func (st *Stream) WriteDataSized(p []byte, size uint64) (int, error) {
 	b = h3.AppendFrameHeader(b, h3.FrameData, size)
 	if len(b)+len(p) <= cap(b) {
 		b = append(b, p...)
+		if hold {
+			st.pending = b
+			return len(p), nil
+		}
 		st.pending = nil
 		if _, err := st.write(b); err != nil {
 			return 0, err
@@ -601,21 +622,29 @@ func (st *Stream) WriteTrailers(fields []h1.Header) error {
 		st.Close() // reset: the DATA frame is incomplete
 		return errFrameShort
 	}
-	if err := st.Flush(); err != nil {
-		return err
+	// The trailers follow what is pending (the head and the last DATA
+	// of a response committed at its end) in the same write.
+	b := st.pending
+	if len(b) == 0 {
+		b = st.wbuf[:0]
 	}
-	b := st.wbuf[:headRoom]
+	st.pending = nil
+	off := len(b)
+	b = append(b, make([]byte, headRoom)...)
 	b = h3.AppendFieldSectionPrefix(b)
 	for i := range fields {
 		if !h1.ConnectionSpecific(fields[i].Name) {
 			b = h3.AppendFieldBytes(b, fields[i].Name, fields[i].Value, true)
 		}
 	}
-	st.wbuf = b[:0]
-	n := uint64(len(b) - headRoom)
-	start := headRoom - 1 - h3.VarintLen(n)
+	if off == 0 {
+		st.wbuf = b[:0] // keep a grown buffer
+	}
+	n := uint64(len(b) - off - headRoom)
+	start := off + headRoom - 1 - h3.VarintLen(n)
 	h3.AppendFrameHeader(b[start:start], h3.FrameHeaders, n)
-	if _, err := st.write(b[start:]); err != nil {
+	b = b[:off+copy(b[off:], b[start:])]
+	if _, err := st.write(b); err != nil {
 		return err
 	}
 	return st.Close()
