@@ -132,6 +132,7 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 	} else {
 		ch.h.ServeHTTP(w, &rq.req)
 	}
+	w.cx.returned()
 	w.finish()
 	if st.reuse && israce.Enabled {
 		poisonRequest(rq)

@@ -960,6 +960,18 @@ func (c *compatContext) Done() <-chan struct{} {
 // String names the context, for fmt and context's own String methods.
 func (c *compatContext) String() string { return "riptide.compatContext" }
 
+// returned marks ServeHTTP as returned before the response is finished:
+// a body read that comes back from then on fails with
+// http.ErrBodyReadAfterClose, whatever ended it. (A client that has the
+// finished response may reset the stream at once; a read left running on
+// another goroutine must not report that reset as the body's error because
+// end had not run yet.) end, after the response, does the rest.
+func (c *compatContext) returned() {
+	c.mu.Lock()
+	c.ended.Store(true)
+	c.mu.Unlock()
+}
+
 // end cancels the context: ServeHTTP has returned (or panicked).
 func (c *compatContext) end() {
 	c.mu.Lock()
