@@ -213,6 +213,14 @@ type h3PipeTransport struct {
 	writes     *atomic.Int64
 }
 
+// countH3Pipe makes c, an h3PipeClient, count the response DATA frames in
+// dataFrames and the server's stream writes in writes (each when not nil).
+func countH3Pipe(c *http.Client, dataFrames, writes *atomic.Int64) {
+	tr := c.Transport.(h3PipeTransport)
+	tr.dataFrames, tr.writes = dataFrames, writes
+	c.Transport = tr
+}
+
 func (tr h3PipeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(req.Context(), 10*time.Second)
 	defer cancel()

@@ -60,9 +60,7 @@ func TestH3DeclaredLengthOneDataFrame(t *testing.T) {
 				srv := &riptide.Server{Handler: door.h(tc.declare, tc.send)}
 				c := h3PipeClient(t, srv)
 				var frames atomic.Int64
-				tr := c.Transport.(h3PipeTransport)
-				tr.dataFrames = &frames
-				c.Transport = tr
+				countH3Pipe(c, &frames, nil)
 				resp, err := c.Get("https://example.com/")
 				if tc.frames == 0 {
 					if err == nil {
@@ -124,9 +122,7 @@ func TestH3ResponseEndsInOneWrite(t *testing.T) {
 				srv := &riptide.Server{Handler: door.h(trailers)}
 				c := h3PipeClient(t, srv)
 				var writes atomic.Int64
-				tr := c.Transport.(h3PipeTransport)
-				tr.writes = &writes
-				c.Transport = tr
+				countH3Pipe(c, nil, &writes)
 				resp, err := c.Get("https://example.com/")
 				if err != nil {
 					t.Fatal(err)
