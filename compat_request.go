@@ -231,7 +231,8 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	base := c.rbuf[:c.pin]
 	head := base[offsetIn(base, hr.Method):]
 	sub := headString{base: unsafe.Pointer(unsafe.SliceData(hr.Method))}
-	nvals := headerValues(hr)
+	fs := summarize(hr)
+	nvals := fs.values
 	var rq *compatRequest
 	var vals []string
 	var hdr http.Header
@@ -280,9 +281,9 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	default:
 		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.0", 1, 0
 	}
-	r.Header = header(hr, sub, vals, hdr)
+	r.Header = header(hr, sub, vals, hdr, fs.pragma)
 	if h2 {
-		h2Header(r.Header, hr)
+		h2Header(r.Header, fs)
 	}
 	r.Host = rq.url.Host
 	if r.Host == "" {
@@ -362,24 +363,15 @@ func poisonRequest(rq *compatRequest) {
 // h2Header applies net/http's HTTP/2 server's rules to a request Header:
 // Cookie fields are joined into one with "; " (RFC 9113 §8.2.3), and an
 // "Expect: 100-continue" is answered by the server (the body's first
-// read) and removed. hr, the request h was built from, says whether it
-// has such fields, so that most requests cost no lookup.
-func h2Header(h http.Header, hr *h1.Request) {
-	cookies, expect := 0, false
-	for i := range hr.Headers {
-		switch hr.Headers[i].Key {
-		case h1.HeaderCookie:
-			cookies++
-		case h1.HeaderExpect:
-			expect = true
-		}
-	}
-	if cookies > 1 {
+// read) and removed. fs, the summary of the request h was built from,
+// says whether it has such fields, so that most requests cost no lookup.
+func h2Header(h http.Header, fs fieldSummary) {
+	if fs.cookies > 1 {
 		if cs := h["Cookie"]; len(cs) > 1 {
 			h["Cookie"] = []string{strings.Join(cs, "; ")}
 		}
 	}
-	if expect {
+	if fs.expect {
 		if ev, ok := h["Expect"]; ok && len(ev) == 1 && ascii.EqualFold(ev[0], "100-continue") {
 			delete(h, "Expect")
 		}
@@ -596,26 +588,46 @@ var plainPathByte = func() (t [256]bool) {
 	return t
 }()
 
-// headerValues returns how many values the request's Header holds: every
-// field but Host and Transfer-Encoding.
-func headerValues(hr *h1.Request) int {
-	n := 0
+// fieldSummary is what one pass over a request's fields tells newRequest:
+// how many header values the Request's Header holds (every field but Host
+// and Transfer-Encoding), and
+// whether the fields that need a rule after the Header is built are there
+// at all, so that a request without them (most) costs no map lookup.
+type fieldSummary struct {
+	values  int
+	cookies int  // Cookie fields (HTTP/2 joins several into one)
+	expect  bool // an Expect field (HTTP/2 removes 100-continue)
+	pragma  bool // a Pragma field (no-cache implies Cache-Control)
+}
+
+// summarize makes hr's fieldSummary.
+func summarize(hr *h1.Request) fieldSummary {
+	var fs fieldSummary
 	for i := range hr.Headers {
-		switch hr.Headers[i].Key {
+		f := &hr.Headers[i]
+		switch f.Key {
 		case h1.HeaderHost, h1.HeaderTransferEncoding:
-		default:
-			n++
+			continue
+		case h1.HeaderCookie:
+			fs.cookies++
+		case h1.HeaderExpect:
+			fs.expect = true
+		case h1.Unknown:
+			// h1 has no constant for Pragma.
+			fs.pragma = fs.pragma || ascii.EqualFold(f.Name, "Pragma")
 		}
+		fs.values++
 	}
-	return n
+	return fs
 }
 
 // header builds the canonical request Header as net/http does: Host and
 // Transfer-Encoding are left out (they are in Request.Host and
 // Request.TransferEncoding), keys are canonical, and repeated fields become
-// one key with several values. vals, of length headerValues(hr), backs the
-// values. h, when not nil, is an empty map to fill (a reused one).
-func header(hr *h1.Request, sub headString, vals []string, h http.Header) http.Header {
+// one key with several values. vals, of length fieldSummary.values, backs the
+// values. h, when not nil, is an empty map to fill (a reused one). pragma:
+// hr has a Pragma field (fieldSummary).
+func header(hr *h1.Request, sub headString, vals []string, h http.Header, pragma bool) http.Header {
 	if h == nil {
 		// An exact hint (at most one key per value) saves the map growth.
 		h = make(http.Header, len(vals))
@@ -628,7 +640,7 @@ func header(hr *h1.Request, sub headString, vals []string, h http.Header) http.H
 	}
 	// RFC 9111 §5.4, as net/http: "Pragma: no-cache" alone implies
 	// "Cache-Control: no-cache".
-	if hasPragma(hr.Headers) {
+	if pragma {
 		if p := h["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
 			if _, ok := h["Cache-Control"]; !ok {
 				h["Cache-Control"] = []string{"no-cache"}
@@ -636,18 +648,6 @@ func header(hr *h1.Request, sub headString, vals []string, h http.Header) http.H
 		}
 	}
 	return h
-}
-
-// hasPragma reports whether hs has a Pragma field, so that a request
-// without one (most) costs no Header lookup for it; h1 has no constant
-// for the name.
-func hasPragma(hs []h1.Header) bool {
-	for i := range hs {
-		if f := &hs[i]; f.Key == h1.Unknown && ascii.EqualFold(f.Name, "Pragma") {
-			return true
-		}
-	}
-	return false
 }
 
 // fillHeader adds the fields hs to h (see header). Without merge it makes
