@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"bufio"
 	"crypto/tls"
 	"io"
 	"log/slog"
@@ -99,6 +100,95 @@ func TestCompatAllocs(t *testing.T) {
 		t.Logf("the same over HTTP/2: riptide compat %v allocs/request (%.4f exactly)", h2, h2Exact)
 		wantSlabAllocs(t, "riptide compat over HTTP/2, handler setting Content-Type", h2, h2Exact, 5)
 	})
+}
+
+// TestCompatAllocsConns is TestCompatAllocs with requests on several
+// keep-alive connections in turn, on a listener bound to the unspecified
+// address, as a server under load takes them: on the event-loop engine one
+// worker serves one connection's request, then another's. What the compat
+// door makes once per connection (the Request's RemoteAddr string, the
+// local address in its Context) must stay made once per connection, not
+// once per change of connection (before, the worker kept them for the last
+// connection it served: each request paid for net.TCPAddr, its String and
+// a getsockname(2) with its net.TCPAddr).
+func TestCompatAllocsConns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	if israce.Enabled {
+		t.Skip("allocation counts need a build without -race")
+	}
+	hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.RemoteAddr == "" || r.Context().Value(http.LocalAddrContextKey) == nil {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+		io.WriteString(w, "Hello, World!")
+	})
+	ln, err := net.Listen("tcp4", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	srv := &Server{Handler: FromHTTP(hello), Logger: slog.New(slog.DiscardHandler)}
+	serveTest(t, srv, testServeOptions{Listener: ln})
+	const conns = 4
+	var cs [conns]*allocClient
+	for i := range cs {
+		cs[i] = newAllocClient(t, net.JoinHostPort("127.0.0.1", port), compatAllocRequest)
+	}
+	each := func() {
+		for _, c := range cs {
+			c.roundTrip()
+		}
+	}
+	n := testing.AllocsPerRun(500, each) / conns
+	exact := mallocsPerRun(500, each) / conns
+	t.Logf("GET with 10 headers on %d connections in turn: riptide compat %v allocs/request (%.4f exactly)", conns, n, exact)
+	// As on one connection (TestCompatAllocs): the request Header map's
+	// four, and the request block's share of its slab.
+	wantSlabAllocs(t, "riptide compat, connections in turn", n, exact, 4)
+}
+
+// TestCompatAddrsConns checks that each request of connections served in
+// turn (TestCompatAllocsConns) gets its own connection's addresses, now
+// that they are carried with the connection rather than kept by the worker.
+func TestCompatAddrsConns(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		la, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		if la == nil {
+			http.Error(w, "no local address", http.StatusInternalServerError)
+			return
+		}
+		io.WriteString(w, r.RemoteAddr+" "+la.String())
+	})
+	ln, err := net.Listen("tcp4", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	serveTest(t, &Server{Handler: FromHTTP(h), Logger: slog.New(slog.DiscardHandler)}, testServeOptions{Listener: ln})
+	const conns = 4
+	var cs [conns]net.Conn
+	var brs [conns]*bufio.Reader
+	for i := range cs {
+		nc, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close() })
+		cs[i], brs[i] = nc, bufio.NewReader(nc)
+	}
+	for round := range 20 {
+		for i, nc := range cs {
+			if _, err := io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			_, b := readResponse(t, brs[i])
+			if want := nc.LocalAddr().String() + " " + nc.RemoteAddr().String(); b != want {
+				t.Fatalf("round %d, connection %d: RemoteAddr and local address %q, want %q", round, i, b, want)
+			}
+		}
+	}
 }
 
 // wantSlabAllocs checks what a compat request allocates: at most max as

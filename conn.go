@@ -44,7 +44,9 @@ type conn struct {
 	h2fields []h2.Field
 	// addrOf and laddrOf are the connections remoteAddrString and
 	// localAddr last kept addrStr and laddr for (kept across putConn: the
-	// event loop releases a conn between two requests of one connection).
+	// event loop releases a conn between two requests of one connection;
+	// and carried in evloop.Saved across a park, since its worker's conn
+	// serves other connections' requests meanwhile).
 	addrOf, laddrOf net.Conn
 	addrStr         string
 	laddr           net.Addr

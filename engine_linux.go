@@ -289,8 +289,15 @@ func (c *conn) park(armed bool) bool {
 	// ec.Born is not saved: set once at accept, read by Shutdown's scan
 	// (elCloseIdle).
 	ec.Status.Store(c.state.Load())
-	if !ec.Park(evloop.Saved{NReq: c.nreq, RKind: c.rkind, RSec: c.rsec,
-		WKind: c.wkind, WSec: c.wsec, HeadArmed: armed}, c.rbuf[c.r:c.w]) {
+	sv := evloop.Saved{NReq: c.nreq, RKind: c.rkind, RSec: c.rsec,
+		WKind: c.wkind, WSec: c.wsec, HeadArmed: armed}
+	if c.addrOf == c.nc {
+		sv.RemoteAddr = c.addrStr
+	}
+	if c.laddrOf == c.nc {
+		sv.LocalAddr = c.laddr
+	}
+	if !ec.Park(sv, c.rbuf[c.r:c.w]) {
 		return false
 	}
 	c.parked = true
@@ -304,6 +311,14 @@ func (c *conn) resume() {
 	c.nreq, c.born = sv.NReq, ec.Born
 	c.rkind, c.rsec, c.wkind, c.wsec = sv.RKind, sv.RSec, sv.WKind, sv.WSec
 	c.headArmed, c.resumed = sv.HeadArmed, true
+	// The addresses made for an earlier request of the connection, by
+	// whichever worker served it (localAddr, remoteAddrString).
+	if sv.RemoteAddr != "" {
+		c.addrOf, c.addrStr = c.nc, sv.RemoteAddr
+	}
+	if sv.LocalAddr != nil {
+		c.laddrOf, c.laddr = c.nc, sv.LocalAddr
+	}
 	c.state.Store(ec.Status.Load())
 	if p := ec.Partial(); p != nil {
 		if len(p) > len(c.rbuf) {

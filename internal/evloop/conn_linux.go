@@ -63,6 +63,12 @@ type Saved struct {
 	RSec, WSec   int64
 	RKind, WKind uint8
 	HeadArmed    bool
+	// RemoteAddr and LocalAddr are the server's copies of the
+	// connection's addresses (the compat door's Request.RemoteAddr and
+	// local address), kept so that they are made once per connection,
+	// not by every worker that serves one of its requests.
+	RemoteAddr string
+	LocalAddr  net.Addr
 }
 
 // st bits.
