@@ -145,6 +145,42 @@ func (m *pbConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// BenchmarkCompatConnsInTurn is the plaintext workload of
+// BenchmarkCompatVsNative over real loopback keep-alive connections, four
+// of them in turn, on a listener bound to the unspecified address, on the
+// default engine: as under wrk, the event loop's workers serve one
+// connection's request, then another's, so that what a door makes once per
+// connection shows if it is made again per request
+// (TestCompatAllocsConns). Client and syscalls are in every figure, the
+// same for both doors:
+//
+//	go test -run '^$' -bench CompatConnsInTurn -benchmem -count 6 .
+func BenchmarkCompatConnsInTurn(b *testing.B) {
+	native, hh := plaintextHandlers()
+	for _, door := range []struct {
+		name string
+		h    Handler
+	}{{"native", native}, {"compat", FromHTTP(hh)}} {
+		b.Run(door.name, func(b *testing.B) {
+			ln, err := net.Listen("tcp4", "0.0.0.0:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, port, _ := net.SplitHostPort(ln.Addr().String())
+			serveTest(b, &Server{Handler: door.h, Logger: slog.New(slog.DiscardHandler)}, testServeOptions{Listener: ln})
+			var cs [4]*allocClient
+			for i := range cs {
+				cs[i] = newAllocClient(b, net.JoinHostPort("127.0.0.1", port), compatBenchRequest)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				cs[i%len(cs)].roundTrip()
+			}
+		})
+	}
+}
+
 // BenchmarkCompatVsNativeH2 serves the plaintext response of
 // BenchmarkCompatVsNative over h2c, one stream at a time on one loopback
 // connection, through the native and the compat door, with the client of
