@@ -383,7 +383,7 @@ func TestControlStreamServe(t *testing.T) {
 	}
 }
 
-// TestRequestStreamServe: through Serve, for each door, request streams
+// TestRequestStreamAttackServe: through Serve, for each door, request streams
 // that break RFC 9114 §4.1 / RFC 9204: a dynamic-table reference and DATA
 // before HEADERS close the connection without running the handler; a
 // reserved HTTP/2 frame type closes it and fails the handler's body read;
@@ -391,7 +391,7 @@ func TestControlStreamServe(t *testing.T) {
 // stream stopped with H3_MESSAGE_ERROR, and the handler's read fails: it
 // never takes a short body as complete. Then the goroutines come back to
 // their level before the connection.
-func TestRequestStreamServe(t *testing.T) {
+func TestRequestStreamAttackServe(t *testing.T) {
 	forDoors(t, func(t *testing.T, d door) {
 		reads := make(chan bodyRead, 16)
 		addr, base := attackServer(t, bodyServer(d, reads), nil)
