@@ -35,18 +35,21 @@ var workerLinger = time.Second
 var readerLinger = time.Second
 
 // Conn serves HTTP/3 on one QUIC connection.
+//
+// Its fields are laid out for an idle connection's heap (TestIdleConnHeap
+// in the http3 module compares it with quic-go's server): the
+// configuration is shared by the connections of one Shared, and the small
+// fields are packed together at the end.
 type Conn struct {
-	qc  quicx.Conn
-	cfg Config
-	lim h3.Limits
-	h   Handler
+	*Shared // the configuration: cfg, lim
+
+	qc quicx.Conn
+	h  Handler
 
 	// budget is what is left of cfg.HeaderBudget.
 	budget atomic.Int64
 
-	work    chan bool       // wakes an idle worker (true) or retires it (false)
-	quit    <-chan struct{} // the connection's Done: closed when it is
-	idle    atomic.Int32    // workers waiting on work
+	work    chan bool // wakes an idle worker (true) or retires it (false)
 	workers sync.WaitGroup
 
 	// queue holds the accepted request streams no worker has taken yet,
@@ -56,38 +59,64 @@ type Conn struct {
 	// and leave in one packet, not one each. spinning tells whether a
 	// worker was woken and has not taken a stream yet: while the queue is
 	// not empty one is, so a slow handler holds up no other stream.
-	qmu      sync.Mutex
-	queue    []*Stream
-	qhead    int
-	spinning bool
+	qmu   sync.Mutex
+	queue []*Stream
 
 	// retire ends the idle workers once the connection has had no
 	// request stream in progress for workerLinger; armed tells whether it
 	// is pending, served counts the streams served, so that a timer that
 	// fires after newer streams arms itself again instead.
-	retire     *time.Timer
-	armed      atomic.Bool
-	served     atomic.Uint64
-	servedSeen uint64 // served when the timer was armed (timer goroutine only)
+	retire *time.Timer
 
 	mu        sync.Mutex
 	ctrl      quicx.SendStream // our control stream
-	active    int              // request streams being served
 	maxID     int64            // highest request stream ID accepted, -1 none
 	goaway    int64            // first stream ID refused after GOAWAY, -1 none
 	drained   chan struct{}    // closed when active reaches 0 after GOAWAY
-	uni       h3.UniStreams
-	unknown   int // unidirectional streams of unknown type seen
 	uniActive sync.WaitGroup
-	parked    []*critical  // the peer's critical streams no goroutine reads
-	uniDone   bool         // Serve is waiting for uniActive: start no reader
-	nparked   atomic.Int32 // len(parked), read without mu on each stream
+	// parked holds the peer's critical streams no goroutine reads (at
+	// most one of each of the three types), parked[:nparked].
+	parked [3]*critical
+
+	// served counts the streams served (mod 2³²: compared only for a
+	// change within workerLinger); servedSeen is its value when the
+	// retire timer was armed (timer goroutine only).
+	served     atomic.Uint32
+	servedSeen uint32
+	qhead      int32        // under qmu
+	idle       atomic.Int32 // workers waiting on work
+	active     int32        // request streams being served (mu)
+	unknown    int32        // unidirectional streams of unknown type seen (mu)
+	nparked    atomic.Int32 // written under mu, read without it on each stream
+	armed      atomic.Bool
+	spinning   bool // under qmu
+	uniDone    bool // Serve is waiting for uniActive: start no reader (mu)
+	uni        h3.UniStreams
+}
+
+// Shared is an engine configuration with its defaults filled in and what
+// the engine derives from it, shared by the connections made with
+// NewConnShared (NewConn makes one per connection).
+type Shared struct {
+	cfg Config
+	lim h3.Limits
+}
+
+// NewShared returns the shared form of cfg (nil: defaults).
+func NewShared(cfg *Config) *Shared {
+	sh := &Shared{cfg: cfg.norm()}
+	sh.lim = sh.cfg.limits()
+	return sh
 }
 
 // NewConn returns an engine for qc serving h under cfg (nil: defaults).
 func NewConn(qc quicx.Conn, cfg *Config, h Handler) *Conn {
-	c := &Conn{qc: qc, cfg: cfg.norm(), h: h, work: make(chan bool), quit: qc.Context().Done(), maxID: -1, goaway: -1}
-	c.lim = c.cfg.limits()
+	return NewConnShared(qc, NewShared(cfg), h)
+}
+
+// NewConnShared returns an engine for qc serving h under sh.
+func NewConnShared(qc quicx.Conn, sh *Shared, h Handler) *Conn {
+	c := &Conn{Shared: sh, qc: qc, h: h, work: make(chan bool), maxID: -1, goaway: -1}
 	c.budget.Store(int64(c.cfg.HeaderBudget))
 	return c
 }
@@ -165,17 +194,17 @@ func (c *Conn) next(woken bool) *Stream {
 	if woken {
 		c.spinning = false
 	}
-	if c.qhead == len(c.queue) {
+	if int(c.qhead) == len(c.queue) {
 		c.qmu.Unlock()
 		return nil
 	}
 	st := c.queue[c.qhead]
 	c.queue[c.qhead] = nil
 	c.qhead++
-	if c.qhead == len(c.queue) {
+	if int(c.qhead) == len(c.queue) {
 		c.queue, c.qhead = c.queue[:0], 0
 	}
-	wake := c.qhead < len(c.queue) && !c.spinning
+	wake := int(c.qhead) < len(c.queue) && !c.spinning
 	if wake {
 		c.spinning = true
 	}
@@ -224,7 +253,7 @@ func (c *Conn) worker() {
 			if !ok { // retired
 				return
 			}
-		case <-c.quit:
+		case <-c.qc.Context().Done():
 			c.idle.Add(-1)
 			return
 		}
@@ -266,7 +295,7 @@ func (c *Conn) retireIdle() {
 	for c.idle.Load() > 0 {
 		select {
 		case c.work <- false:
-		case <-c.quit:
+		case <-c.qc.Context().Done():
 			return
 		default:
 			return // none is parked on work (one is about to be)
@@ -425,23 +454,43 @@ func (c *Conn) acceptUni() {
 }
 
 // critical is one of the peer's critical streams (control, QPACK encoder
-// or decoder) and what its reader keeps between goroutines: the buffered
-// bytes and the control stream's state.
+// or decoder) and what its reader keeps between goroutines: the control
+// stream's state. Its read buffer is taken from critBufs while a goroutine
+// reads it and given back when it parks (nothing is buffered then).
 type critical struct {
-	r   reader
-	t   h3.StreamType
-	cs  h3.ControlStream
-	buf [64]byte
+	r  reader
+	t  h3.StreamType
+	cs h3.ControlStream
+}
+
+// critBufSize is a critical stream's read buffer: a frame header, a QPACK
+// instruction's integer (QPACK streams) or a small frame's payload.
+const critBufSize = 64
+
+// critBufs holds the read buffers of critical streams no goroutine reads.
+var critBufs = sync.Pool{New: func() any { return new([critBufSize]byte) }}
+
+// takeBuf gives u a read buffer.
+func (u *critical) takeBuf() { u.r.b = critBufs.Get().(*[critBufSize]byte)[:] }
+
+// dropBuf gives u's read buffer back; nothing may be buffered in it.
+func (u *critical) dropBuf() {
+	if u.r.b != nil {
+		critBufs.Put((*[critBufSize]byte)(u.r.b))
+		u.r.b, u.r.i, u.r.n = nil, 0, 0
+	}
 }
 
 // serveUni reads a unidirectional stream's type and then the stream.
 func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 	defer c.uniActive.Done()
 	u := &critical{}
-	u.r = reader{r: rs, b: u.buf[:], in: c.cfg.BytesIn}
+	u.r = reader{r: rs, in: c.cfg.BytesIn}
+	u.takeBuf()
 	t, err := u.r.varint()
 	if err != nil {
 		// Ended or reset before its type: ignore it (RFC 9114 §6.2).
+		u.dropBuf()
 		rs.CancelRead(uint64(h3.CodeStreamCreationError))
 		rs.ReleaseStreamCredit()
 		return
@@ -450,11 +499,14 @@ func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 	err = c.uni.Accept(h3.StreamType(t))
 	if err == h3.ErrUnknownStreamType {
 		c.unknown++
-		if c.unknown > c.cfg.MaxUniStreams {
+		if int(c.unknown) > c.cfg.MaxUniStreams {
 			err = errTooManyUni
 		}
 	}
 	c.mu.Unlock()
+	if err != nil {
+		u.dropBuf()
+	}
 	switch {
 	case err == h3.ErrUnknownStreamType:
 		rs.CancelRead(uint64(h3.CodeStreamCreationError))
@@ -481,10 +533,15 @@ func (c *Conn) readCritical(u *critical) {
 	case h3.StreamQPACKDecoder:
 		err = drainQPACK(u, h3.DrainDecoderStream)
 	}
+	if err == errQuiet {
+		// Nothing is buffered: await found the buffer empty.
+		u.dropBuf()
+		c.park(u)
+		return
+	}
+	u.dropBuf() // the stream is done with
 	var e *h3.Error
 	switch {
-	case err == errQuiet:
-		c.park(u)
 	case errors.As(err, &e):
 		c.closeWith(err)
 	case c.qc.Context().Err() == nil:
@@ -522,8 +579,9 @@ func (c *Conn) park(u *critical) {
 		c.mu.Unlock()
 		return
 	}
-	c.parked = append(c.parked, u)
-	c.nparked.Store(int32(len(c.parked)))
+	n := c.nparked.Load()
+	c.parked[n] = u // one stream of each critical type: never more than 3
+	c.nparked.Store(n + 1)
 	c.mu.Unlock()
 	// Set once u is in parked, so that a final size known already (the
 	// callback runs at once) or learned meanwhile resumes it. A callback
@@ -542,12 +600,11 @@ func (c *Conn) resumeUni() {
 	if c.uniDone {
 		return
 	}
-	for i, u := range c.parked {
+	for i, u := range c.parked[:c.nparked.Load()] {
 		c.parked[i] = nil
 		c.uniActive.Add(1)
 		go c.resumeCritical(u)
 	}
-	c.parked = c.parked[:0]
 	c.nparked.Store(0)
 }
 
@@ -555,6 +612,7 @@ func (c *Conn) resumeUni() {
 func (c *Conn) resumeCritical(u *critical) {
 	defer c.uniActive.Done()
 	u.r.r.SetReceiveFinalSizeCallback(nil)
+	u.takeBuf()
 	c.readCritical(u)
 }
 
@@ -564,7 +622,7 @@ func (c *Conn) resumeCritical(u *critical) {
 func (c *Conn) waitUni() {
 	c.mu.Lock()
 	c.uniDone = true
-	c.parked = nil
+	c.parked = [3]*critical{}
 	c.nparked.Store(0)
 	c.mu.Unlock()
 	c.uniActive.Wait()
@@ -655,5 +713,5 @@ func (c *Conn) release(n int64) { c.budget.Add(n) }
 func (c *Conn) activeStreams() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.active
+	return int(c.active)
 }
