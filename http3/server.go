@@ -190,6 +190,7 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 		if err != nil {
 			wg.Wait() // Shutdown: the connections finish; Close: they are closed
 			tr.Close()
+			sv.close()
 			select {
 			case <-stop:
 				return riptide.ErrServerClosed
@@ -242,57 +243,145 @@ type acceptor interface {
 type server struct {
 	l          h3hook.Listener
 	handshakes atomic.Int64 // connections admitted and not yet accepted
+
+	// pending holds the connections admitted and not yet accepted. While
+	// it is not empty, sweep runs every sweepInterval and ends those whose
+	// connection closed (a failed handshake): no function waits on each
+	// connection's context (context.AfterFunc would leave a map and a
+	// channel on it for the connection's life).
+	mu      sync.Mutex
+	pending map[*handshake]struct{}
+	sweeper *time.Timer // nil while pending is empty
+	closed  bool        // Serve returned: no more sweeps
 }
+
+// sweepInterval is how often the handshakes in progress are checked for
+// a closed connection: how long, at most, a failed handshake keeps its
+// MaxConns slot and counts toward RetryThreshold.
+var sweepInterval = 100 * time.Millisecond
 
 // errRefused refuses a connection beyond MaxConns.
 var errRefused = errors.New("http3: too many connections")
 
 // connContext admits a connection attempt (MaxConns) and counts its
 // handshake until Accept returns it or it fails.
+//
+// The context it returns is the handshake itself, not derived from ctx:
+// quic-go cancels ctx and the connection's context (which it derives from
+// the returned one) itself, and ctx carries no values. So nothing is
+// registered on ctx: quic-go's connection context then costs one small
+// object more than without ConnContext.
 func (sv *server) connContext(ctx context.Context, _ *quic.ClientInfo) (context.Context, error) {
 	release, ok := sv.l.Admit()
 	if !ok {
 		return nil, errRefused
 	}
-	hs := &handshake{sv: sv, release: release}
+	hs := &handshake{sv: sv, conn: ctx, release: release}
 	sv.handshakes.Add(1)
-	hs.stop = context.AfterFunc(ctx, hs.end)
-	return context.WithValue(ctx, handshakeKey{}, hs), nil
+	sv.mu.Lock()
+	if sv.closed {
+		sv.mu.Unlock()
+		hs.end()
+		return nil, errRefused
+	}
+	if sv.pending == nil {
+		sv.pending = make(map[*handshake]struct{})
+	}
+	sv.pending[hs] = struct{}{}
+	if sv.sweeper == nil {
+		sv.sweeper = time.AfterFunc(sweepInterval, sv.sweep)
+	}
+	sv.mu.Unlock()
+	return hs, nil
+}
+
+// sweep ends the pending handshakes whose connection closed; it runs again
+// after sweepInterval while some are pending.
+func (sv *server) sweep() {
+	var ended []*handshake
+	sv.mu.Lock()
+	for hs := range sv.pending {
+		if hs.conn.Err() != nil {
+			delete(sv.pending, hs)
+			ended = append(ended, hs)
+		}
+	}
+	switch {
+	case sv.closed:
+	case len(sv.pending) == 0:
+		sv.sweeper = nil
+	default:
+		sv.sweeper.Reset(sweepInterval)
+	}
+	sv.mu.Unlock()
+	for _, hs := range ended {
+		hs.end()
+	}
+}
+
+// close ends every pending handshake (the transport is closed: none will
+// be accepted) and stops the sweeps.
+func (sv *server) close() {
+	sv.mu.Lock()
+	sv.closed = true
+	if sv.sweeper != nil {
+		sv.sweeper.Stop()
+	}
+	pending := sv.pending
+	sv.pending = nil
+	sv.mu.Unlock()
+	for hs := range pending {
+		hs.end()
+	}
 }
 
 type handshakeKey struct{}
 
 // handshake is a connection counted in server.handshakes until leave, and
-// holding one of MaxConns until release.
+// holding one of MaxConns until release. It is the context quic-go derives
+// the connection's from: it is never done, and its one value, under
+// handshakeKey, is itself.
 type handshake struct {
 	sv      *server
+	conn    context.Context // quic-go's context of the connection until accepted
 	left    atomic.Bool
 	release func()
-	stop    func() bool // stops end, which runs when the connection closes
 }
 
-// end is a connection's end before Accept returned it (or in any case,
-// unless accepted stopped it first).
+func (hs *handshake) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (hs *handshake) Done() <-chan struct{}       { return nil }
+func (hs *handshake) Err() error                  { return nil }
+func (hs *handshake) Value(key any) any {
+	if key == (handshakeKey{}) {
+		return hs
+	}
+	return nil
+}
+
+// end is a connection's end before Accept returned it.
 func (hs *handshake) end() {
 	hs.leave()
 	hs.release()
 }
 
 // accepted takes the connection out of the handshake count and returns
-// what releases its MaxConns slot, to call once it is served: end is
-// stopped, so that no function waits on the connection's context for as
-// long as the connection lives. A nil hs (a connection that came without
-// connContext) releases nothing.
+// what releases its MaxConns slot, to call once it is served. A nil hs (a
+// connection that came without connContext) releases nothing, as does one
+// whose closed connection a sweep (or Serve's end) ended already.
 func (hs *handshake) accepted() (release func()) {
 	if hs == nil {
 		return func() {}
 	}
-	hs.leave()
-	stop := hs.stop
-	hs.stop = nil // it holds the stopped function's context
-	if !stop() {
-		return func() {} // the connection closed already: end released it
+	sv := hs.sv
+	sv.mu.Lock()
+	_, ok := sv.pending[hs]
+	delete(sv.pending, hs)
+	hs.conn = nil
+	sv.mu.Unlock()
+	if !ok {
+		return func() {} // ended: released already
 	}
+	hs.leave()
 	return hs.release
 }
 
