@@ -247,20 +247,18 @@ type h3Listener struct {
 }
 
 // Admit reserves a connection under MaxConns.
-func (l *h3Listener) Admit() (func(), bool) {
+func (l *h3Listener) Admit() bool {
 	s := l.s
 	if n := s.nconns.Add(1); s.MaxConns > 0 && n > int64(s.MaxConns) {
 		s.nconns.Add(-1)
 		s.count(statRefused)
-		return nil, false
+		return false
 	}
-	var once atomic.Bool
-	return func() {
-		if once.CompareAndSwap(false, true) {
-			s.nconns.Add(-1)
-		}
-	}, true
+	return true
 }
+
+// Release frees a connection Admit reserved.
+func (l *h3Listener) Release() { l.s.nconns.Add(-1) }
 
 // Close unregisters the listener.
 func (l *h3Listener) Close() {

@@ -199,11 +199,14 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 			}
 		}
 		hs, _ := qc.Context().Value(handshakeKey{}).(*handshake)
-		release := hs.accepted()
-		wg.Go(func() {
-			l.ServeConn(conn{qc})
-			release()
-		})
+		if hs.accepted() {
+			wg.Go(func() {
+				l.ServeConn(conn{qc})
+				l.Release()
+			})
+		} else {
+			wg.Go(func() { l.ServeConn(conn{qc}) })
+		}
 	}
 }
 
@@ -272,11 +275,10 @@ var errRefused = errors.New("http3: too many connections")
 // registered on ctx: quic-go's connection context then costs one small
 // object more than without ConnContext.
 func (sv *server) connContext(ctx context.Context, _ *quic.ClientInfo) (context.Context, error) {
-	release, ok := sv.l.Admit()
-	if !ok {
+	if !sv.l.Admit() {
 		return nil, errRefused
 	}
-	hs := &handshake{sv: sv, conn: ctx, release: release}
+	hs := &handshake{sv: sv, conn: ctx}
 	sv.handshakes.Add(1)
 	sv.mu.Lock()
 	if sv.closed {
@@ -342,10 +344,9 @@ type handshakeKey struct{}
 // the connection's from: it is never done, and its one value, under
 // handshakeKey, is itself.
 type handshake struct {
-	sv      *server
-	conn    context.Context // quic-go's context of the connection until accepted
-	left    atomic.Bool
-	release func()
+	sv   *server
+	conn context.Context // quic-go's context of the connection until accepted
+	left atomic.Bool
 }
 
 func (hs *handshake) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -358,19 +359,20 @@ func (hs *handshake) Value(key any) any {
 	return nil
 }
 
-// end is a connection's end before Accept returned it.
+// end is a connection's end before Accept returned it: its MaxConns
+// slot is released. It is called once, by whoever took hs out of pending.
 func (hs *handshake) end() {
 	hs.leave()
-	hs.release()
+	hs.sv.l.Release()
 }
 
-// accepted takes the connection out of the handshake count and returns
-// what releases its MaxConns slot, to call once it is served. A nil hs (a
-// connection that came without connContext) releases nothing, as does one
-// whose closed connection a sweep (or Serve's end) ended already.
-func (hs *handshake) accepted() (release func()) {
+// accepted takes the connection out of the handshake count and reports
+// whether it still holds its MaxConns slot, to release once it is served.
+// A nil hs (a connection that came without connContext) holds none, nor
+// does one whose closed connection a sweep (or Serve's end) ended already.
+func (hs *handshake) accepted() bool {
 	if hs == nil {
-		return func() {}
+		return false
 	}
 	sv := hs.sv
 	sv.mu.Lock()
@@ -378,11 +380,10 @@ func (hs *handshake) accepted() (release func()) {
 	delete(sv.pending, hs)
 	hs.conn = nil
 	sv.mu.Unlock()
-	if !ok {
-		return func() {} // ended: released already
+	if ok {
+		hs.leave()
 	}
-	hs.leave()
-	return hs.release
+	return ok
 }
 
 func (hs *handshake) leave() {

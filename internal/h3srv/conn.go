@@ -49,7 +49,10 @@ type Conn struct {
 	// budget is what is left of cfg.HeaderBudget.
 	budget atomic.Int64
 
-	work    chan bool // wakes an idle worker (true) or retires it (false)
+	// work wakes an idle worker (true) or retires it (false). It exists
+	// while workers do (nworkers, under qmu): an idle connection whose
+	// workers retired keeps no channel.
+	work    chan bool
 	workers sync.WaitGroup
 
 	// queue holds the accepted request streams no worker has taken yet,
@@ -84,6 +87,7 @@ type Conn struct {
 	served     atomic.Uint32
 	servedSeen uint32
 	qhead      int32        // under qmu
+	nworkers   int32        // worker goroutines (qmu)
 	idle       atomic.Int32 // workers waiting on work
 	active     int32        // request streams being served (mu)
 	unknown    int32        // unidirectional streams of unknown type seen (mu)
@@ -116,7 +120,7 @@ func NewConn(qc quicx.Conn, cfg *Config, h Handler) *Conn {
 
 // NewConnShared returns an engine for qc serving h under sh.
 func NewConnShared(qc quicx.Conn, sh *Shared, h Handler) *Conn {
-	c := &Conn{Shared: sh, qc: qc, h: h, work: make(chan bool), maxID: -1, goaway: -1}
+	c := &Conn{Shared: sh, qc: qc, h: h, maxID: -1, goaway: -1}
 	c.budget.Store(int64(c.cfg.HeaderBudget))
 	return c
 }
@@ -171,20 +175,49 @@ func (c *Conn) push(st *Stream) {
 	c.queue = append(c.queue, st)
 	wake := !c.spinning
 	c.spinning = true
+	w := c.work
 	c.qmu.Unlock()
 	if wake {
-		c.wake()
+		c.wake(w)
 	}
 }
 
-// wake wakes an idle worker, or starts one when none is idle.
-func (c *Conn) wake() {
+// wake wakes an idle worker through w, c.work read under qmu (nil when no
+// worker exists), or starts one when none is idle. An idle worker waits on
+// c.work, which is not replaced while a worker exists.
+func (c *Conn) wake(w chan bool) {
 	select {
-	case c.work <- true:
+	case w <- true:
+		return
 	default:
-		c.workers.Add(1)
-		go c.worker()
 	}
+	c.qmu.Lock()
+	c.nworkers++
+	if c.work == nil {
+		c.work = make(chan bool)
+	}
+	c.qmu.Unlock()
+	c.workers.Add(1)
+	go c.worker()
+}
+
+// workerExit accounts for a worker's end; the last one drops work.
+func (c *Conn) workerExit() {
+	c.qmu.Lock()
+	c.nworkers--
+	if c.nworkers == 0 {
+		c.work = nil
+	}
+	c.qmu.Unlock()
+	c.workers.Done()
+}
+
+// workChan returns c.work.
+func (c *Conn) workChan() chan bool {
+	c.qmu.Lock()
+	w := c.work
+	c.qmu.Unlock()
+	return w
 }
 
 // next takes the next queued stream, nil when there is none. When more
@@ -208,9 +241,10 @@ func (c *Conn) next(woken bool) *Stream {
 	if wake {
 		c.spinning = true
 	}
+	w := c.work
 	c.qmu.Unlock()
 	if wake {
-		c.wake()
+		c.wake(w)
 	}
 	return st
 }
@@ -234,7 +268,7 @@ func reject(qs quicx.Stream, code h3.ErrorCode) {
 // worker serves the queued streams, then waits to be woken for more,
 // until enough workers idle.
 func (c *Conn) worker() {
-	defer c.workers.Done()
+	defer c.workerExit()
 	for {
 		quiet := false
 		for st := c.next(true); st != nil; st = c.next(false) {
@@ -248,7 +282,7 @@ func (c *Conn) worker() {
 			c.armRetire()
 		}
 		select {
-		case ok := <-c.work:
+		case ok := <-c.workChan():
 			c.idle.Add(-1)
 			if !ok { // retired
 				return
@@ -294,7 +328,7 @@ func (c *Conn) retireIdle() {
 	c.mu.Unlock()
 	for c.idle.Load() > 0 {
 		select {
-		case c.work <- false:
+		case c.workChan() <- false:
 		case <-c.qc.Context().Done():
 			return
 		default:
