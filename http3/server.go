@@ -253,9 +253,9 @@ type server struct {
 	// connection's context (context.AfterFunc would leave a map and a
 	// channel on it for the connection's life).
 	mu      sync.Mutex
-	pending map[*handshake]struct{}
-	sweeper *time.Timer // nil while pending is empty
-	closed  bool        // Serve returned: no more sweeps
+	pending []*handshake // each at its index
+	sweeper *time.Timer  // nil while pending is empty
+	closed  bool         // Serve returned: no more sweeps
 }
 
 // sweepInterval is how often the handshakes in progress are checked for
@@ -272,8 +272,10 @@ var errRefused = errors.New("http3: too many connections")
 // The context it returns is the handshake itself, not derived from ctx:
 // quic-go cancels ctx and the connection's context (which it derives from
 // the returned one) itself, and ctx carries no values. So nothing is
-// registered on ctx: quic-go's connection context then costs one small
-// object more than without ConnContext.
+// registered on ctx, which would keep a map and a channel on it for the
+// connection's life: quic-go's contexts cost 120 B more per connection
+// than without ConnContext (a second cancelable context and a closure,
+// TestIdleConnHeap), and the handshake 32 B.
 func (sv *server) connContext(ctx context.Context, _ *quic.ClientInfo) (context.Context, error) {
 	if !sv.l.Admit() {
 		return nil, errRefused
@@ -286,10 +288,8 @@ func (sv *server) connContext(ctx context.Context, _ *quic.ClientInfo) (context.
 		hs.end()
 		return nil, errRefused
 	}
-	if sv.pending == nil {
-		sv.pending = make(map[*handshake]struct{})
-	}
-	sv.pending[hs] = struct{}{}
+	hs.index = int32(len(sv.pending))
+	sv.pending = append(sv.pending, hs)
 	if sv.sweeper == nil {
 		sv.sweeper = time.AfterFunc(sweepInterval, sv.sweep)
 	}
@@ -302,10 +302,12 @@ func (sv *server) connContext(ctx context.Context, _ *quic.ClientInfo) (context.
 func (sv *server) sweep() {
 	var ended []*handshake
 	sv.mu.Lock()
-	for hs := range sv.pending {
-		if hs.conn.Err() != nil {
-			delete(sv.pending, hs)
+	for i := 0; i < len(sv.pending); {
+		if hs := sv.pending[i]; hs.conn.Err() != nil {
+			sv.remove(hs)
 			ended = append(ended, hs)
+		} else {
+			i++
 		}
 	}
 	switch {
@@ -330,11 +332,26 @@ func (sv *server) close() {
 		sv.sweeper.Stop()
 	}
 	pending := sv.pending
+	for _, hs := range pending {
+		hs.index = -1
+	}
 	sv.pending = nil
 	sv.mu.Unlock()
-	for hs := range pending {
+	for _, hs := range pending {
 		hs.end()
 	}
+}
+
+// remove takes hs out of pending (sv.mu held): the last one takes its
+// place. The slice keeps its capacity: a connection's handshake adds
+// nothing to it once it has grown to the handshakes in progress at once.
+func (sv *server) remove(hs *handshake) {
+	last := sv.pending[len(sv.pending)-1]
+	sv.pending[hs.index] = last
+	last.index = hs.index
+	sv.pending[len(sv.pending)-1] = nil
+	sv.pending = sv.pending[:len(sv.pending)-1]
+	hs.index = -1
 }
 
 type handshakeKey struct{}
@@ -344,9 +361,10 @@ type handshakeKey struct{}
 // the connection's from: it is never done, and its one value, under
 // handshakeKey, is itself.
 type handshake struct {
-	sv   *server
-	conn context.Context // quic-go's context of the connection until accepted
-	left atomic.Bool
+	sv    *server
+	conn  context.Context // quic-go's context of the connection until accepted
+	left  atomic.Bool
+	index int32 // in sv.pending, -1 when out of it (sv.mu)
 }
 
 func (hs *handshake) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -376,8 +394,10 @@ func (hs *handshake) accepted() bool {
 	}
 	sv := hs.sv
 	sv.mu.Lock()
-	_, ok := sv.pending[hs]
-	delete(sv.pending, hs)
+	ok := hs.index >= 0
+	if ok {
+		sv.remove(hs)
+	}
 	hs.conn = nil
 	sv.mu.Unlock()
 	if ok {

@@ -489,10 +489,11 @@ func (c *Conn) acceptUni() {
 
 // critical is one of the peer's critical streams (control, QPACK encoder
 // or decoder) and what its reader keeps between goroutines: the control
-// stream's state. Its read buffer is taken from critBufs while a goroutine
-// reads it and given back when it parks (nothing is buffered then).
+// stream's state. The goroutine reading it has its reader, with a buffer
+// from critBufs given back when it parks (nothing is buffered then, and the
+// stream has not ended).
 type critical struct {
-	r  reader
+	rs quicx.ReceiveStream
 	t  h3.StreamType
 	cs h3.ControlStream
 }
@@ -504,27 +505,25 @@ const critBufSize = 64
 // critBufs holds the read buffers of critical streams no goroutine reads.
 var critBufs = sync.Pool{New: func() any { return new([critBufSize]byte) }}
 
-// takeBuf gives u a read buffer.
-func (u *critical) takeBuf() { u.r.b = critBufs.Get().(*[critBufSize]byte)[:] }
+// critReader returns a reader of rs with a buffer from critBufs.
+func (c *Conn) critReader(rs quicx.ReceiveStream) reader {
+	return reader{r: rs, b: critBufs.Get().(*[critBufSize]byte)[:], in: c.cfg.BytesIn}
+}
 
-// dropBuf gives u's read buffer back; nothing may be buffered in it.
-func (u *critical) dropBuf() {
-	if u.r.b != nil {
-		critBufs.Put((*[critBufSize]byte)(u.r.b))
-		u.r.b, u.r.i, u.r.n = nil, 0, 0
-	}
+// dropBuf gives r's buffer back to critBufs.
+func dropBuf(r *reader) {
+	critBufs.Put((*[critBufSize]byte)(r.b))
+	r.b = nil
 }
 
 // serveUni reads a unidirectional stream's type and then the stream.
 func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 	defer c.uniActive.Done()
-	u := &critical{}
-	u.r = reader{r: rs, in: c.cfg.BytesIn}
-	u.takeBuf()
-	t, err := u.r.varint()
+	r := c.critReader(rs)
+	t, err := r.varint()
 	if err != nil {
 		// Ended or reset before its type: ignore it (RFC 9114 §6.2).
-		u.dropBuf()
+		dropBuf(&r)
 		rs.CancelRead(uint64(h3.CodeStreamCreationError))
 		rs.ReleaseStreamCredit()
 		return
@@ -539,7 +538,7 @@ func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 	}
 	c.mu.Unlock()
 	if err != nil {
-		u.dropBuf()
+		dropBuf(&r)
 	}
 	switch {
 	case err == h3.ErrUnknownStreamType:
@@ -550,30 +549,27 @@ func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 		c.closeWith(err)
 		return
 	}
-	u.t = h3.StreamType(t)
-	c.readCritical(u)
+	c.readCritical(&critical{rs: rs, t: h3.StreamType(t)}, &r)
 }
 
-// readCritical reads a critical stream until it has been quiet for
+// readCritical reads a critical stream with r until it has been quiet for
 // readerLinger (then it parks it) or it ends; its end, or an error in it,
 // closes the connection.
-func (c *Conn) readCritical(u *critical) {
+func (c *Conn) readCritical(u *critical, r *reader) {
 	var err error
 	switch u.t {
 	case h3.StreamControl:
-		err = c.readControl(u)
+		err = c.readControl(u, r)
 	case h3.StreamQPACKEncoder:
-		err = drainQPACK(u, h3.DrainEncoderStream)
+		err = drainQPACK(r, h3.DrainEncoderStream)
 	case h3.StreamQPACKDecoder:
-		err = drainQPACK(u, h3.DrainDecoderStream)
+		err = drainQPACK(r, h3.DrainDecoderStream)
 	}
+	dropBuf(r) // on errQuiet, nothing is buffered: await found it empty
 	if err == errQuiet {
-		// Nothing is buffered: await found the buffer empty.
-		u.dropBuf()
 		c.park(u)
 		return
 	}
-	u.dropBuf() // the stream is done with
 	var e *h3.Error
 	switch {
 	case errors.As(err, &e):
@@ -588,15 +584,15 @@ func (c *Conn) readCritical(u *critical) {
 // errQuiet reports a critical stream with nothing new for readerLinger.
 var errQuiet = errors.New("h3srv: critical stream quiet")
 
-// await waits up to readerLinger for more of u's stream when nothing of it
+// await waits up to readerLinger for more of r's stream when nothing of it
 // is buffered: errQuiet if none came.
-func (u *critical) await() error {
-	if u.r.i < u.r.n {
+func await(r *reader) error {
+	if r.i < r.n {
 		return nil
 	}
-	rs := u.r.r
+	rs := r.r
 	rs.SetReadDeadline(time.Now().Add(readerLinger))
-	err := u.r.fill()
+	err := r.fill()
 	rs.SetReadDeadline(time.Time{})
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
 		return errQuiet
@@ -621,7 +617,7 @@ func (c *Conn) park(u *critical) {
 	// callback runs at once) or learned meanwhile resumes it. A callback
 	// left from an earlier park, once u is read again, finds nothing
 	// parked or resumes the others early: both harmless.
-	u.r.r.SetReceiveFinalSizeCallback(c.finalSize)
+	u.rs.SetReceiveFinalSizeCallback(c.finalSize)
 }
 
 // finalSize is a parked critical stream's final size callback: it ended.
@@ -645,9 +641,9 @@ func (c *Conn) resumeUni() {
 // resumeCritical reads a parked critical stream again.
 func (c *Conn) resumeCritical(u *critical) {
 	defer c.uniActive.Done()
-	u.r.r.SetReceiveFinalSizeCallback(nil)
-	u.takeBuf()
-	c.readCritical(u)
+	u.rs.SetReceiveFinalSizeCallback(nil)
+	r := c.critReader(u.rs)
+	c.readCritical(u, &r)
 }
 
 // waitUni waits for the goroutines reading the peer's unidirectional
@@ -666,11 +662,10 @@ var errTooManyUni = &h3.Error{Code: h3.CodeExcessiveLoad, Conn: true, Reason: "t
 
 // readControl reads the peer's control stream to its end, or until it is
 // quiet (errQuiet).
-func (c *Conn) readControl(u *critical) error {
-	r := &u.r
+func (c *Conn) readControl(u *critical, r *reader) error {
 	var payload []byte
 	for {
-		if err := u.await(); err != nil {
+		if err := await(r); err != nil {
 			return err
 		}
 		h, err := r.frameHeader()
@@ -707,8 +702,7 @@ func (c *Conn) readControl(u *critical) error {
 
 // drainQPACK reads a QPACK stream through drain to its end, or until it is
 // quiet (errQuiet).
-func drainQPACK(u *critical, drain func([]byte) (int, error)) error {
-	r := &u.r
+func drainQPACK(r *reader, drain func([]byte) (int, error)) error {
 	for {
 		n, err := drain(r.b[r.i:r.n])
 		r.i += n
@@ -721,7 +715,7 @@ func drainQPACK(u *critical, drain func([]byte) (int, error)) error {
 			return h3.ErrEncoderStream
 		}
 		if r.i == r.n {
-			err = u.await()
+			err = await(r)
 		} else {
 			err = r.fill()
 		}
