@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -113,8 +114,10 @@ func TestIdleConnHeap(t *testing.T) {
 		qgo = append(qgo, q[1])
 		t.Logf("round %d, live heap per idle connection, server side: riptide Serve %.0f B (its code %.0f, ConnContext's extra in quic-go's contexts %.0f); quic-go http3.Server %.0f B",
 			r+1, rip[r], s[0], s[2]-q[2], qgo[r])
-		if s[1] != 0 || q[0] != 0 {
-			t.Errorf("round %d: %.0f B per connection of quic-go's http3 package while Serve was measured, %.0f B of riptide's while quic-go's server was: want 0", r+1, s[1], q[0])
+		// The other server's layer is idle meanwhile: it may only give
+		// back a little of what it cached (a pooled buffer freed).
+		if math.Abs(s[1]) > otherLayerSlack || math.Abs(q[0]) > otherLayerSlack {
+			t.Errorf("round %d: %+.0f B per connection of quic-go's http3 package while Serve was measured, %+.0f B of riptide's while quic-go's server was: want at most %d either way", r+1, s[1], q[0], otherLayerSlack)
 		}
 	}
 	// The figures are exact but for a few bytes per connection of
@@ -167,6 +170,10 @@ func startChild(t *testing.T, test string, env ...string) (io.Writer, io.Reader)
 	})
 	return in, out
 }
+
+// otherLayerSlack bounds, in bytes per connection, how much the live heap
+// of the layer not being measured may move during a phase (one run saw -1).
+const otherLayerSlack = 16
 
 // dialH3 makes one GET to addr with quic-go's HTTP/3 client, on a
 // connection of its own, and returns what closes it.
