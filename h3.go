@@ -207,6 +207,17 @@ func (b h3Bound) Listen(port int, maxAge time.Duration, cfg *h3srv.Config, close
 	s := b.s
 	s.init()
 	l := &h3Listener{s: s, port: port, maxAge: maxAge, cfg: cfg.Normalized(), closeFn: closeFn}
+	l.shared[0] = h3srv.NewShared(&l.cfg)
+	if s.cfg.stats {
+		// Stats.BytesIn/BytesOut: the engine counts what it reads and
+		// writes on the connection's streams, as HTTP/2's counts frames.
+		for i := range l.shared {
+			c := l.cfg
+			sh := &s.stats.shards[i]
+			c.BytesIn, c.BytesOut = &sh.bytesIn, &sh.bytesOut
+			l.shared[i] = h3srv.NewShared(&c)
+		}
+	}
 	st := &s.h3state
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -229,23 +240,25 @@ type h3Listener struct {
 	maxAge  time.Duration
 	cfg     h3srv.Config
 	closeFn func()
+	// shared is cfg as the engine's connections share it: one per stats
+	// shard when the Server keeps Stats (each with its shard's byte
+	// counters), else shared[0].
+	shared [statShards]*h3srv.Shared
 }
 
 // Admit reserves a connection under MaxConns.
-func (l *h3Listener) Admit() (func(), bool) {
+func (l *h3Listener) Admit() bool {
 	s := l.s
 	if n := s.nconns.Add(1); s.MaxConns > 0 && n > int64(s.MaxConns) {
 		s.nconns.Add(-1)
 		s.count(statRefused)
-		return nil, false
+		return false
 	}
-	var once atomic.Bool
-	return func() {
-		if once.CompareAndSwap(false, true) {
-			s.nconns.Add(-1)
-		}
-	}, true
+	return true
 }
+
+// Release frees a connection Admit reserved.
+func (l *h3Listener) Release() { l.s.nconns.Add(-1) }
 
 // Close unregisters the listener.
 func (l *h3Listener) Close() {
@@ -267,14 +280,11 @@ func (l *h3Listener) Close() {
 func (l *h3Listener) ServeConn(qc quicx.Conn) {
 	s := l.s
 	hc := &h3Conn{srv: s, qc: qc, nc: &h3NetConn{qc: qc}, raddr: qc.RemoteAddr().String(), laddr: qc.LocalAddr()}
-	cfg := l.cfg
+	sh := l.shared[0]
 	if s.cfg.stats {
-		// Stats.BytesIn/BytesOut: the engine counts what it reads and
-		// writes on the connection's streams, as HTTP/2's counts frames.
-		sh := s.pickShard()
-		cfg.BytesIn, cfg.BytesOut = &sh.bytesIn, &sh.bytesOut
+		sh = l.shared[procShard()]
 	}
-	hc.hc = h3srv.NewConn(qc, &cfg, hc)
+	hc.hc = h3srv.NewConnShared(qc, sh, hc)
 	s.count(statAccepted)
 	hc.setState(StateNew)
 	s.h3Track(hc, true)

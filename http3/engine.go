@@ -35,6 +35,7 @@ func quicConfig(cfg *h3srv.Config) *quic.Config {
 func serveListener(ctx context.Context, ln *quic.Listener, cfg *h3srv.Config, h h3srv.Handler) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	sh := h3srv.NewShared(cfg)
 	for {
 		qc, err := ln.Accept(ctx)
 		if err != nil {
@@ -43,7 +44,7 @@ func serveListener(ctx context.Context, ln *quic.Listener, cfg *h3srv.Config, h 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h3srv.NewConn(conn{qc}, cfg, h).Serve()
+			h3srv.NewConnShared(conn{qc}, sh, h).Serve()
 		}()
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -96,24 +95,7 @@ func TestServeAllocs(t *testing.T) {
 	for i, r := range rows {
 		addrs[i] = r.addr
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAllocClientProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), allocClientEnv+"="+strings.Join(addrs, ","))
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		in.Close()
-		cmd.Wait()
-	}()
+	in, outPipe := startChild(t, "TestAllocClientProcess", allocClientEnv+"="+strings.Join(addrs, ","))
 	out := bufio.NewReader(outPipe)
 	// run asks the client for n requests to server i and waits for them.
 	run := func(i, n int) {

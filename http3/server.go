@@ -190,6 +190,7 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 		if err != nil {
 			wg.Wait() // Shutdown: the connections finish; Close: they are closed
 			tr.Close()
+			sv.close()
 			select {
 			case <-stop:
 				return riptide.ErrServerClosed
@@ -198,11 +199,14 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 			}
 		}
 		hs, _ := qc.Context().Value(handshakeKey{}).(*handshake)
-		release := hs.accepted()
-		wg.Go(func() {
-			l.ServeConn(conn{qc})
-			release()
-		})
+		if hs.accepted() {
+			wg.Go(func() {
+				l.ServeConn(conn{qc})
+				l.Release()
+			})
+		} else {
+			wg.Go(func() { l.ServeConn(conn{qc}) })
+		}
 	}
 }
 
@@ -242,58 +246,164 @@ type acceptor interface {
 type server struct {
 	l          h3hook.Listener
 	handshakes atomic.Int64 // connections admitted and not yet accepted
+
+	// pending holds the connections admitted and not yet accepted. While
+	// it is not empty, sweep runs every sweepInterval and ends those whose
+	// connection closed (a failed handshake): no function waits on each
+	// connection's context (context.AfterFunc would leave a map and a
+	// channel on it for the connection's life).
+	mu      sync.Mutex
+	pending []*handshake // each at its index
+	sweeper *time.Timer  // nil while pending is empty
+	closed  bool         // Serve returned: no more sweeps
 }
+
+// sweepInterval is how often the handshakes in progress are checked for
+// a closed connection: how long, at most, a failed handshake keeps its
+// MaxConns slot and counts toward RetryThreshold.
+var sweepInterval = 100 * time.Millisecond
 
 // errRefused refuses a connection beyond MaxConns.
 var errRefused = errors.New("http3: too many connections")
 
 // connContext admits a connection attempt (MaxConns) and counts its
 // handshake until Accept returns it or it fails.
+//
+// The context it returns is the handshake itself, not derived from ctx:
+// quic-go cancels ctx and the connection's context (which it derives from
+// the returned one) itself, and ctx carries no values. So nothing is
+// registered on ctx, which would keep a map and a channel on it for the
+// connection's life: quic-go's contexts cost 120 B more per connection
+// than without ConnContext (a second cancelable context and a closure,
+// TestIdleConnHeap), and the handshake 32 B.
 func (sv *server) connContext(ctx context.Context, _ *quic.ClientInfo) (context.Context, error) {
-	release, ok := sv.l.Admit()
-	if !ok {
+	if !sv.l.Admit() {
 		return nil, errRefused
 	}
-	hs := &handshake{sv: sv, release: release}
+	hs := &handshake{sv: sv, conn: ctx}
 	sv.handshakes.Add(1)
-	hs.stop = context.AfterFunc(ctx, hs.end)
-	return context.WithValue(ctx, handshakeKey{}, hs), nil
+	sv.mu.Lock()
+	if sv.closed {
+		sv.mu.Unlock()
+		hs.end()
+		return nil, errRefused
+	}
+	hs.index = int32(len(sv.pending))
+	sv.pending = append(sv.pending, hs)
+	if sv.sweeper == nil {
+		sv.sweeper = time.AfterFunc(sweepInterval, sv.sweep)
+	}
+	sv.mu.Unlock()
+	return hs, nil
+}
+
+// sweep ends the pending handshakes whose connection closed; it runs again
+// after sweepInterval while some are pending.
+func (sv *server) sweep() {
+	var ended []*handshake
+	sv.mu.Lock()
+	for i := 0; i < len(sv.pending); {
+		if hs := sv.pending[i]; hs.conn.Err() != nil {
+			sv.remove(hs)
+			ended = append(ended, hs)
+		} else {
+			i++
+		}
+	}
+	switch {
+	case sv.closed:
+	case len(sv.pending) == 0:
+		sv.sweeper = nil
+	default:
+		sv.sweeper.Reset(sweepInterval)
+	}
+	sv.mu.Unlock()
+	for _, hs := range ended {
+		hs.end()
+	}
+}
+
+// close ends every pending handshake (the transport is closed: none will
+// be accepted) and stops the sweeps.
+func (sv *server) close() {
+	sv.mu.Lock()
+	sv.closed = true
+	if sv.sweeper != nil {
+		sv.sweeper.Stop()
+	}
+	pending := sv.pending
+	for _, hs := range pending {
+		hs.index = -1
+	}
+	sv.pending = nil
+	sv.mu.Unlock()
+	for _, hs := range pending {
+		hs.end()
+	}
+}
+
+// remove takes hs out of pending (sv.mu held): the last one takes its
+// place. The slice keeps its capacity: a connection's handshake adds
+// nothing to it once it has grown to the handshakes in progress at once.
+func (sv *server) remove(hs *handshake) {
+	last := sv.pending[len(sv.pending)-1]
+	sv.pending[hs.index] = last
+	last.index = hs.index
+	sv.pending[len(sv.pending)-1] = nil
+	sv.pending = sv.pending[:len(sv.pending)-1]
+	hs.index = -1
 }
 
 type handshakeKey struct{}
 
 // handshake is a connection counted in server.handshakes until leave, and
-// holding one of MaxConns until release.
+// holding one of MaxConns until release. It is the context quic-go derives
+// the connection's from: it is never done, and its one value, under
+// handshakeKey, is itself.
 type handshake struct {
-	sv      *server
-	left    atomic.Bool
-	release func()
-	stop    func() bool // stops end, which runs when the connection closes
+	sv    *server
+	conn  context.Context // quic-go's context of the connection until accepted
+	left  atomic.Bool
+	index int32 // in sv.pending, -1 when out of it (sv.mu)
 }
 
-// end is a connection's end before Accept returned it (or in any case,
-// unless accepted stopped it first).
+func (hs *handshake) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (hs *handshake) Done() <-chan struct{}       { return nil }
+func (hs *handshake) Err() error                  { return nil }
+func (hs *handshake) Value(key any) any {
+	if key == (handshakeKey{}) {
+		return hs
+	}
+	return nil
+}
+
+// end is a connection's end before Accept returned it: its MaxConns
+// slot is released. It is called once, by whoever took hs out of pending.
 func (hs *handshake) end() {
 	hs.leave()
-	hs.release()
+	hs.sv.l.Release()
 }
 
-// accepted takes the connection out of the handshake count and returns
-// what releases its MaxConns slot, to call once it is served: end is
-// stopped, so that no function waits on the connection's context for as
-// long as the connection lives. A nil hs (a connection that came without
-// connContext) releases nothing.
-func (hs *handshake) accepted() (release func()) {
+// accepted takes the connection out of the handshake count and reports
+// whether it still holds its MaxConns slot, to release once it is served.
+// A nil hs (a connection that came without connContext) holds none, nor
+// does one whose closed connection a sweep (or Serve's end) ended already.
+func (hs *handshake) accepted() bool {
 	if hs == nil {
-		return func() {}
+		return false
 	}
-	hs.leave()
-	stop := hs.stop
-	hs.stop = nil // it holds the stopped function's context
-	if !stop() {
-		return func() {} // the connection closed already: end released it
+	sv := hs.sv
+	sv.mu.Lock()
+	ok := hs.index >= 0
+	if ok {
+		sv.remove(hs)
 	}
-	return hs.release
+	hs.conn = nil
+	sv.mu.Unlock()
+	if ok {
+		hs.leave()
+	}
+	return ok
 }
 
 func (hs *handshake) leave() {

@@ -49,10 +49,11 @@ type Server interface {
 // Listener is one registered HTTP/3 listener of a Server.
 type Listener interface {
 	// Admit reserves a connection slot for a connection attempt, under
-	// MaxConns (counted in Stats.Refused when refused); release, called
-	// once, frees it when the attempt ends: the connection closed, or the
-	// handshake failed.
-	Admit() (release func(), ok bool)
+	// MaxConns (counted in Stats.Refused when refused). Release, called
+	// once per slot reserved, frees one when the attempt ends: the
+	// connection closed, or the handshake failed.
+	Admit() bool
+	Release()
 	// ServeConn serves an accepted connection until it closes: counted
 	// in Stats and ConnState, sent GOAWAY by Shutdown and Drain, closed
 	// by Close, MaxConnAge and MaxRequestsPerConn applied.

@@ -35,18 +35,24 @@ var workerLinger = time.Second
 var readerLinger = time.Second
 
 // Conn serves HTTP/3 on one QUIC connection.
+//
+// Its fields are laid out for an idle connection's heap (TestIdleConnHeap
+// in the http3 module compares it with quic-go's server): the
+// configuration is shared by the connections of one Shared, and the small
+// fields are packed together at the end.
 type Conn struct {
-	qc  quicx.Conn
-	cfg Config
-	lim h3.Limits
-	h   Handler
+	*Shared // the configuration: cfg, lim
+
+	qc quicx.Conn
+	h  Handler
 
 	// budget is what is left of cfg.HeaderBudget.
 	budget atomic.Int64
 
-	work    chan bool       // wakes an idle worker (true) or retires it (false)
-	quit    <-chan struct{} // the connection's Done: closed when it is
-	idle    atomic.Int32    // workers waiting on work
+	// work wakes an idle worker (true) or retires it (false). It exists
+	// while workers do (nworkers, under qmu): an idle connection whose
+	// workers retired keeps no channel.
+	work    chan bool
 	workers sync.WaitGroup
 
 	// queue holds the accepted request streams no worker has taken yet,
@@ -56,38 +62,65 @@ type Conn struct {
 	// and leave in one packet, not one each. spinning tells whether a
 	// worker was woken and has not taken a stream yet: while the queue is
 	// not empty one is, so a slow handler holds up no other stream.
-	qmu      sync.Mutex
-	queue    []*Stream
-	qhead    int
-	spinning bool
+	qmu   sync.Mutex
+	queue []*Stream
 
 	// retire ends the idle workers once the connection has had no
 	// request stream in progress for workerLinger; armed tells whether it
 	// is pending, served counts the streams served, so that a timer that
 	// fires after newer streams arms itself again instead.
-	retire     *time.Timer
-	armed      atomic.Bool
-	served     atomic.Uint64
-	servedSeen uint64 // served when the timer was armed (timer goroutine only)
+	retire *time.Timer
 
 	mu        sync.Mutex
 	ctrl      quicx.SendStream // our control stream
-	active    int              // request streams being served
 	maxID     int64            // highest request stream ID accepted, -1 none
 	goaway    int64            // first stream ID refused after GOAWAY, -1 none
 	drained   chan struct{}    // closed when active reaches 0 after GOAWAY
-	uni       h3.UniStreams
-	unknown   int // unidirectional streams of unknown type seen
 	uniActive sync.WaitGroup
-	parked    []*critical  // the peer's critical streams no goroutine reads
-	uniDone   bool         // Serve is waiting for uniActive: start no reader
-	nparked   atomic.Int32 // len(parked), read without mu on each stream
+	// parked holds the peer's critical streams no goroutine reads (at
+	// most one of each of the three types), parked[:nparked].
+	parked [3]*critical
+
+	// served counts the streams served (mod 2³²: compared only for a
+	// change within workerLinger); servedSeen is its value when the
+	// retire timer was armed (timer goroutine only).
+	served     atomic.Uint32
+	servedSeen uint32
+	qhead      int32        // under qmu
+	nworkers   int32        // worker goroutines (qmu)
+	idle       atomic.Int32 // workers waiting on work
+	active     int32        // request streams being served (mu)
+	unknown    int32        // unidirectional streams of unknown type seen (mu)
+	nparked    atomic.Int32 // written under mu, read without it on each stream
+	armed      atomic.Bool
+	spinning   bool // under qmu
+	uniDone    bool // Serve is waiting for uniActive: start no reader (mu)
+	uni        h3.UniStreams
+}
+
+// Shared is an engine configuration with its defaults filled in and what
+// the engine derives from it, shared by the connections made with
+// NewConnShared (NewConn makes one per connection).
+type Shared struct {
+	cfg Config
+	lim h3.Limits
+}
+
+// NewShared returns the shared form of cfg (nil: defaults).
+func NewShared(cfg *Config) *Shared {
+	sh := &Shared{cfg: cfg.norm()}
+	sh.lim = sh.cfg.limits()
+	return sh
 }
 
 // NewConn returns an engine for qc serving h under cfg (nil: defaults).
 func NewConn(qc quicx.Conn, cfg *Config, h Handler) *Conn {
-	c := &Conn{qc: qc, cfg: cfg.norm(), h: h, work: make(chan bool), quit: qc.Context().Done(), maxID: -1, goaway: -1}
-	c.lim = c.cfg.limits()
+	return NewConnShared(qc, NewShared(cfg), h)
+}
+
+// NewConnShared returns an engine for qc serving h under sh.
+func NewConnShared(qc quicx.Conn, sh *Shared, h Handler) *Conn {
+	c := &Conn{Shared: sh, qc: qc, h: h, maxID: -1, goaway: -1}
 	c.budget.Store(int64(c.cfg.HeaderBudget))
 	return c
 }
@@ -142,20 +175,49 @@ func (c *Conn) push(st *Stream) {
 	c.queue = append(c.queue, st)
 	wake := !c.spinning
 	c.spinning = true
+	w := c.work
 	c.qmu.Unlock()
 	if wake {
-		c.wake()
+		c.wake(w)
 	}
 }
 
-// wake wakes an idle worker, or starts one when none is idle.
-func (c *Conn) wake() {
+// wake wakes an idle worker through w, c.work read under qmu (nil when no
+// worker exists), or starts one when none is idle. An idle worker waits on
+// c.work, which is not replaced while a worker exists.
+func (c *Conn) wake(w chan bool) {
 	select {
-	case c.work <- true:
+	case w <- true:
+		return
 	default:
-		c.workers.Add(1)
-		go c.worker()
 	}
+	c.qmu.Lock()
+	c.nworkers++
+	if c.work == nil {
+		c.work = make(chan bool)
+	}
+	c.qmu.Unlock()
+	c.workers.Add(1)
+	go c.worker()
+}
+
+// workerExit accounts for a worker's end; the last one drops work.
+func (c *Conn) workerExit() {
+	c.qmu.Lock()
+	c.nworkers--
+	if c.nworkers == 0 {
+		c.work = nil
+	}
+	c.qmu.Unlock()
+	c.workers.Done()
+}
+
+// workChan returns c.work.
+func (c *Conn) workChan() chan bool {
+	c.qmu.Lock()
+	w := c.work
+	c.qmu.Unlock()
+	return w
 }
 
 // next takes the next queued stream, nil when there is none. When more
@@ -165,23 +227,24 @@ func (c *Conn) next(woken bool) *Stream {
 	if woken {
 		c.spinning = false
 	}
-	if c.qhead == len(c.queue) {
+	if int(c.qhead) == len(c.queue) {
 		c.qmu.Unlock()
 		return nil
 	}
 	st := c.queue[c.qhead]
 	c.queue[c.qhead] = nil
 	c.qhead++
-	if c.qhead == len(c.queue) {
+	if int(c.qhead) == len(c.queue) {
 		c.queue, c.qhead = c.queue[:0], 0
 	}
-	wake := c.qhead < len(c.queue) && !c.spinning
+	wake := int(c.qhead) < len(c.queue) && !c.spinning
 	if wake {
 		c.spinning = true
 	}
+	w := c.work
 	c.qmu.Unlock()
 	if wake {
-		c.wake()
+		c.wake(w)
 	}
 	return st
 }
@@ -205,7 +268,7 @@ func reject(qs quicx.Stream, code h3.ErrorCode) {
 // worker serves the queued streams, then waits to be woken for more,
 // until enough workers idle.
 func (c *Conn) worker() {
-	defer c.workers.Done()
+	defer c.workerExit()
 	for {
 		quiet := false
 		for st := c.next(true); st != nil; st = c.next(false) {
@@ -219,12 +282,12 @@ func (c *Conn) worker() {
 			c.armRetire()
 		}
 		select {
-		case ok := <-c.work:
+		case ok := <-c.workChan():
 			c.idle.Add(-1)
 			if !ok { // retired
 				return
 			}
-		case <-c.quit:
+		case <-c.qc.Context().Done():
 			c.idle.Add(-1)
 			return
 		}
@@ -265,8 +328,8 @@ func (c *Conn) retireIdle() {
 	c.mu.Unlock()
 	for c.idle.Load() > 0 {
 		select {
-		case c.work <- false:
-		case <-c.quit:
+		case c.workChan() <- false:
+		case <-c.qc.Context().Done():
 			return
 		default:
 			return // none is parked on work (one is about to be)
@@ -425,23 +488,42 @@ func (c *Conn) acceptUni() {
 }
 
 // critical is one of the peer's critical streams (control, QPACK encoder
-// or decoder) and what its reader keeps between goroutines: the buffered
-// bytes and the control stream's state.
+// or decoder) and what its reader keeps between goroutines: the control
+// stream's state. The goroutine reading it has its reader, with a buffer
+// from critBufs given back when it parks (nothing is buffered then, and the
+// stream has not ended).
 type critical struct {
-	r   reader
-	t   h3.StreamType
-	cs  h3.ControlStream
-	buf [64]byte
+	rs quicx.ReceiveStream
+	t  h3.StreamType
+	cs h3.ControlStream
+}
+
+// critBufSize is a critical stream's read buffer: a frame header, a QPACK
+// instruction's integer (QPACK streams) or a small frame's payload.
+const critBufSize = 64
+
+// critBufs holds the read buffers of critical streams no goroutine reads.
+var critBufs = sync.Pool{New: func() any { return new([critBufSize]byte) }}
+
+// critReader returns a reader of rs with a buffer from critBufs.
+func (c *Conn) critReader(rs quicx.ReceiveStream) reader {
+	return reader{r: rs, b: critBufs.Get().(*[critBufSize]byte)[:], in: c.cfg.BytesIn}
+}
+
+// dropBuf gives r's buffer back to critBufs.
+func dropBuf(r *reader) {
+	critBufs.Put((*[critBufSize]byte)(r.b))
+	r.b = nil
 }
 
 // serveUni reads a unidirectional stream's type and then the stream.
 func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 	defer c.uniActive.Done()
-	u := &critical{}
-	u.r = reader{r: rs, b: u.buf[:], in: c.cfg.BytesIn}
-	t, err := u.r.varint()
+	r := c.critReader(rs)
+	t, err := r.varint()
 	if err != nil {
 		// Ended or reset before its type: ignore it (RFC 9114 §6.2).
+		dropBuf(&r)
 		rs.CancelRead(uint64(h3.CodeStreamCreationError))
 		rs.ReleaseStreamCredit()
 		return
@@ -450,11 +532,14 @@ func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 	err = c.uni.Accept(h3.StreamType(t))
 	if err == h3.ErrUnknownStreamType {
 		c.unknown++
-		if c.unknown > c.cfg.MaxUniStreams {
+		if int(c.unknown) > c.cfg.MaxUniStreams {
 			err = errTooManyUni
 		}
 	}
 	c.mu.Unlock()
+	if err != nil {
+		dropBuf(&r)
+	}
 	switch {
 	case err == h3.ErrUnknownStreamType:
 		rs.CancelRead(uint64(h3.CodeStreamCreationError))
@@ -464,27 +549,29 @@ func (c *Conn) serveUni(rs quicx.ReceiveStream) {
 		c.closeWith(err)
 		return
 	}
-	u.t = h3.StreamType(t)
-	c.readCritical(u)
+	c.readCritical(&critical{rs: rs, t: h3.StreamType(t)}, &r)
 }
 
-// readCritical reads a critical stream until it has been quiet for
+// readCritical reads a critical stream with r until it has been quiet for
 // readerLinger (then it parks it) or it ends; its end, or an error in it,
 // closes the connection.
-func (c *Conn) readCritical(u *critical) {
+func (c *Conn) readCritical(u *critical, r *reader) {
 	var err error
 	switch u.t {
 	case h3.StreamControl:
-		err = c.readControl(u)
+		err = c.readControl(u, r)
 	case h3.StreamQPACKEncoder:
-		err = drainQPACK(u, h3.DrainEncoderStream)
+		err = drainQPACK(r, h3.DrainEncoderStream)
 	case h3.StreamQPACKDecoder:
-		err = drainQPACK(u, h3.DrainDecoderStream)
+		err = drainQPACK(r, h3.DrainDecoderStream)
+	}
+	dropBuf(r) // on errQuiet, nothing is buffered: await found it empty
+	if err == errQuiet {
+		c.park(u)
+		return
 	}
 	var e *h3.Error
 	switch {
-	case err == errQuiet:
-		c.park(u)
 	case errors.As(err, &e):
 		c.closeWith(err)
 	case c.qc.Context().Err() == nil:
@@ -497,15 +584,15 @@ func (c *Conn) readCritical(u *critical) {
 // errQuiet reports a critical stream with nothing new for readerLinger.
 var errQuiet = errors.New("h3srv: critical stream quiet")
 
-// await waits up to readerLinger for more of u's stream when nothing of it
+// await waits up to readerLinger for more of r's stream when nothing of it
 // is buffered: errQuiet if none came.
-func (u *critical) await() error {
-	if u.r.i < u.r.n {
+func await(r *reader) error {
+	if r.i < r.n {
 		return nil
 	}
-	rs := u.r.r
+	rs := r.r
 	rs.SetReadDeadline(time.Now().Add(readerLinger))
-	err := u.r.fill()
+	err := r.fill()
 	rs.SetReadDeadline(time.Time{})
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
 		return errQuiet
@@ -522,14 +609,15 @@ func (c *Conn) park(u *critical) {
 		c.mu.Unlock()
 		return
 	}
-	c.parked = append(c.parked, u)
-	c.nparked.Store(int32(len(c.parked)))
+	n := c.nparked.Load()
+	c.parked[n] = u // one stream of each critical type: never more than 3
+	c.nparked.Store(n + 1)
 	c.mu.Unlock()
 	// Set once u is in parked, so that a final size known already (the
 	// callback runs at once) or learned meanwhile resumes it. A callback
 	// left from an earlier park, once u is read again, finds nothing
 	// parked or resumes the others early: both harmless.
-	u.r.r.SetReceiveFinalSizeCallback(c.finalSize)
+	u.rs.SetReceiveFinalSizeCallback(c.finalSize)
 }
 
 // finalSize is a parked critical stream's final size callback: it ended.
@@ -542,20 +630,20 @@ func (c *Conn) resumeUni() {
 	if c.uniDone {
 		return
 	}
-	for i, u := range c.parked {
+	for i, u := range c.parked[:c.nparked.Load()] {
 		c.parked[i] = nil
 		c.uniActive.Add(1)
 		go c.resumeCritical(u)
 	}
-	c.parked = c.parked[:0]
 	c.nparked.Store(0)
 }
 
 // resumeCritical reads a parked critical stream again.
 func (c *Conn) resumeCritical(u *critical) {
 	defer c.uniActive.Done()
-	u.r.r.SetReceiveFinalSizeCallback(nil)
-	c.readCritical(u)
+	u.rs.SetReceiveFinalSizeCallback(nil)
+	r := c.critReader(u.rs)
+	c.readCritical(u, &r)
 }
 
 // waitUni waits for the goroutines reading the peer's unidirectional
@@ -564,7 +652,7 @@ func (c *Conn) resumeCritical(u *critical) {
 func (c *Conn) waitUni() {
 	c.mu.Lock()
 	c.uniDone = true
-	c.parked = nil
+	c.parked = [3]*critical{}
 	c.nparked.Store(0)
 	c.mu.Unlock()
 	c.uniActive.Wait()
@@ -574,11 +662,10 @@ var errTooManyUni = &h3.Error{Code: h3.CodeExcessiveLoad, Conn: true, Reason: "t
 
 // readControl reads the peer's control stream to its end, or until it is
 // quiet (errQuiet).
-func (c *Conn) readControl(u *critical) error {
-	r := &u.r
+func (c *Conn) readControl(u *critical, r *reader) error {
 	var payload []byte
 	for {
-		if err := u.await(); err != nil {
+		if err := await(r); err != nil {
 			return err
 		}
 		h, err := r.frameHeader()
@@ -615,8 +702,7 @@ func (c *Conn) readControl(u *critical) error {
 
 // drainQPACK reads a QPACK stream through drain to its end, or until it is
 // quiet (errQuiet).
-func drainQPACK(u *critical, drain func([]byte) (int, error)) error {
-	r := &u.r
+func drainQPACK(r *reader, drain func([]byte) (int, error)) error {
 	for {
 		n, err := drain(r.b[r.i:r.n])
 		r.i += n
@@ -629,7 +715,7 @@ func drainQPACK(u *critical, drain func([]byte) (int, error)) error {
 			return h3.ErrEncoderStream
 		}
 		if r.i == r.n {
-			err = u.await()
+			err = await(r)
 		} else {
 			err = r.fill()
 		}
@@ -655,5 +741,5 @@ func (c *Conn) release(n int64) { c.budget.Add(n) }
 func (c *Conn) activeStreams() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.active
+	return int(c.active)
 }
