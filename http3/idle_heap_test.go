@@ -90,7 +90,7 @@ func TestIdleConnHeap(t *testing.T) {
 		read()
 		closers := make([]func(), n)
 		for i := range closers {
-			closers[i] = dialH3(t, addr)
+			closers[i] = getH3Conn(t, addr)
 		}
 		time.Sleep(idleSettle)
 		fmt.Fprintln(in, "measure")
@@ -175,9 +175,9 @@ func startChild(t *testing.T, test string, env ...string) (io.Writer, io.Reader)
 // of the layer not being measured may move during a phase (one run saw -1).
 const otherLayerSlack = 16
 
-// dialH3 makes one GET to addr with quic-go's HTTP/3 client, on a
+// getH3Conn makes one GET to addr with quic-go's HTTP/3 client, on a
 // connection of its own, and returns what closes it.
-func dialH3(t *testing.T, addr string) (close func()) {
+func getH3Conn(t *testing.T, addr string) (close func()) {
 	t.Helper()
 	tr := &qhttp3.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}}
 	resp, err := (&http.Client{Transport: tr}).Get("https://" + addr + "/hello")

@@ -18,7 +18,7 @@ import (
 // the stack the live goroutines use.
 func idleCost(t *testing.T, addr string, n int) cost {
 	t.Helper()
-	return idleCostOf(t, n, func() func() { return dialH3(t, addr) })
+	return idleCostOf(t, n, func() func() { return getH3Conn(t, addr) })
 }
 
 // idleCostQPACK is idleCost with a client that, as browsers do, opens its
