@@ -295,11 +295,14 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 		if hr.Chunked && !h2 {
 			r.TransferEncoding = []string{"chunked"}
 		}
-		if tv, ok := r.Header["Trailer"]; ok {
-			// As net/http: the announcement moves from Header to
-			// Trailer (on HTTP/2 whatever the body).
-			r.Trailer = declaredTrailers(tv)
-			delete(r.Header, "Trailer")
+		// As net/http: the announcement moves from Header to Trailer
+		// (on HTTP/2 whatever the body). Looked up only when a Trailer
+		// field came (fieldSummary): most requests have none.
+		if fs.trailer {
+			if tv, ok := r.Header["Trailer"]; ok {
+				r.Trailer = declaredTrailers(tv)
+				delete(r.Header, "Trailer")
+			}
 		}
 	}
 	if c.body.done {
@@ -598,6 +601,7 @@ type fieldSummary struct {
 	cookies int  // Cookie fields (HTTP/2 joins several into one)
 	expect  bool // an Expect field (HTTP/2 removes 100-continue)
 	pragma  bool // a Pragma field (no-cache implies Cache-Control)
+	trailer bool // a Trailer field (it moves to Request.Trailer)
 }
 
 // summarize makes hr's fieldSummary.
@@ -612,6 +616,8 @@ func summarize(hr *h1.Request) fieldSummary {
 			fs.cookies++
 		case h1.HeaderExpect:
 			fs.expect = true
+		case h1.HeaderTrailer:
+			fs.trailer = true
 		case h1.Unknown:
 			// h1 has no constant for Pragma.
 			fs.pragma = fs.pragma || ascii.EqualFold(f.Name, "Pragma")
