@@ -63,7 +63,7 @@ func TestCompatLocalAddrOncePerConn(t *testing.T) {
 func TestCompatHeadAroundBlockSizes(t *testing.T) {
 	var heads []string
 	for nvals := 0; nvals <= 7; nvals++ {
-		for _, size := range []int{60, 72, 73, 80, 90, 103, 104, 105, 151, 152, 153, 199, 200, 201, 260} {
+		for _, size := range []int{60, 72, 73, 80, 90, 87, 88, 89, 103, 104, 105, 119, 120, 121, 151, 152, 153, 167, 168, 169, 199, 200, 201, 215, 216, 217, 260} {
 			h := "GET /p?q=1 HTTP/1.1\r\nHost: example.com\r\n"
 			for i := range nvals {
 				h += fmt.Sprintf("X-F%d: v%d\r\n", i, i)

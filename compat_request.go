@@ -22,7 +22,7 @@ import (
 // request without header values (besides Host) holds without a separate
 // allocation. It brings its block to the 768-byte size class (with the
 // runtime's 8-byte header, see compatBlocks).
-const compatInlineHead = 200
+const compatInlineHead = 216
 
 // compatRequest is everything a compat request owns: the *http.Request
 // handed to the handler with its URL, Context and Body. It is allocated
@@ -95,31 +95,31 @@ func block[V, H any]() compatBlock {
 // compatBlocks are the shapes a request is allocated in, smallest first;
 // each, with the 8-byte header the runtime puts before an object with
 // pointers larger than 512 bytes, fills a malloc size class
-// (compatRequest is 560 bytes on 64-bit platforms;
+// (compatRequest is 544 bytes on 64-bit platforms;
 // TestCompatBlockSizeClasses checks). A request is allocated in the first
 // that holds its header values and (compact) head; a larger one takes
 // separate allocations for what does not fit.
 var compatBlocks = [...]compatBlock{
-	block[[0]string, [72]byte](),               // 640: a short whole head (a load generator's GET)
-	block[[1]string, [56]byte](),               // 640
-	block[[2]string, [40]byte](),               // 640
-	block[[3]string, [152]byte](),              // 768
+	block[[0]string, [88]byte](),               // 640: a short whole head (a load generator's GET)
+	block[[1]string, [72]byte](),               // 640
+	block[[2]string, [56]byte](),               // 640
+	block[[3]string, [168]byte](),              // 768
 	block[[0]string, [compatInlineHead]byte](), // 768: a whole head, no values
-	block[[6]string, [104]byte](),              // 768
-	block[[6]string, [232]byte](),              // 896
-	block[[10]string, [168]byte](),             // 896
-	block[[6]string, [360]byte](),              // 1024
-	block[[10]string, [296]byte](),             // 1024
-	block[[16]string, [200]byte](),             // 1024
-	block[[6]string, [488]byte](),              // 1152
-	block[[10]string, [424]byte](),             // 1152
-	block[[16]string, [328]byte](),             // 1152
-	block[[10]string, [552]byte](),             // 1280
-	block[[16]string, [456]byte](),             // 1280
-	block[[10]string, [808]byte](),             // 1536
-	block[[16]string, [712]byte](),             // 1536
-	block[[10]string, [1320]byte](),            // 2048
-	block[[16]string, [1224]byte](),            // 2048
+	block[[6]string, [120]byte](),              // 768
+	block[[6]string, [248]byte](),              // 896
+	block[[10]string, [184]byte](),             // 896
+	block[[6]string, [376]byte](),              // 1024
+	block[[10]string, [312]byte](),             // 1024
+	block[[16]string, [216]byte](),             // 1024
+	block[[6]string, [504]byte](),              // 1152
+	block[[10]string, [440]byte](),             // 1152
+	block[[16]string, [344]byte](),             // 1152
+	block[[10]string, [568]byte](),             // 1280
+	block[[16]string, [472]byte](),             // 1280
+	block[[10]string, [824]byte](),             // 1536
+	block[[16]string, [728]byte](),             // 1536
+	block[[10]string, [1336]byte](),            // 2048
+	block[[16]string, [1240]byte](),            // 2048
 }
 
 // wholeHeadFits reports whether a block of one of the two smallest sizes
@@ -295,11 +295,14 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 		if hr.Chunked && !h2 {
 			r.TransferEncoding = []string{"chunked"}
 		}
-		if tv, ok := r.Header["Trailer"]; ok {
-			// As net/http: the announcement moves from Header to
-			// Trailer (on HTTP/2 whatever the body).
-			r.Trailer = declaredTrailers(tv)
-			delete(r.Header, "Trailer")
+		// As net/http: the announcement moves from Header to Trailer
+		// (on HTTP/2 whatever the body). Looked up only when a Trailer
+		// field came (fieldSummary): most requests have none.
+		if fs.trailer {
+			if tv, ok := r.Header["Trailer"]; ok {
+				r.Trailer = declaredTrailers(tv)
+				delete(r.Header, "Trailer")
+			}
 		}
 	}
 	if c.body.done {
@@ -598,6 +601,7 @@ type fieldSummary struct {
 	cookies int  // Cookie fields (HTTP/2 joins several into one)
 	expect  bool // an Expect field (HTTP/2 removes 100-continue)
 	pragma  bool // a Pragma field (no-cache implies Cache-Control)
+	trailer bool // a Trailer field (it moves to Request.Trailer)
 }
 
 // summarize makes hr's fieldSummary.
@@ -612,6 +616,8 @@ func summarize(hr *h1.Request) fieldSummary {
 			fs.cookies++
 		case h1.HeaderExpect:
 			fs.expect = true
+		case h1.HeaderTrailer:
+			fs.trailer = true
 		case h1.Unknown:
 			// h1 has no constant for Pragma.
 			fs.pragma = fs.pragma || ascii.EqualFold(f.Name, "Pragma")
@@ -859,10 +865,12 @@ type compatContext struct {
 // local address as a value, and a context.WithCancel made only when Done
 // is first called, so that derived contexts hang off it without a
 // goroutine each and a request that never asks allocates nothing.
+//
+// No lock: inner goes once from nil to the inner context (Done) or to
+// endedCtx (cancel, the request ended first), by compare-and-swap, so
+// that a request that never asks for Done ends with one atomic operation.
 type lazyCtx struct {
-	imu   sync.Mutex // guards creating inner, and over
-	over  bool       // the request has ended
-	inner atomic.Pointer[innerCtx]
+	inner atomic.Pointer[innerCtx] // nil, the inner context, or endedCtx
 	laddr net.Addr
 	srv   *http.Server // for http.ServerContextKey (Server.httpServer)
 }
@@ -872,41 +880,45 @@ type innerCtx struct {
 	cancel context.CancelFunc
 }
 
+// endedCtx is lazyCtx.inner of a request that ended before Done was
+// called: a context cancelled already, shared by all such requests.
+var endedCtx = func() *innerCtx {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return &innerCtx{ctx, cancel}
+}()
+
 // Deadline reports no deadline, as net/http's request context.
 func (c *lazyCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 // done is Done; created reports that this call made the inner context.
 func (c *lazyCtx) done() (ch <-chan struct{}, created bool) {
-	if in := c.inner.Load(); in != nil {
-		return in.ctx.Done(), false
-	}
-	c.imu.Lock()
 	in := c.inner.Load()
 	if in == nil {
-		if c.over {
-			c.imu.Unlock()
-			return closedChan, false
-		}
 		ctx, cancel := context.WithCancel(context.Background())
-		in = &innerCtx{ctx, cancel}
-		c.inner.Store(in)
-		created = true
+		if c.inner.CompareAndSwap(nil, &innerCtx{ctx, cancel}) {
+			return ctx.Done(), true
+		}
+		// Another Done made one first, or the request ended.
+		cancel()
+		in = c.inner.Load()
 	}
-	c.imu.Unlock()
-	return in.ctx.Done(), created
+	if in == endedCtx {
+		return closedChan, false
+	}
+	return in.ctx.Done(), false
 }
 
 // Err returns context.Canceled once Done is closed.
 func (c *lazyCtx) Err() error {
-	if in := c.inner.Load(); in != nil {
+	switch in := c.inner.Load(); in {
+	case nil:
+		return nil
+	case endedCtx:
+		return context.Canceled
+	default:
 		return in.ctx.Err()
 	}
-	c.imu.Lock()
-	defer c.imu.Unlock()
-	if c.over {
-		return context.Canceled
-	}
-	return nil
 }
 
 // Value returns the connection's local address for
@@ -920,7 +932,7 @@ func (c *lazyCtx) Value(key any) any {
 	case http.ServerContextKey:
 		return c.srv
 	}
-	if in := c.inner.Load(); in != nil {
+	if in := c.inner.Load(); in != nil && in != endedCtx {
 		return in.ctx.Value(key)
 	}
 	return nil
@@ -928,12 +940,10 @@ func (c *lazyCtx) Value(key any) any {
 
 // cancel ends the context: the request is over.
 func (c *lazyCtx) cancel() {
-	c.imu.Lock()
-	c.over = true
-	c.imu.Unlock()
-	if in := c.inner.Load(); in != nil {
-		in.cancel()
+	if c.inner.CompareAndSwap(nil, endedCtx) {
+		return // Done was never called: nothing waits
 	}
+	c.inner.Load().cancel() // the inner context's (endedCtx's: a no-op)
 }
 
 func (c *compatContext) lock() { c.mu.Lock() }
