@@ -126,6 +126,44 @@ func TestSummarizeExcludesFlaggedRuns(t *testing.T) {
 	}
 }
 
+// TestH3BusyFigures: an HTTP/3 run's CPU per body megabyte and both
+// sides' CPU use over the load's duration (the run's wall time when the
+// load reports none), their medians in the summary and the table's columns.
+func TestH3BusyFigures(t *testing.T) {
+	rec := RunRecord{CPUSeconds: 1.5}
+	rec.setBusy(WrkStats{Bytes: 300e6, DurationUS: 3e6, LoadCPUSeconds: 2.7}, 5*time.Second)
+	if rec.CPUPerMBUS != 5000 || rec.ServerBusyPct != 50 || math.Abs(rec.LoadBusyPct-90) > 1e-9 {
+		t.Errorf("per MB %v µs, server %v%%, client %v%%; want 5000, 50, 90", rec.CPUPerMBUS, rec.ServerBusyPct, rec.LoadBusyPct)
+	}
+	rec = RunRecord{CPUSeconds: 1}
+	rec.setBusy(WrkStats{LoadCPUSeconds: 0.5}, 2*time.Second)
+	if rec.CPUPerMBUS != 0 || rec.ServerBusyPct != 50 || rec.LoadBusyPct != 25 {
+		t.Errorf("no bytes, no duration: per MB %v, server %v%%, client %v%%; want 0, 50, 25 (over the wall time)", rec.CPUPerMBUS, rec.ServerBusyPct, rec.LoadBusyPct)
+	}
+
+	run := func(server string, round int, mbps, cpuMB, srv, load float64) RunRecord {
+		return RunRecord{Workload: "h3bulk", Server: server, Round: round, WrkStats: WrkStats{RPS: mbps / 16, MBps: mbps},
+			CPUPerMBUS: cpuMB, ServerBusyPct: srv, LoadBusyPct: load}
+	}
+	res := &Results{
+		Servers:   []string{H3Baseline},
+		Workloads: []string{"h3bulk"},
+		Runs: []RunRecord{
+			run(H3Baseline, 1, 300, 2000, 70, 99), run(H3Baseline, 2, 310, 2100, 75, 97), run(H3Baseline, 3, 320, 2200, 72, 98),
+		},
+	}
+	res.Summary = Summarize(res)
+	ss := res.Summary[0].Servers[0]
+	if ss.CPUPerMBUS != 2100 || ss.ServerBusyPct != 72 || ss.LoadBusyPct != 98 {
+		t.Errorf("summary per MB %v, server %v%%, client %v%%; want the medians 2100, 72, 98", ss.CPUPerMBUS, ss.ServerBusyPct, ss.LoadBusyPct)
+	}
+	var md bytes.Buffer
+	writeMarkdown(&md, res, nil)
+	if row := "| 2100.0 | 72% | 98% |"; !strings.Contains(md.String(), "CPU µs/MB | server busy | client busy") || !strings.Contains(md.String(), row) {
+		t.Errorf("results.md has no CPU per MB and busy columns (%q):\n%s", row, md.String())
+	}
+}
+
 // TestWorkloadRequestsParse checks that the bytes the conformance test sends
 // for each workload are well-formed requests matching the wrk script.
 func TestWorkloadRequestsParse(t *testing.T) {

@@ -75,6 +75,15 @@ type RunRecord struct {
 	CPUSeconds float64 `json:"cpu_seconds"`
 	// CPUPerReqUS is CPUSeconds per completed request, in microseconds.
 	CPUPerReqUS float64 `json:"cpu_us_per_request"`
+	// CPUPerMBUS is CPUSeconds per megabyte (10^6) of response bodies, in
+	// microseconds (HTTP/3 workloads, which count body bytes).
+	CPUPerMBUS float64 `json:"cpu_us_per_mb,omitempty"`
+	// ServerBusyPct and LoadBusyPct are CPUSeconds and the load
+	// generator's LoadCPUSeconds as a percentage of one CPU over the run
+	// (HTTP/3 workloads): near 100 × the CPUs of its set, that side
+	// bounded the run.
+	ServerBusyPct float64 `json:"server_busy_pct,omitempty"`
+	LoadBusyPct   float64 `json:"load_busy_pct,omitempty"`
 	// Flagged runs (errors, non-2xx, a dead server) are excluded from the
 	// medians and ratios and listed in the report.
 	Flagged bool   `json:"flagged"`
@@ -418,6 +427,9 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		if st.Requests > 0 {
 			rec.CPUPerReqUS = rec.CPUSeconds / float64(st.Requests) * 1e6
 		}
+		if w.HTTP3 {
+			rec.setBusy(st, time.Since(t))
+		}
 		rec.Flag = flagOf(st, err, pr)
 		rec.Flagged = rec.Flag != ""
 		res.Runs = append(res.Runs, rec)
@@ -429,6 +441,23 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		}
 	}
 	return nil
+}
+
+// setBusy fills the HTTP/3 figures of rec from its CPUSeconds and the
+// run's statistics: CPU per body megabyte and both sides' CPU use over the
+// load's own duration (wall, the run with its setup, when it has none).
+func (rec *RunRecord) setBusy(st WrkStats, wall time.Duration) {
+	if st.Bytes > 0 {
+		rec.CPUPerMBUS = rec.CPUSeconds / (float64(st.Bytes) / 1e6) * 1e6
+	}
+	secs := float64(st.DurationUS) / 1e6
+	if secs <= 0 {
+		secs = wall.Seconds()
+	}
+	if secs > 0 {
+		rec.ServerBusyPct = 100 * rec.CPUSeconds / secs
+		rec.LoadBusyPct = 100 * st.LoadCPUSeconds / secs
+	}
 }
 
 // flagOf says why a run must not be averaged silently, or "" if it is clean.
