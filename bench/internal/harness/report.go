@@ -41,6 +41,10 @@ type ServerSummary struct {
 	CPUPerMBUS    float64 `json:"cpu_us_per_mb_median,omitempty"`
 	ServerBusyPct float64 `json:"server_busy_pct_median,omitempty"`
 	LoadBusyPct   float64 `json:"load_busy_pct_median,omitempty"`
+	// ServerSetBusyPct and ServerSetIRQPct are the medians of the runs'
+	// figures of those names (HTTP/3 workloads with pinned servers).
+	ServerSetBusyPct float64 `json:"server_set_busy_pct_median,omitempty"`
+	ServerSetIRQPct  float64 `json:"server_set_irq_pct_median,omitempty"`
 	// VsBaseline and VsReference are the per-round RPS ratios against
 	// net/http (BaselineOf: quic-go's http3.Server for the HTTP/3
 	// workloads) and fasthttp (median, min, max over rounds).
@@ -103,7 +107,7 @@ func Summarize(res *Results) []WorkloadSummary {
 		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns, res.Config.Scale.LoadThreads)
 		for _, sn := range res.Servers {
 			ss := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[wn+"/"+sn]}
-			var rps, p50, p99, mean, sd, cpu, idle, allocs, mbps, cpuMB, srvBusy, loadBusy []float64
+			var rps, p50, p99, mean, sd, cpu, idle, allocs, mbps, cpuMB, srvBusy, loadBusy, setBusy, setIRQ []float64
 			for _, r := range res.Runs {
 				if r.Workload != wn || r.Server != sn {
 					continue
@@ -127,6 +131,8 @@ func Summarize(res *Results) []WorkloadSummary {
 				cpuMB = append(cpuMB, r.CPUPerMBUS)
 				srvBusy = append(srvBusy, r.ServerBusyPct)
 				loadBusy = append(loadBusy, r.LoadBusyPct)
+				setBusy = append(setBusy, r.ServerSetBusyPct)
+				setIRQ = append(setIRQ, r.ServerSetIRQPct)
 			}
 			if ss.Runs == 0 {
 				continue
@@ -144,6 +150,8 @@ func Summarize(res *Results) []WorkloadSummary {
 				ss.CPUPerMBUS = SpreadOf(cpuMB).Median
 				ss.ServerBusyPct = SpreadOf(srvBusy).Median
 				ss.LoadBusyPct = SpreadOf(loadBusy).Median
+				ss.ServerSetBusyPct = SpreadOf(setBusy).Median
+				ss.ServerSetIRQPct = SpreadOf(setIRQ).Median
 			}
 			ss.VsBaseline = SpreadOf(roundRatios(res.Runs, wn, sn, BaselineOf(w)))
 			ss.VsReference = SpreadOf(roundRatios(res.Runs, wn, sn, Reference))
@@ -375,7 +383,10 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
   and after each run). "server busy" and "client busy" are each side's
   user+system CPU time over the run in %% of one CPU (the client's: the
   harness process, or h3load-rs's): a side near 100%% × its CPUs bounded
-  the run (softirq time, e.g. loopback delivery, is neither's). A run with
+  the run. Softirq time, e.g. loopback delivery of the server's datagrams
+  to the client's socket, is neither's: with pinned servers "server CPUs
+  busy (irq)" is the servers' CPU set's use over the run, every process
+  and interrupt counted, and the interrupt part of it. A run with
   any failed request or non-200 response is flagged.
 `, H3Baseline)
 			break
@@ -553,9 +564,9 @@ func printWorkloadSummary(w io.Writer, res *Results, workload string) {
 				lat, v = "mean", ss.MeanUS
 			}
 			if ws.Tool == "h3" {
-				fmt.Fprintf(w, "  %-17s %10s rps [%s–%s]  %7.1f MB/s  ×%s %-18s CPU %7.2f µs/req %7.1f µs/MB  busy server %3.0f%% client %3.0f%%  allocs/req %6.1f  flagged %d/%d\n",
+				fmt.Fprintf(w, "  %-17s %10s rps [%s–%s]  %7.1f MB/s  ×%s %-18s CPU %7.2f µs/req %7.1f µs/MB  busy server %3.0f%% client %3.0f%% server CPUs %3.0f%% (irq %2.0f%%)  allocs/req %6.1f  flagged %d/%d\n",
 					ss.Server, FormatCount(ss.RPS.Median, ss.RPS.N), FormatCount(ss.RPS.Min, ss.RPS.N), FormatCount(ss.RPS.Max, ss.RPS.N),
-					ss.MBps.Median, H3Baseline, ratioCell(&ss, true), ss.CPUPerReqUS, ss.CPUPerMBUS, ss.ServerBusyPct, ss.LoadBusyPct,
+					ss.MBps.Median, H3Baseline, ratioCell(&ss, true), ss.CPUPerReqUS, ss.CPUPerMBUS, ss.ServerBusyPct, ss.LoadBusyPct, ss.ServerSetBusyPct, ss.ServerSetIRQPct,
 					ss.AllocsPerReq, ss.Flagged, ss.Runs)
 				continue
 			}
@@ -575,8 +586,8 @@ func writeH3Table(w io.Writer, ws WorkloadSummary) {
 	if bulk {
 		unit = "MB/s"
 	}
-	fmt.Fprintf(w, "| server | %s median | min | max | spread | ×%s | p50 | p99 | CPU µs/req | CPU µs/MB | server busy | client busy | allocs/req | peak RSS | flagged runs |\n", unit, H3Baseline)
-	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(w, "| server | %s median | min | max | spread | ×%s | p50 | p99 | CPU µs/req | CPU µs/MB | server busy | client busy | server CPUs busy (irq) | allocs/req | peak RSS | flagged runs |\n", unit, H3Baseline)
+	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, ss := range ws.Servers {
 		v, n := ss.RPS, ss.RPS.N
 		if bulk {
@@ -595,10 +606,14 @@ func writeH3Table(w io.Writer, ws WorkloadSummary) {
 		if ss.AllocsPerReq > 0 {
 			allocs = fmt.Sprintf("%.1f", ss.AllocsPerReq)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		set := "–"
+		if ss.ServerSetBusyPct > 0 {
+			set = fmt.Sprintf("%.0f%% (%.0f%%)", ss.ServerSetBusyPct, ss.ServerSetIRQPct)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			ss.Server, cell(v.Median), cell(v.Min), cell(v.Max), pct(v.SpreadPct()), ratioCell(&ss, true),
 			FormatMicros(ss.P50US, n), FormatMicros(ss.P99US, n), cpuCell(ss), perMBCell(ss), busyCell(ss.ServerBusyPct, n),
-			busyCell(ss.LoadBusyPct, n), allocs, FormatMiB(ss.PeakRSS), flaggedCell(ss))
+			busyCell(ss.LoadBusyPct, n), set, allocs, FormatMiB(ss.PeakRSS), flaggedCell(ss))
 	}
 	fmt.Fprintln(w)
 }

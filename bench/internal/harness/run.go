@@ -84,6 +84,13 @@ type RunRecord struct {
 	// bounded the run.
 	ServerBusyPct float64 `json:"server_busy_pct,omitempty"`
 	LoadBusyPct   float64 `json:"load_busy_pct,omitempty"`
+	// ServerSetBusyPct and ServerSetIRQPct are, for HTTP/3 runs with the
+	// servers pinned, how busy the servers' CPU set was over the run and
+	// how much of its time went to hard and soft interrupts (percent of
+	// the set's time, every process on it counted): a set near 100%
+	// busy bounded the run even where the server's own CPU is lower.
+	ServerSetBusyPct float64 `json:"server_set_busy_pct,omitempty"`
+	ServerSetIRQPct  float64 `json:"server_set_irq_pct,omitempty"`
 	// Flagged runs (errors, non-2xx, a dead server) are excluded from the
 	// medians and ratios and listed in the report.
 	Flagged bool   `json:"flagged"`
@@ -343,6 +350,9 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 	if err := os.MkdirAll(rawDir, 0o755); err != nil {
 		return err
 	}
+	// The servers' CPU set, whose use an HTTP/3 run reports (Run has
+	// checked the list; empty when the servers are not pinned).
+	serverSet, _ := ParseCPUList(cfg.ServerCPUs)
 	procs := map[string]*Proc{}
 	defer func() {
 		for _, pr := range procs {
@@ -416,8 +426,10 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 			Raw: filepath.Join("raw", w.Name, fmt.Sprintf("r%d-%s.txt", r+1, s.Name))}
 		t := time.Now()
 		cpu0, _ := pr.CPUSeconds()
+		set0, setErr := readCPUTimes(serverSet)
 		out, st, err := newRun(s, cfg.Duration).run(ctx)
 		cpu1, _ := pr.CPUSeconds()
+		set1, setErr1 := readCPUTimes(serverSet)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -429,6 +441,9 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		}
 		if w.HTTP3 {
 			rec.setBusy(st, time.Since(t))
+			if len(serverSet) > 0 && setErr == nil && setErr1 == nil {
+				rec.ServerSetBusyPct, rec.ServerSetIRQPct = set1.pcts(set0)
+			}
 		}
 		rec.Flag = flagOf(st, err, pr)
 		rec.Flagged = rec.Flag != ""
