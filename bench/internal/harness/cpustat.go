@@ -10,9 +10,11 @@ import (
 
 // cpuTimes are the summed /proc/stat counters (USER_HZ ticks) of a set of
 // CPUs: all time, the time not idle, and the part of it spent in hard and
-// soft interrupts. Softirq time is no process's: on loopback, a datagram
-// the server sends is delivered to the client's socket (GSO segmentation
-// included) in softirq on the server's CPU.
+// soft interrupts. On loopback, a datagram the server sends is delivered
+// to the client's socket (GSO segmentation included) in softirq on the
+// server's CPU, mostly inside its sendmsg: /proc/stat counts that as
+// softirq, and a kernel with tick-based accounting and no
+// CONFIG_IRQ_TIME_ACCOUNTING also charges it to the server's system time.
 type cpuTimes struct {
 	total, busy, irq uint64
 }

@@ -383,10 +383,12 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
   and after each run). "server busy" and "client busy" are each side's
   user+system CPU time over the run in %% of one CPU (the client's: the
   harness process, or h3load-rs's): a side near 100%% × its CPUs bounded
-  the run. Softirq time, e.g. loopback delivery of the server's datagrams
-  to the client's socket, is neither's: with pinned servers "server CPUs
-  busy (irq)" is the servers' CPU set's use over the run, every process
-  and interrupt counted, and the interrupt part of it. A run with
+  the run. With pinned servers "server CPUs busy (irq)" is the servers'
+  CPU set's use over the run, every process and interrupt counted, and its
+  interrupt part: on loopback that is mostly the delivery of the server's
+  datagrams into the client's socket, run in softirq on the server's CPU
+  (and, without CONFIG_IRQ_TIME_ACCOUNTING, charged to the server's
+  system time too). A run with
   any failed request or non-200 response is flagged.
 `, H3Baseline)
 			break
