@@ -13,7 +13,7 @@ snap() { grep '^cpu[01] ' /proc/stat; }
 s0=$(cpu $spid); p0=$(snap); t0=$(date +%s.%N)
 if [ "$perfmode" = perf ]; then perf record -F 2000 -g -o /tmp/h3bulk2/perf.$bin.data -p $spid -- sleep $d >/dev/null 2>&1 & perfpid=$!; fi
 if [ $client = rs ]; then
-  taskset -c 1 $HOME/.cache/riptide-bench/h3load-rs/release/h3load-rs -c 1 -s 1 -t 1 -d $d -expect-len 16777216 https://$addr/bulk > /tmp/h3bulk2/cl.$$.out &
+  taskset -c 1 ${RSBIN:-$HOME/.cache/riptide-bench/h3load-rs/release/h3load-rs} -c 1 -s 1 -t 1 -d $d -expect-len 16777216 https://$addr/bulk > /tmp/h3bulk2/cl.$$.out &
   cpid=$!
   # sample client cpu just before exit
   c0=$(cpu $cpid); while kill -0 $cpid 2>/dev/null; do c1=$(cpu $cpid 2>/dev/null || echo $c1); sleep 0.2; done
