@@ -205,13 +205,41 @@ struct Conn {
     sender: Sender,
 }
 
+/// The receive buffer asked for the client's UDP socket: quic-go's (7 MiB),
+/// capped by the system (net.core.rmem_max). With the default (~208 KiB) a
+/// client descheduled for a moment on a loaded machine drops the server's
+/// datagrams during a bulk download, and each loss halves the sender's
+/// window: the MB/s then measures the drops, not the server.
+const RECV_BUFFER: usize = 7 << 20;
+
+/// A UDP socket bound to local with the larger receive buffer (best
+/// effort: a smaller one is kept when the system refuses).
+fn udp_socket(local: SocketAddr) -> Result<std::net::UdpSocket, String> {
+    let s = socket2::Socket::new(
+        socket2::Domain::for_address(local),
+        socket2::Type::DGRAM,
+        Some(socket2::Protocol::UDP),
+    )
+    .map_err(|e| format!("socket: {e}"))?;
+    let _ = s.set_recv_buffer_size(RECV_BUFFER);
+    s.bind(&local.into())
+        .map_err(|e| format!("bind {local}: {e}"))?;
+    Ok(s.into())
+}
+
 async fn dial(o: &Opts, cc: quinn::ClientConfig) -> Result<Conn, String> {
     let local: SocketAddr = if o.addr.is_ipv6() {
         "[::]:0".parse().unwrap()
     } else {
         "0.0.0.0:0".parse().unwrap()
     };
-    let mut endpoint = quinn::Endpoint::client(local).map_err(|e| format!("endpoint: {e}"))?;
+    let mut endpoint = quinn::Endpoint::new(
+        quinn::EndpointConfig::default(),
+        None,
+        udp_socket(local)?,
+        Arc::new(quinn::TokioRuntime),
+    )
+    .map_err(|e| format!("endpoint: {e}"))?;
     endpoint.set_default_client_config(cc);
     let quic = endpoint
         .connect(o.addr, "localhost")

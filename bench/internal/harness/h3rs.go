@@ -189,7 +189,8 @@ func (r h3rsRun) run(ctx context.Context) ([]byte, WrkStats, error) {
 		allocsErr = err
 	}
 	argv := r.args()
-	raw, runErr := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	raw, runErr := cmd.CombinedOutput()
 	if allocsErr == nil {
 		allocs1, allocsErr = c.allocs(ctx)
 	}
@@ -212,6 +213,11 @@ func (r h3rsRun) run(ctx context.Context) ([]byte, WrkStats, error) {
 	st, res, err := parseH3rs(raw)
 	if err != nil {
 		return out.Bytes(), st, err
+	}
+	if ps := cmd.ProcessState; ps != nil {
+		// taskset execs the client in its own process: this is the
+		// client's CPU time.
+		st.LoadCPUSeconds = (ps.UserTime() + ps.SystemTime()).Seconds()
 	}
 	if allocsErr == nil && st.Requests > 0 {
 		// The two counter requests are counted in, as for h3.

@@ -84,6 +84,18 @@ func TestH3rsWorkload(t *testing.T) {
 	if !slices.Equal(a, want) {
 		t.Errorf("args\n%q\nwant\n%q", a, want)
 	}
+	// h3rsbulk: h3bulk's download from the Rust client.
+	rb, ok := LookupWorkload("h3rsbulk")
+	if !ok || !rb.HTTP3 || !rb.RustH3 || !rb.Extra || rb.Conns != 1 || rb.h3Streams() != 1 ||
+		rb.Path != bulk.Path || rb.ExpectLen != bulk.ExpectLen || rb.ExpectType != bulk.ExpectType {
+		t.Fatalf("h3rsbulk workload: %+v", rb)
+	}
+	a = h3rsRun{bin: "b", addr: "127.0.0.1:1", w: rb, conns: rb.Conns, streams: rb.h3Streams(), duration: time.Second, cpus: "1"}.args()
+	want = []string{"taskset", "-c", "1", "b", "-c", "1", "-s", "1", "-d", "1", "-method", "GET",
+		"-expect-len", "16777216", "https://127.0.0.1:1" + benchserver.BulkPath}
+	if !slices.Equal(a, want) {
+		t.Errorf("args\n%q\nwant\n%q", a, want)
+	}
 }
 
 // TestH3rsRiptide builds the Rust client with cargo (skipped without
@@ -143,6 +155,11 @@ func TestH3rsRiptide(t *testing.T) {
 		}
 		if st.Requests == 0 || st.Bytes != st.Requests*int64(len(benchserver.Hello)) || st.AllocsPerReq <= 0 || st.P50US <= 0 {
 			t.Errorf("%d requests, %d bytes, %v allocations per request, p50 %v µs\n%s", st.Requests, st.Bytes, st.AllocsPerReq, st.P50US, out)
+		}
+		// A second of 2 × 10 requests in flight costs the client CPU;
+		// the harness reads it from the child's rusage.
+		if st.LoadCPUSeconds <= 0 || st.LoadCPUSeconds > 60 {
+			t.Errorf("client CPU %v s for a 1 s run", st.LoadCPUSeconds)
 		}
 	})
 

@@ -126,6 +126,71 @@ func TestSummarizeExcludesFlaggedRuns(t *testing.T) {
 	}
 }
 
+// TestH3BusyFigures: an HTTP/3 run's CPU per body megabyte and both
+// sides' CPU use over the load's duration (the run's wall time when the
+// load reports none), their medians in the summary and the table's columns.
+func TestH3BusyFigures(t *testing.T) {
+	rec := RunRecord{CPUSeconds: 1.5}
+	rec.setBusy(WrkStats{Bytes: 300e6, DurationUS: 3e6, LoadCPUSeconds: 2.7}, 5*time.Second)
+	if rec.CPUPerMBUS != 5000 || rec.ServerBusyPct != 50 || math.Abs(rec.LoadBusyPct-90) > 1e-9 {
+		t.Errorf("per MB %v µs, server %v%%, client %v%%; want 5000, 50, 90", rec.CPUPerMBUS, rec.ServerBusyPct, rec.LoadBusyPct)
+	}
+	rec = RunRecord{CPUSeconds: 1}
+	rec.setBusy(WrkStats{LoadCPUSeconds: 0.5}, 2*time.Second)
+	if rec.CPUPerMBUS != 0 || rec.ServerBusyPct != 50 || rec.LoadBusyPct != 25 {
+		t.Errorf("no bytes, no duration: per MB %v, server %v%%, client %v%%; want 0, 50, 25 (over the wall time)", rec.CPUPerMBUS, rec.ServerBusyPct, rec.LoadBusyPct)
+	}
+
+	run := func(server string, round int, mbps, cpuMB, srv, load float64) RunRecord {
+		return RunRecord{Workload: "h3bulk", Server: server, Round: round, WrkStats: WrkStats{RPS: mbps / 16, MBps: mbps},
+			CPUPerMBUS: cpuMB, ServerBusyPct: srv, LoadBusyPct: load, ServerSetBusyPct: srv + 25, ServerSetIRQPct: 25}
+	}
+	res := &Results{
+		Servers:   []string{H3Baseline},
+		Workloads: []string{"h3bulk"},
+		Runs: []RunRecord{
+			run(H3Baseline, 1, 300, 2000, 70, 99), run(H3Baseline, 2, 310, 2100, 75, 97), run(H3Baseline, 3, 320, 2200, 72, 98),
+		},
+	}
+	res.Summary = Summarize(res)
+	ss := res.Summary[0].Servers[0]
+	if ss.CPUPerMBUS != 2100 || ss.ServerBusyPct != 72 || ss.LoadBusyPct != 98 {
+		t.Errorf("summary per MB %v, server %v%%, client %v%%; want the medians 2100, 72, 98", ss.CPUPerMBUS, ss.ServerBusyPct, ss.LoadBusyPct)
+	}
+	var md bytes.Buffer
+	writeMarkdown(&md, res, nil)
+	if row := "| 2100.0 | 72% | 98% | 97% (25%) |"; !strings.Contains(md.String(), "CPU µs/MB | server busy | client busy | server CPUs busy (irq)") || !strings.Contains(md.String(), row) {
+		t.Errorf("results.md has no CPU per MB and busy columns (%q):\n%s", row, md.String())
+	}
+}
+
+// TestParseProcStat: the counters of the CPUs asked for, summed; idle and
+// iowait are not busy; hard and soft interrupts are counted apart; a CPU
+// missing from the text is an error.
+func TestParseProcStat(t *testing.T) {
+	stat := `cpu  900 0 90 9000 9 0 90 0 0 0
+cpu0 100 5 20 1000 10 1 30 2 7 0
+cpu1 200 0 40 2000 0 0 50 0 0 0
+cpu10 1 1 1 1 1 1 1 1 0 0
+intr 12345
+`
+	got, err := parseProcStat(stat, CPUSet{0, 1})
+	want := cpuTimes{total: 1168 + 2290, busy: 158 + 290, irq: 31 + 50}
+	if err != nil || got != want {
+		t.Errorf("CPUs 0-1: %+v, %v; want %+v", got, err, want)
+	}
+	if got, err := parseProcStat(stat, CPUSet{10}); err != nil || got != (cpuTimes{total: 8, busy: 6, irq: 2}) {
+		t.Errorf("CPU 10 (not cpu1's prefix): %+v, %v", got, err)
+	}
+	if _, err := parseProcStat(stat, CPUSet{1, 2}); err == nil {
+		t.Error("CPU 2 is missing: no error")
+	}
+	busy, irq := cpuTimes{total: 300, busy: 250, irq: 60}.pcts(cpuTimes{total: 100, busy: 100, irq: 10})
+	if busy != 75 || irq != 25 {
+		t.Errorf("pcts = %v, %v; want 75, 25", busy, irq)
+	}
+}
+
 // TestWorkloadRequestsParse checks that the bytes the conformance test sends
 // for each workload are well-formed requests matching the wrk script.
 func TestWorkloadRequestsParse(t *testing.T) {

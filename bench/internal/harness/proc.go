@@ -312,6 +312,16 @@ func (p *Proc) CPUSeconds() (float64, error) {
 	return total, nil
 }
 
+// selfCPUSeconds returns the user+system CPU time of this process (the
+// harness, with its in-process HTTP/3 client) so far.
+func selfCPUSeconds() (float64, error) {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, err
+	}
+	return parseStatCPU(string(b))
+}
+
 // parseStatCPU returns utime+stime in seconds from a /proc/<pid>/stat line.
 func parseStatCPU(stat string) (float64, error) {
 	// The command name (field 2) may contain spaces; fields resume after ')'.

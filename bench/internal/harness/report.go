@@ -36,6 +36,15 @@ type ServerSummary struct {
 	// second (HTTP/3 workloads only).
 	AllocsPerReq float64 `json:"allocs_per_request_median,omitempty"`
 	MBps         Spread  `json:"mb_per_s,omitzero"`
+	// CPUPerMBUS, ServerBusyPct and LoadBusyPct are the medians of the
+	// runs' figures of those names (HTTP/3 workloads only).
+	CPUPerMBUS    float64 `json:"cpu_us_per_mb_median,omitempty"`
+	ServerBusyPct float64 `json:"server_busy_pct_median,omitempty"`
+	LoadBusyPct   float64 `json:"load_busy_pct_median,omitempty"`
+	// ServerSetBusyPct and ServerSetIRQPct are the medians of the runs'
+	// figures of those names (HTTP/3 workloads with pinned servers).
+	ServerSetBusyPct float64 `json:"server_set_busy_pct_median,omitempty"`
+	ServerSetIRQPct  float64 `json:"server_set_irq_pct_median,omitempty"`
 	// VsBaseline and VsReference are the per-round RPS ratios against
 	// net/http (BaselineOf: quic-go's http3.Server for the HTTP/3
 	// workloads) and fasthttp (median, min, max over rounds).
@@ -98,7 +107,7 @@ func Summarize(res *Results) []WorkloadSummary {
 		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns, res.Config.Scale.LoadThreads)
 		for _, sn := range res.Servers {
 			ss := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[wn+"/"+sn]}
-			var rps, p50, p99, mean, sd, cpu, idle, allocs, mbps []float64
+			var rps, p50, p99, mean, sd, cpu, idle, allocs, mbps, cpuMB, srvBusy, loadBusy, setBusy, setIRQ []float64
 			for _, r := range res.Runs {
 				if r.Workload != wn || r.Server != sn {
 					continue
@@ -119,6 +128,11 @@ func Summarize(res *Results) []WorkloadSummary {
 					allocs = append(allocs, r.AllocsPerReq)
 				}
 				mbps = append(mbps, r.MBps)
+				cpuMB = append(cpuMB, r.CPUPerMBUS)
+				srvBusy = append(srvBusy, r.ServerBusyPct)
+				loadBusy = append(loadBusy, r.LoadBusyPct)
+				setBusy = append(setBusy, r.ServerSetBusyPct)
+				setIRQ = append(setIRQ, r.ServerSetIRQPct)
 			}
 			if ss.Runs == 0 {
 				continue
@@ -133,6 +147,11 @@ func Summarize(res *Results) []WorkloadSummary {
 			ss.AllocsPerReq = SpreadOf(allocs).Median
 			if w.HTTP3 {
 				ss.MBps = SpreadOf(mbps)
+				ss.CPUPerMBUS = SpreadOf(cpuMB).Median
+				ss.ServerBusyPct = SpreadOf(srvBusy).Median
+				ss.LoadBusyPct = SpreadOf(loadBusy).Median
+				ss.ServerSetBusyPct = SpreadOf(setBusy).Median
+				ss.ServerSetIRQPct = SpreadOf(setIRQ).Median
 			}
 			ss.VsBaseline = SpreadOf(roundRatios(res.Runs, wn, sn, BaselineOf(w)))
 			ss.VsReference = SpreadOf(roundRatios(res.Runs, wn, sn, Reference))
@@ -356,13 +375,21 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		if ws.Tool == "h3" {
 			fmt.Fprintf(w, `- HTTP/3 workloads (h3, h3bulk) are driven by the harness's own client on
   quic-go (pre-encoded HEADERS on new streams, responses checked with
-  riptide's h3 codec), which runs in the harness process, h3rs by the Rust
+  riptide's h3 codec), which runs in the harness process, h3rs and h3rsbulk by the Rust
   h3 + quinn client (bench/h3load-rs, its own process); either costs about as
   much CPU per request as the server: compare servers by the ×%s
-  ratio, the CPU µs/req and allocs/req, which are the server's alone
+  ratio, the CPU µs/req (µs/MB of bodies) and allocs/req, which are the server's alone
   (allocations from the server's runtime/metrics, read over HTTP/3 before
-  and after each run). A run with any failed request or non-200 response is
-  flagged.
+  and after each run). "server busy" and "client busy" are each side's
+  user+system CPU time over the run in %% of one CPU (the client's: the
+  harness process, or h3load-rs's): a side near 100%% × its CPUs bounded
+  the run. With pinned servers "server CPUs busy (irq)" is the servers'
+  CPU set's use over the run, every process and interrupt counted, and its
+  interrupt part: on loopback that is mostly the delivery of the server's
+  datagrams into the client's socket, run in softirq on the server's CPU
+  (and, without CONFIG_IRQ_TIME_ACCOUNTING, charged to the server's
+  system time too). A run with
+  any failed request or non-200 response is flagged.
 `, H3Baseline)
 			break
 		}
@@ -484,6 +511,23 @@ func cpuCell(ss ServerSummary) string {
 	return fmt.Sprintf("%.2f", ss.CPUPerReqUS)
 }
 
+// perMBCell is a server's CPU per body megabyte, µs, or "–".
+func perMBCell(ss ServerSummary) string {
+	if ss.RPS.N == 0 || ss.CPUPerMBUS == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", ss.CPUPerMBUS)
+}
+
+// busyCell is a CPU use in percent of one CPU, or "–" where none was
+// measured (n clean runs).
+func busyCell(p float64, n int) string {
+	if n == 0 || p == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f%%", p)
+}
+
 // FormatMiB formats a byte count in MiB, or "–" for 0.
 func FormatMiB(b int64) string {
 	if b == 0 {
@@ -522,9 +566,10 @@ func printWorkloadSummary(w io.Writer, res *Results, workload string) {
 				lat, v = "mean", ss.MeanUS
 			}
 			if ws.Tool == "h3" {
-				fmt.Fprintf(w, "  %-17s %10s rps [%s–%s]  %7.1f MB/s  ×%s %-18s CPU %7.2f µs/req  allocs/req %6.1f  flagged %d/%d\n",
+				fmt.Fprintf(w, "  %-17s %10s rps [%s–%s]  %7.1f MB/s  ×%s %-18s CPU %7.2f µs/req %7.1f µs/MB  busy server %3.0f%% client %3.0f%% server CPUs %3.0f%% (irq %2.0f%%)  allocs/req %6.1f  flagged %d/%d\n",
 					ss.Server, FormatCount(ss.RPS.Median, ss.RPS.N), FormatCount(ss.RPS.Min, ss.RPS.N), FormatCount(ss.RPS.Max, ss.RPS.N),
-					ss.MBps.Median, H3Baseline, ratioCell(&ss, true), ss.CPUPerReqUS, ss.AllocsPerReq, ss.Flagged, ss.Runs)
+					ss.MBps.Median, H3Baseline, ratioCell(&ss, true), ss.CPUPerReqUS, ss.CPUPerMBUS, ss.ServerBusyPct, ss.LoadBusyPct, ss.ServerSetBusyPct, ss.ServerSetIRQPct,
+					ss.AllocsPerReq, ss.Flagged, ss.Runs)
 				continue
 			}
 			fmt.Fprintf(w, "  %-15s %10s rps [%s–%s]  ×nethttp %-18s ×fasthttp %-18s %s %-9s flagged %d/%d\n",
@@ -543,8 +588,8 @@ func writeH3Table(w io.Writer, ws WorkloadSummary) {
 	if bulk {
 		unit = "MB/s"
 	}
-	fmt.Fprintf(w, "| server | %s median | min | max | spread | ×%s | p50 | p99 | CPU µs/req | allocs/req | peak RSS | flagged runs |\n", unit, H3Baseline)
-	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(w, "| server | %s median | min | max | spread | ×%s | p50 | p99 | CPU µs/req | CPU µs/MB | server busy | client busy | server CPUs busy (irq) | allocs/req | peak RSS | flagged runs |\n", unit, H3Baseline)
+	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, ss := range ws.Servers {
 		v, n := ss.RPS, ss.RPS.N
 		if bulk {
@@ -563,9 +608,14 @@ func writeH3Table(w io.Writer, ws WorkloadSummary) {
 		if ss.AllocsPerReq > 0 {
 			allocs = fmt.Sprintf("%.1f", ss.AllocsPerReq)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		set := "–"
+		if ss.ServerSetBusyPct > 0 {
+			set = fmt.Sprintf("%.0f%% (%.0f%%)", ss.ServerSetBusyPct, ss.ServerSetIRQPct)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			ss.Server, cell(v.Median), cell(v.Min), cell(v.Max), pct(v.SpreadPct()), ratioCell(&ss, true),
-			FormatMicros(ss.P50US, n), FormatMicros(ss.P99US, n), cpuCell(ss), allocs, FormatMiB(ss.PeakRSS), flaggedCell(ss))
+			FormatMicros(ss.P50US, n), FormatMicros(ss.P99US, n), cpuCell(ss), perMBCell(ss), busyCell(ss.ServerBusyPct, n),
+			busyCell(ss.LoadBusyPct, n), set, allocs, FormatMiB(ss.PeakRSS), flaggedCell(ss))
 	}
 	fmt.Fprintln(w)
 }

@@ -75,6 +75,22 @@ type RunRecord struct {
 	CPUSeconds float64 `json:"cpu_seconds"`
 	// CPUPerReqUS is CPUSeconds per completed request, in microseconds.
 	CPUPerReqUS float64 `json:"cpu_us_per_request"`
+	// CPUPerMBUS is CPUSeconds per megabyte (10^6) of response bodies, in
+	// microseconds (HTTP/3 workloads, which count body bytes).
+	CPUPerMBUS float64 `json:"cpu_us_per_mb,omitempty"`
+	// ServerBusyPct and LoadBusyPct are CPUSeconds and the load
+	// generator's LoadCPUSeconds as a percentage of one CPU over the run
+	// (HTTP/3 workloads): near 100 × the CPUs of its set, that side
+	// bounded the run.
+	ServerBusyPct float64 `json:"server_busy_pct,omitempty"`
+	LoadBusyPct   float64 `json:"load_busy_pct,omitempty"`
+	// ServerSetBusyPct and ServerSetIRQPct are, for HTTP/3 runs with the
+	// servers pinned, how busy the servers' CPU set was over the run and
+	// how much of its time went to hard and soft interrupts (percent of
+	// the set's time, every process on it counted): a set near 100%
+	// busy bounded the run even where the server's own CPU is lower.
+	ServerSetBusyPct float64 `json:"server_set_busy_pct,omitempty"`
+	ServerSetIRQPct  float64 `json:"server_set_irq_pct,omitempty"`
 	// Flagged runs (errors, non-2xx, a dead server) are excluded from the
 	// medians and ratios and listed in the report.
 	Flagged bool   `json:"flagged"`
@@ -334,6 +350,9 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 	if err := os.MkdirAll(rawDir, 0o755); err != nil {
 		return err
 	}
+	// The servers' CPU set, whose use an HTTP/3 run reports (Run has
+	// checked the list; empty when the servers are not pinned).
+	serverSet, _ := ParseCPUList(cfg.ServerCPUs)
 	procs := map[string]*Proc{}
 	defer func() {
 		for _, pr := range procs {
@@ -407,8 +426,10 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 			Raw: filepath.Join("raw", w.Name, fmt.Sprintf("r%d-%s.txt", r+1, s.Name))}
 		t := time.Now()
 		cpu0, _ := pr.CPUSeconds()
+		set0, setErr := readCPUTimes(serverSet)
 		out, st, err := newRun(s, cfg.Duration).run(ctx)
 		cpu1, _ := pr.CPUSeconds()
+		set1, setErr1 := readCPUTimes(serverSet)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -417,6 +438,12 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		rec.CPUSeconds = cpu1 - cpu0
 		if st.Requests > 0 {
 			rec.CPUPerReqUS = rec.CPUSeconds / float64(st.Requests) * 1e6
+		}
+		if w.HTTP3 {
+			rec.setBusy(st, time.Since(t))
+			if len(serverSet) > 0 && setErr == nil && setErr1 == nil {
+				rec.ServerSetBusyPct, rec.ServerSetIRQPct = set1.pcts(set0)
+			}
 		}
 		rec.Flag = flagOf(st, err, pr)
 		rec.Flagged = rec.Flag != ""
@@ -429,6 +456,23 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		}
 	}
 	return nil
+}
+
+// setBusy fills the HTTP/3 figures of rec from its CPUSeconds and the
+// run's statistics: CPU per body megabyte and both sides' CPU use over the
+// load's own duration (wall, the run with its setup, when it has none).
+func (rec *RunRecord) setBusy(st WrkStats, wall time.Duration) {
+	if st.Bytes > 0 {
+		rec.CPUPerMBUS = rec.CPUSeconds / (float64(st.Bytes) / 1e6) * 1e6
+	}
+	secs := float64(st.DurationUS) / 1e6
+	if secs <= 0 {
+		secs = wall.Seconds()
+	}
+	if secs > 0 {
+		rec.ServerBusyPct = 100 * rec.CPUSeconds / secs
+		rec.LoadBusyPct = 100 * st.LoadCPUSeconds / secs
+	}
 }
 
 // flagOf says why a run must not be averaged silently, or "" if it is clean.

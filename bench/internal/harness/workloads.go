@@ -160,6 +160,8 @@ func Workloads() []Workload {
 			Path: benchserver.BulkPath, HTTP3: true, Conns: 1, Extra: true, ExpectType: "application/octet-stream", ExpectLen: benchserver.BulkSize},
 		{Name: "h3rs", Desc: fmt.Sprintf("HTTP/3 GET / (13-byte text/plain), %d streams per connection, from the Rust h3 + quinn client (bench/%s; needs cargo or a built client)", H3Streams, H3rsDir),
 			Path: "/", HTTP3: true, RustH3: true, Conns: H3Conns, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "h3rsbulk", Desc: fmt.Sprintf("HTTP/3 bulk download as h3bulk (GET %s, %d MiB, one connection, one request at a time) from the Rust h3 + quinn client, which costs less CPU per MB than the harness's quic-go client (needs cargo or a built client)", benchserver.BulkPath, benchserver.BulkSize>>20),
+			Path: benchserver.BulkPath, HTTP3: true, RustH3: true, Conns: 1, Extra: true, ExpectType: "application/octet-stream", ExpectLen: benchserver.BulkSize},
 	}
 }
 

@@ -109,6 +109,11 @@ type WrkStats struct {
 	// them (0 otherwise). Failed counts failed requests.
 	MBps         float64 `json:"mb_per_s,omitempty"`
 	AllocsPerReq float64 `json:"allocs_per_request,omitempty"`
+	// LoadCPUSeconds is the load generator's user+system CPU time during
+	// the run (HTTP/3 workloads: the harness process for its quic-go
+	// client, the child process for h3load-rs; 0 where not measured). It
+	// says whether the client, not the server, bounded the run.
+	LoadCPUSeconds float64 `json:"load_cpu_seconds,omitempty"`
 }
 
 // SocketErrors is the sum of wrk's connect, read, write and timeout errors.
