@@ -1,7 +1,6 @@
 package riptide
 
 import (
-	"bufio"
 	"crypto/tls"
 	"io"
 	"log/slog"
@@ -124,25 +123,8 @@ func TestCompatAllocsConns(t *testing.T) {
 		}
 		io.WriteString(w, "Hello, World!")
 	})
-	ln, err := net.Listen("tcp4", "0.0.0.0:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	srv := &Server{Handler: FromHTTP(hello), Logger: slog.New(slog.DiscardHandler)}
-	serveTest(t, srv, testServeOptions{Listener: ln})
 	const conns = 4
-	var cs [conns]*allocClient
-	for i := range cs {
-		cs[i] = newAllocClient(t, net.JoinHostPort("127.0.0.1", port), compatAllocRequest)
-	}
-	each := func() {
-		for _, c := range cs {
-			c.roundTrip()
-		}
-	}
-	n := testing.AllocsPerRun(500, each) / conns
-	exact := mallocsPerRun(500, each) / conns
+	n, exact := allocsInTurn(t, serveAddrConns(t, EngineAuto, FromHTTP(hello)), compatAllocRequest, conns)
 	t.Logf("GET with 10 headers on %d connections in turn: riptide compat %v allocs/request (%.4f exactly)", conns, n, exact)
 	// As on one connection (TestCompatAllocs): the request Header map's
 	// four, and the request block's share of its slab.
@@ -161,34 +143,10 @@ func TestCompatAddrsConns(t *testing.T) {
 		}
 		io.WriteString(w, r.RemoteAddr+" "+la.String())
 	})
-	ln, err := net.Listen("tcp4", "0.0.0.0:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	serveTest(t, &Server{Handler: FromHTTP(h), Logger: slog.New(slog.DiscardHandler)}, testServeOptions{Listener: ln})
-	const conns = 4
-	var cs [conns]net.Conn
-	var brs [conns]*bufio.Reader
-	for i := range cs {
-		nc, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { nc.Close() })
-		cs[i], brs[i] = nc, bufio.NewReader(nc)
-	}
-	for round := range 20 {
-		for i, nc := range cs {
-			if _, err := io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-				t.Fatal(err)
-			}
-			_, b := readResponse(t, brs[i])
-			if want := nc.LocalAddr().String() + " " + nc.RemoteAddr().String(); b != want {
-				t.Fatalf("round %d, connection %d: RemoteAddr and local address %q, want %q", round, i, b, want)
-			}
-		}
-	}
+	// Each request's RemoteAddr and local address.
+	getInTurn(t, serveAddrConns(t, EngineAuto, FromHTTP(h)), 4, 20, func(nc net.Conn) string {
+		return nc.LocalAddr().String() + " " + nc.RemoteAddr().String()
+	})
 }
 
 // wantSlabAllocs checks what a compat request allocates: at most max as

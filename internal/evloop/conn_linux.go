@@ -28,29 +28,31 @@ import (
 // one compare-and-swap (Park). Saved and the partial head are written by
 // the owning worker before that swap and read by the next owner after it.
 type Conn struct {
-	fd    int
-	lp    *loop
-	st    atomic.Uint32
-	w     atomic.Pointer[Worker] // the owner's wake channels while busy
-	refs  atomic.Int32           // syscalls in flight on fd
-	dying atomic.Bool            // destroy started: no more syscalls on fd
-	shut  atomic.Bool            // Close called: I/O fails with net.ErrClosed
-	rdl   atomic.Int64           // read deadline, unix nanoseconds, 0 none
-	wdl   atomic.Int64           // write deadline
+	fd int
+	lp *loop
+	st atomic.Uint32
 	// Status is the server's state of the connection (riptide's
 	// ConnState), mirrored here so that it can be read while parked; the
 	// engine never reads it.
-	Status atomic.Int32
-	raddr  netip.AddrPort
+	Status   atomic.Int32
+	w        atomic.Pointer[Worker] // the owner's wake channels while busy
+	refs     atomic.Int32           // syscalls in flight on fd
+	dying    atomic.Bool            // destroy started: no more syscalls on fd
+	shut     atomic.Bool            // Close called: I/O fails with net.ErrClosed
+	fresh    bool                   // not served yet: Serve is told so
+	drained  bool                   // the last read came back short: the socket is empty
+	detached bool                   // hijacked: the fd left the engine
+	rdl      atomic.Int64           // read deadline, unix nanoseconds, 0 none
+	wdl      atomic.Int64           // write deadline
+	raddr    netip.AddrPort
+	// raddrTCP is raddr as RemoteAddr returns it, made by its first call.
+	raddrTCP atomic.Pointer[net.TCPAddr]
 	// Born is the server clock's second when the socket was accepted.
 	Born int64
 	// Saved is the protocol's state across a park (see Park).
 	Saved Saved
 
-	partial  *[]byte // an incomplete head, from headPool (see Park)
-	fresh    bool    // not served yet: Serve is told so
-	drained  bool    // the last read came back short: the socket is empty
-	detached bool    // hijacked: the fd left the engine
+	partial *[]byte // an incomplete head, from headPool (see Park)
 }
 
 // Saved is what the protocol keeps across a park, besides a partial head:
@@ -291,8 +293,19 @@ func (c *Conn) LocalAddr() net.Addr {
 	return g.lnAddr
 }
 
-// RemoteAddr returns the client's address.
-func (c *Conn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(c.raddr) }
+// RemoteAddr returns the client's address. It is made on the first call
+// and the same *net.TCPAddr returned after, as a net.TCPConn does, so
+// that a handler asking for it on every request allocates nothing.
+func (c *Conn) RemoteAddr() net.Addr {
+	if a := c.raddrTCP.Load(); a != nil {
+		return a
+	}
+	a := net.TCPAddrFromAddrPort(c.raddr)
+	if !c.raddrTCP.CompareAndSwap(nil, a) {
+		return c.raddrTCP.Load()
+	}
+	return a
+}
 
 // SetDeadline sets both deadlines.
 func (c *Conn) SetDeadline(t time.Time) error {
