@@ -167,6 +167,12 @@ func wantSlabAllocs(t *testing.T, what string, n, exact float64, max int) {
 // process's allocations per call of f, averaged over runs calls, after
 // a warm-up of 2*compatSlabMax calls.
 func mallocsPerRun(runs int, f func()) float64 {
+	mallocs, _ := memPerRun(runs, f)
+	return mallocs
+}
+
+// memPerRun is mallocsPerRun with the bytes allocated per call too.
+func memPerRun(runs int, f func()) (mallocs, bytes float64) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for range 2 * compatSlabMax {
 		f()
@@ -177,7 +183,7 @@ func mallocsPerRun(runs int, f func()) float64 {
 		f()
 	}
 	runtime.ReadMemStats(&after)
-	return float64(after.Mallocs-before.Mallocs) / float64(runs)
+	return float64(after.Mallocs-before.Mallocs) / float64(runs), float64(after.TotalAlloc-before.TotalAlloc) / float64(runs)
 }
 
 // Over TLS, the compat door allocates no more per request than over plain

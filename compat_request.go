@@ -964,14 +964,16 @@ func (c *compatContext) startWatchLocked() {
 	if !c.wantWatch.Swap(false) || c.ended.Load() {
 		return
 	}
-	in := c.inner.Load()
-	x := c.x
-	x.onDone = func() {
-		if !c.hijack.Load() {
-			in.cancel()
-		}
+	c.x.watchFor(c)
+}
+
+// engineDone is the engine watch's news that its Done channel is closed:
+// the client has gone (or the request ended). It cancels the context,
+// unless the connection was hijacked.
+func (c *compatContext) engineDone() {
+	if !c.hijack.Load() {
+		c.lazyCtx.cancel()
 	}
-	x.Done()
 }
 
 // Done returns a channel closed when the client goes away or ServeHTTP

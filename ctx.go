@@ -43,23 +43,27 @@ type Ctx struct {
 	pattern string
 
 	// Disconnect watch state, see watch.go. watchMu guards done,
-	// doneClosed, watching and watchOnEOF: Done and Err may be called from
-	// any goroutine (a Ctx is a context.Context that libraries watch).
+	// doneClosed, watched, watching, watchOnEOF and onDone: Done and Err
+	// may be called from any goroutine (a Ctx is a context.Context that
+	// libraries watch).
 	watchMu    sync.Mutex
-	inHandler  atomic.Bool // the handler is running: Done may start a watch
-	watchUsed  atomic.Bool // Done was called for this request
-	done       chan struct{}
+	inHandler  atomic.Bool   // the handler is running: Done may start a watch
+	watchUsed  atomic.Bool   // Done was called for this request
+	done       chan struct{} // made by Done (not by watchFor)
 	doneClosed bool
+	watched    bool // Done or watchFor was called for this request
 	watching   bool
 	watchOnEOF bool
 	watchN     int
 	watchErr   error
 	dl         handlerDeadline // CancelAfter, deadline.go
 
-	// onDone, when set, is called when done is closed (client gone, handler
+	// onDone, when set, is told when done is closed (client gone, handler
 	// returned, or Hijack), on whichever goroutine closes it. The compat
-	// door sets it to cancel the request's Context; stopWatch clears it.
-	onDone func()
+	// door sets it to the request's Context, to cancel it; stopWatch
+	// clears it. An interface rather than a func, so that setting it
+	// makes no closure.
+	onDone doneHook
 	// filter, when set, takes the body written with Write, WriteString
 	// and Flush (bodyfilter.go); cleared per request.
 	filter BodyFilter
@@ -126,6 +130,12 @@ func (x *Ctx) Header(name string) []byte { return x.req.Get(name) }
 // ContentLength returns the declared request body length: -1 for a chunked
 // body, 0 for none.
 func (x *Ctx) ContentLength() int64 { return x.req.ContentLength }
+
+// doneHook is what Ctx.onDone is told through.
+type doneHook interface {
+	// engineDone is called once Ctx's done channel is closed.
+	engineDone()
+}
 
 // RemoteAddr returns the client's network address: the connection's peer,
 // or the client named by a PROXY protocol header (Server.ProxyProtocol) or

@@ -45,7 +45,7 @@ func (x *Ctx) deadlinePassed() {
 	x.watchMu.Lock()
 	defer x.watchMu.Unlock()
 	x.dl.fired = true
-	if x.done != nil {
+	if x.watched {
 		x.closeDone()
 	}
 }

@@ -30,15 +30,40 @@ import (
 func (x *Ctx) Done() <-chan struct{} {
 	x.watchMu.Lock()
 	defer x.watchMu.Unlock()
+	if !x.watchLocked() {
+		return closedChan
+	}
+	if x.done == nil {
+		x.done = make(chan struct{})
+		if x.doneClosed {
+			close(x.done)
+		}
+	}
+	return x.done
+}
+
+// watchFor is Done for the compat door, whose request context has a
+// channel of its own: h is told when the client goes away (or the request ends) and
+// no channel is made here. Nothing happens once the handler has returned.
+func (x *Ctx) watchFor(h doneHook) {
+	x.watchMu.Lock()
+	x.onDone = h
+	x.watchLocked()
+	x.watchMu.Unlock()
+}
+
+// watchLocked starts the watch for this request, once; false when the
+// handler has returned. x.watchMu must be held.
+func (x *Ctx) watchLocked() bool {
 	// Ordering with stopWatch: we store watchUsed, then load inHandler;
 	// it stores inHandler, then loads watchUsed. Either we see the handler
 	// gone, or it sees us and cleans up under watchMu.
 	x.watchUsed.Store(true)
 	if !x.inHandler.Load() {
-		return closedChan
+		return false
 	}
-	if x.done == nil {
-		x.done = make(chan struct{})
+	if !x.watched {
+		x.watched = true
 		if b := &x.conn.body; b.done || b.stream {
 			// A stream's body and its watch do not share a socket: the
 			// watch can run while the body is read.
@@ -47,7 +72,7 @@ func (x *Ctx) Done() <-chan struct{} {
 			x.watchOnEOF = true
 		}
 	}
-	return x.done
+	return true
 }
 
 // Err returns context.Canceled once Done is closed (and after the handler
@@ -58,18 +83,12 @@ func (x *Ctx) Err() error {
 	switch {
 	case !x.inHandler.Load():
 		return context.Canceled
-	case x.done == nil:
+	case !x.doneClosed:
 		return nil
+	case x.dl.fired:
+		return context.DeadlineExceeded
 	}
-	select {
-	case <-x.done:
-		if x.dl.fired {
-			return context.DeadlineExceeded
-		}
-		return context.Canceled
-	default:
-		return nil
-	}
+	return context.Canceled
 }
 
 // Deadline reports the deadline set by CancelAfter, if any; Ctx implements
@@ -83,13 +102,16 @@ func (x *Ctx) Deadline() (time.Time, bool) {
 
 var _ context.Context = (*Ctx)(nil)
 
-// closeDone closes the done channel once. x.watchMu must be held.
+// closeDone closes the done channel (if Done made one) and tells onDone,
+// once. x.watchMu must be held.
 func (x *Ctx) closeDone() {
 	if !x.doneClosed {
 		x.doneClosed = true
-		close(x.done)
+		if x.done != nil {
+			close(x.done)
+		}
 		if x.onDone != nil {
-			x.onDone()
+			x.onDone.engineDone()
 		}
 	}
 }
@@ -168,10 +190,10 @@ func (x *Ctx) stopWatch(ending bool) {
 	}
 	x.stopDeadline() // before watchMu: a firing timer takes it
 	x.watchMu.Lock()
-	if x.done != nil {
+	if x.watched {
 		x.closeDone()
 	}
-	x.done, x.doneClosed, x.onDone = nil, false, nil
+	x.done, x.doneClosed, x.onDone, x.watched = nil, false, nil, false
 	if ending {
 		x.watchUsed.Store(false)
 	}
