@@ -8,6 +8,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -309,7 +310,6 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 		// No body (the engine found none before the handler runs).
 		r.Body = http.NoBody
 	} else {
-		rq.body.rq = rq
 		rq.body.ex = ex
 		r.Body = &rq.body
 	}
@@ -741,9 +741,10 @@ func setRequestContext(r *http.Request, ctx context.Context) {
 }
 
 // compatBody is Request.Body for requests that have one: it reads the
-// engine's body stream while the handler runs and fails afterwards.
+// engine's body stream while the handler runs and fails afterwards. It is
+// only ever compatRequest.body: its request is found from where it lies
+// (rq), not kept in a field, so that compatRequest fills its words.
 type compatBody struct {
-	rq *compatRequest
 	// ex is the request's exchange, for Close (a closed HTTP/2 stream's
 	// body makes a Read blocked in another goroutine return).
 	ex       exchange
@@ -751,12 +752,20 @@ type compatBody struct {
 	trailers bool // request trailers merged into Request.Trailer
 }
 
+// compatBodyOffset is where compatRequest.body lies in its compatRequest.
+const compatBodyOffset = unsafe.Offsetof(compatRequest{}.body)
+
+// rq returns the request b is the body of.
+func (b *compatBody) rq() *compatRequest {
+	return (*compatRequest)(unsafe.Add(unsafe.Pointer(b), -int(compatBodyOffset)))
+}
+
 // Read reads the request body.
 func (b *compatBody) Read(p []byte) (int, error) {
 	if b.closed.Load() {
 		return 0, http.ErrBodyReadAfterClose
 	}
-	cx := &b.rq.ctx
+	cx := &b.rq().ctx
 	cx.lock()
 	defer cx.unlock()
 	if cx.ended.Load() {
@@ -811,7 +820,7 @@ func (b *compatBody) mergeTrailers(x *Ctx) {
 	if len(ts) == 0 {
 		return
 	}
-	r := &b.rq.req
+	r := &b.rq().req
 	if r.Trailer == nil {
 		r.Trailer = make(http.Header, len(ts))
 	}
@@ -828,7 +837,7 @@ func (b *compatBody) mergeTrailers(x *Ctx) {
 // and then waits for its reader goroutine before it returns).
 func (b *compatBody) Close() error {
 	b.closed.Store(true)
-	b.ex.closeBody(&b.rq.ctx.ended)
+	b.ex.closeBody(&b.rq().ctx.ended)
 	return nil
 }
 
@@ -842,8 +851,9 @@ var closedChan = func() chan struct{} {
 // compatContext is the request's Context. It is cancelled when the client
 // goes away and when ServeHTTP returns. Nothing is set up until Done is
 // first called: then the engine's disconnect watch starts, and a
-// context.WithCancel child made inside lets derived contexts (WithCancel,
-// WithTimeout) hang off it without a goroutine each.
+// context.WithCancel made inside lets derived contexts (WithCancel,
+// WithTimeout, through WithValue layers too) hang off it without a
+// goroutine each, as they do off net/http's request context.
 //
 // mu serialises every use of the engine's state made on behalf of the
 // handler (body reads, response writes, starting the watch), since Done may
@@ -851,14 +861,20 @@ var closedChan = func() chan struct{} {
 // mu (a body read may hold it for long): when mu is busy it leaves the
 // watch to be started by whoever holds mu, as it unlocks.
 type compatContext struct {
-	mu    sync.Mutex
-	x     *Ctx        // guarded by mu; nil once ended (end)
-	ended atomic.Bool // set under mu: ServeHTTP has returned (finish, end)
+	mu sync.Mutex
+	x  *Ctx // guarded by mu; nil once ended (end)
 
 	lazyCtx
-	wantWatch atomic.Bool // inner exists, the engine watch is not started yet
-	hijack    atomic.Bool // the connection was hijacked: disconnects no longer cancel
 }
+
+// The bits of lazyCtx.state.
+const (
+	ctxMaking    = 1 << iota // a Done is making the inner context
+	ctxMade                  // ctx and stop are set (and never change)
+	ctxEnded                 // the request ended (cancel)
+	ctxWantWatch             // the inner context exists, the engine watch is not started yet
+	ctxHijack                // the connection was hijacked: disconnects no longer cancel
+)
 
 // lazyCtx is the lazily made part of a request's Context (compatContext):
 // no deadline, the
@@ -866,65 +882,76 @@ type compatContext struct {
 // is first called, so that derived contexts hang off it without a
 // goroutine each and a request that never asks allocates nothing.
 //
-// No lock: inner goes once from nil to the inner context (Done) or to
-// endedCtx (cancel, the request ended first), by compare-and-swap, so
-// that a request that never asks for Done ends with one atomic operation.
+// No lock, and no allocation of its own: the inner context and its cancel
+// function live here, published by state's ctxMade. The Done that makes
+// them marks state ctxMaking first (by compare-and-swap), so that one Done
+// makes them; a Done that meets ctxMaking waits for ctxMade (the maker is
+// a context.WithCancel away). The end (cancel) meeting ctxMaking only sets
+// ctxEnded: the maker then cancels the inner context before it publishes
+// it, so that nobody sees it live after the end. A request that never
+// asks for Done ends with one compare-and-swap.
+//
+// ended is compatContext's (set under its mu: ServeHTTP has returned),
+// kept here beside state so that compatContext fills its words
+// (compatRequest's size is what TestCompatBlockSizeClasses checks).
 type lazyCtx struct {
-	inner atomic.Pointer[innerCtx] // nil, the inner context, or endedCtx
+	ended atomic.Bool
+	state atomic.Uint32
+	ctx   context.Context    // the inner context, once ctxMade
+	stop  context.CancelFunc // its cancel function, once ctxMade
 	laddr net.Addr
 	srv   *http.Server // for http.ServerContextKey (Server.httpServer)
 }
-
-type innerCtx struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-}
-
-// endedCtx is lazyCtx.inner of a request that ended before Done was
-// called: a context cancelled already, shared by all such requests.
-var endedCtx = func() *innerCtx {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return &innerCtx{ctx, cancel}
-}()
 
 // Deadline reports no deadline, as net/http's request context.
 func (c *lazyCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 // done is Done; created reports that this call made the inner context.
 func (c *lazyCtx) done() (ch <-chan struct{}, created bool) {
-	in := c.inner.Load()
-	if in == nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		if c.inner.CompareAndSwap(nil, &innerCtx{ctx, cancel}) {
+	for {
+		s := c.state.Load()
+		switch {
+		case s&ctxMade != 0:
+			return c.ctx.Done(), false
+		case s&ctxMaking != 0:
+			runtime.Gosched() // another Done is making it
+			continue
+		case s&ctxEnded != 0:
+			return closedChan, false
+		}
+		if c.state.CompareAndSwap(s, s|ctxMaking) {
+			break
+		}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	c.ctx, c.stop = ctx, stop
+	for {
+		s := c.state.Load()
+		if s&ctxEnded != 0 {
+			stop() // the request ended meanwhile
+		}
+		if c.state.CompareAndSwap(s, s&^ctxMaking|ctxMade) {
 			return ctx.Done(), true
 		}
-		// Another Done made one first, or the request ended.
-		cancel()
-		in = c.inner.Load()
 	}
-	if in == endedCtx {
-		return closedChan, false
-	}
-	return in.ctx.Done(), false
 }
 
 // Err returns context.Canceled once Done is closed.
 func (c *lazyCtx) Err() error {
-	switch in := c.inner.Load(); in {
-	case nil:
-		return nil
-	case endedCtx:
+	switch s := c.state.Load(); {
+	case s&ctxMade != 0:
+		return c.ctx.Err()
+	case s&ctxEnded != 0:
 		return context.Canceled
-	default:
-		return in.ctx.Err()
 	}
+	return nil
 }
 
 // Value returns the connection's local address for
 // http.LocalAddrContextKey and the Server's *http.Server shim for
 // http.ServerContextKey, as net/http does, and otherwise defers to the
-// inner context (which is how context.WithCancel finds it).
+// inner context (which is how context.WithCancel finds it, through
+// WithValue layers too: Done, which it calls first, made it).
 func (c *lazyCtx) Value(key any) any {
 	switch key {
 	case http.LocalAddrContextKey:
@@ -932,18 +959,35 @@ func (c *lazyCtx) Value(key any) any {
 	case http.ServerContextKey:
 		return c.srv
 	}
-	if in := c.inner.Load(); in != nil && in != endedCtx {
-		return in.ctx.Value(key)
+	if c.state.Load()&ctxMade != 0 {
+		return c.ctx.Value(key)
 	}
 	return nil
 }
 
 // cancel ends the context: the request is over.
 func (c *lazyCtx) cancel() {
-	if c.inner.CompareAndSwap(nil, endedCtx) {
-		return // Done was never called: nothing waits
+	for {
+		s := c.state.Load()
+		if s&ctxMade != 0 {
+			c.stop()
+			return
+		}
+		if s&ctxEnded != 0 || c.state.CompareAndSwap(s, s|ctxEnded) {
+			return // nothing made yet: a Done making it cancels it
+		}
 	}
-	c.inner.Load().cancel() // the inner context's (endedCtx's: a no-op)
+}
+
+// flag reports whether bit (ctxWantWatch or ctxHijack) is set.
+func (c *lazyCtx) flag(bit uint32) bool { return c.state.Load()&bit != 0 }
+
+// setFlag sets or clears bit and reports whether it was set.
+func (c *lazyCtx) setFlag(bit uint32, on bool) bool {
+	if on {
+		return c.state.Or(bit)&bit != 0
+	}
+	return c.state.And(^bit)&bit != 0
 }
 
 func (c *compatContext) lock() { c.mu.Lock() }
@@ -952,7 +996,7 @@ func (c *compatContext) lock() { c.mu.Lock() }
 // it while mu was held.
 func (c *compatContext) unlock() {
 	c.mu.Unlock()
-	if c.wantWatch.Load() && c.mu.TryLock() {
+	if c.flag(ctxWantWatch) && c.mu.TryLock() {
 		c.startWatchLocked()
 		c.mu.Unlock()
 	}
@@ -961,7 +1005,7 @@ func (c *compatContext) unlock() {
 // startWatchLocked starts the engine's disconnect watch, which cancels
 // inner when the client goes away. mu must be held.
 func (c *compatContext) startWatchLocked() {
-	if !c.wantWatch.Swap(false) || c.ended.Load() {
+	if !c.setFlag(ctxWantWatch, false) || c.ended.Load() {
 		return
 	}
 	c.x.watchFor(c)
@@ -971,7 +1015,7 @@ func (c *compatContext) startWatchLocked() {
 // the client has gone (or the request ended). It cancels the context,
 // unless the connection was hijacked.
 func (c *compatContext) engineDone() {
-	if !c.hijack.Load() {
+	if !c.flag(ctxHijack) {
 		c.lazyCtx.cancel()
 	}
 }
@@ -981,11 +1025,11 @@ func (c *compatContext) engineDone() {
 func (c *compatContext) Done() <-chan struct{} {
 	ch, created := c.done()
 	if created {
-		c.wantWatch.Store(true)
+		c.setFlag(ctxWantWatch, true)
 	}
 	// Seen either here or by the holder of mu in unlock (it loads
-	// wantWatch after releasing mu).
-	if c.wantWatch.Load() && c.mu.TryLock() {
+	// ctxWantWatch after releasing mu).
+	if c.flag(ctxWantWatch) && c.mu.TryLock() {
 		c.startWatchLocked()
 		c.mu.Unlock()
 	}

@@ -784,10 +784,10 @@ func (w *compatWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	// The engine ends the disconnect watch on Hijack; the Context then
 	// stays live until ServeHTTP returns, as in net/http.
-	w.cx.hijack.Store(true)
+	w.cx.setFlag(ctxHijack, true)
 	nc, buffered, err := x.Hijack()
 	if err != nil {
-		w.cx.hijack.Store(false)
+		w.cx.setFlag(ctxHijack, false)
 		return nil, nil, err
 	}
 	w.hijacked = true
