@@ -17,7 +17,8 @@ import (
 // goroutine while the request ends on another (lazyCtx, which takes no
 // lock) is cancelled whichever comes first: every channel Done returned
 // is closed once cancel has returned, Err is then context.Canceled, and a
-// context derived after the end is cancelled too. Under -race this also
+// context derived after the end is cancelled too, and a flag sharing the
+// state word (ctxHijack) set meanwhile is kept. Under -race this also
 // checks that the sides only meet through state (ctx and stop are
 // written before ctxMade publishes them).
 func TestLazyCtxDoneRacesCancel(t *testing.T) {
@@ -37,6 +38,7 @@ func TestLazyCtxDoneRacesCancel(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					<-start
+					c.setFlag(ctxHijack, true)
 					c.cancel()
 				}()
 			default:
@@ -51,6 +53,9 @@ func TestLazyCtxDoneRacesCancel(t *testing.T) {
 		wg.Wait()
 		if created[0] && created[1] {
 			t.Fatalf("round %d: both Done calls made an inner context", i)
+		}
+		if !c.flag(ctxHijack) {
+			t.Fatalf("round %d: the hijack flag set while Done ran was lost", i)
 		}
 		for g, ch := range chans {
 			select {
