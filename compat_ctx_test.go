@@ -325,3 +325,41 @@ func TestCompatValueDerivedContextNoGoroutine(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestCompatContextAfterCancelAfter: a compat handler run under a native
+// CancelAfter (as middleware.Timeout does) sees its request context
+// cancelled once the deadline passed, whether it first asks for Done
+// before the deadline or after it (the deadline had then already closed
+// the engine's signal, once, before the context asked to be told).
+func TestCompatContextAfterCancelAfter(t *testing.T) {
+	res := make(chan string, 1)
+	compat := FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/late" {
+			// Past the deadline. Were the machine too slow for the
+			// deadline to have fired by then, this case would only
+			// repeat /early's.
+			time.Sleep(200 * time.Millisecond)
+		}
+		select {
+		case <-r.Context().Done():
+			res <- "cancelled: " + r.Context().Err().Error()
+		case <-time.After(10 * time.Second): // a bound on a hang, not a timing check
+			res <- "not cancelled"
+		}
+		io.WriteString(w, "ok")
+	}))
+	srv := &Server{Handler: HandlerFunc(func(c *Ctx) {
+		c.CancelAfter(20 * time.Millisecond)
+		compat.ServeCtx(c)
+	}), Logger: slog.New(slog.DiscardHandler)}
+	addr := serveTest(t, srv, testServeOptions{}).Addr
+	for _, path := range []string{"/early", "/late"} {
+		nc, br := dialRaw(t, addr)
+		io.WriteString(nc, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+		got := <-res
+		readResponse(t, br)
+		if got == "not cancelled" {
+			t.Errorf("%s: request context not cancelled 10 s after CancelAfter's 20 ms deadline", path)
+		}
+	}
+}

@@ -45,10 +45,15 @@ func (x *Ctx) Done() <-chan struct{} {
 // watchFor is Done for the compat door, whose request context has a
 // channel of its own: h is told when the client goes away (or the request ends) and
 // no channel is made here. Nothing happens once the handler has returned.
+// When the signal has already fired (a CancelAfter deadline passed, or the
+// client went away, before the context asked), h is told at once: the
+// signal fires only once.
 func (x *Ctx) watchFor(h doneHook) {
 	x.watchMu.Lock()
 	x.onDone = h
-	x.watchLocked()
+	if x.watchLocked() && x.doneClosed {
+		h.engineDone()
+	}
 	x.watchMu.Unlock()
 }
 
