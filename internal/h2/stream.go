@@ -317,7 +317,8 @@ func (st *Stream) serve() {
 // is complete (or abandoned). A stream whose client is still sending stays
 // half-closed (local), its body discarded, until the client ends or resets
 // it or uses up the stream window (onData then resets it with NO_ERROR, as
-// RFC 9113 §8.1 allows), so an unread request body costs at most one
+// RFC 9113 §8.1 allows; so does handlerDone if the window was used up
+// while the handler ran), so an unread request body costs at most one
 // stream window of discarded bytes. Frames the client sent on the stream before it saw the
 // response are then judged the same whether the handler was quicker or
 // not: h2spec 6.9.1/3 (WINDOW_UPDATE overflow) got RST_STREAM(NO_ERROR)
@@ -334,6 +335,13 @@ func (hc *Conn) handlerDone(st *Stream) {
 		st.releaseIfDone()
 	case !st.sendEnd:
 		hc.closeStream(st, ErrCodeInternal, true)
+	case !st.recvEnd && st.window <= 0:
+		// The client used up the stream window before the handler
+		// returned (its body came after the response, unread): no
+		// more can come, so stop it now, as onData does for a
+		// lingering stream (§8.1).
+		hc.forgive()
+		hc.closeStream(st, ErrCodeNo, true)
 	case !st.recvEnd && hc.lingering < int(hc.maxStreams):
 		st.lingering = true
 		hc.lingering++
