@@ -22,6 +22,14 @@ if [ -n "$unformatted" ]; then
 	echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
+# The release rules first (internal/release; README "Versions and
+# compatibility"): every module zip valid, go.mod requires at the version of
+# version.go and go.work using every module (a module missing from it would
+# fail every go command below with a less clear message; `go run
+# ./internal/release sync` fixes both), CHANGELOG.md at that version.
+echo "== release: check"
+go run ./internal/release check
+
 if ! command -v staticcheck >/dev/null || ! staticcheck -version | grep -q "${STATICCHECK_VERSION#v}"; then
 	echo "== installing staticcheck $STATICCHECK_VERSION"
 	go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
@@ -51,17 +59,13 @@ for p in "${bench_platforms[@]}"; do
 	(cd bench && GOOS=${p%/*} GOARCH=${p#*/} go vet ./...)
 done
 
-# Releases (internal/release; README "Versions and compatibility"): every
-# module zip valid, the go.mod requires at the version of version.go and
-# go.work in step (go run ./internal/release sync fixes them), CHANGELOG.md
-# at that version; the exported API against the previous release's
-# api/vX.Y.Z.txt; then the install test: the modules of the working tree
-# published into a file module proxy at that version, and a fresh module
-# outside the repository that runs `go get` of the core, compress and http3
-# (each alone), builds and serves over HTTP/1.1 and HTTP/3 (third-party
-# modules come from the module cache or GOPROXY; about 30 s).
-echo "== release: check, API diff, install test"
-go run ./internal/release check
+# The exported API against the previous release's api/vX.Y.Z.txt; then the
+# install test: the modules of the working tree published into a file
+# module proxy at the version of version.go, and a fresh module outside the
+# repository that runs `go get` of the core, compress and http3 (each
+# alone), builds and serves over HTTP/1.1 and HTTP/3 (third-party modules
+# come from the module cache or GOPROXY; about 30 s).
+echo "== release: API diff, install test"
 go run ./internal/release apidiff
 go run ./internal/release install
 

@@ -38,7 +38,7 @@ func apiListing(root string, mods []Module) ([]string, error) {
 		cfg := &packages.Config{
 			Mode: packages.NeedName | packages.NeedTypes,
 			Dir:  filepath.Join(root, m.Dir),
-			Env:  append(os.Environ(), "GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=0"),
+			Env:  append(os.Environ(), "GOOS=linux", "GOARCH=amd64"),
 		}
 		pkgs, err := packages.Load(cfg, "./...")
 		if err != nil {
