@@ -12,5 +12,4 @@ require (
 	github.com/andybalholm/brotli v1.2.8 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 )

@@ -102,7 +102,6 @@ func packageAPI(p *types.Package) []string {
 		}
 		return o.Path()
 	}
-	tstr := func(t types.Type) string { return types.TypeString(t, qual) }
 	prefix := "pkg " + p.Path() + ", "
 	var lines []string
 	add := func(format string, args ...any) { lines = append(lines, prefix+fmt.Sprintf(format, args...)) }
@@ -114,9 +113,9 @@ func packageAPI(p *types.Package) []string {
 		}
 		switch o := obj.(type) {
 		case *types.Const:
-			add("const %s %s = %s", name, tstr(o.Type()), o.Val().ExactString())
+			add("const %s %s = %s", name, typeString(o.Type(), qual), o.Val().ExactString())
 		case *types.Var:
-			add("var %s %s", name, tstr(o.Type()))
+			add("var %s %s", name, typeString(o.Type(), qual))
 		case *types.Func:
 			add("func %s%s", name, signature(o, qual))
 		case *types.TypeName:
@@ -149,9 +148,9 @@ func sigString(sig *types.Signature, qual types.Qualifier) string {
 		for i := range t.Len() {
 			typ := t.At(i).Type()
 			if variadic && i == t.Len()-1 {
-				out = append(out, "..."+types.TypeString(typ.(*types.Slice).Elem(), qual))
+				out = append(out, "..."+typeString(typ.(*types.Slice).Elem(), qual))
 			} else {
-				out = append(out, types.TypeString(typ, qual))
+				out = append(out, typeString(typ, qual))
 			}
 		}
 		return out
@@ -167,6 +166,30 @@ func sigString(sig *types.Signature, qual types.Qualifier) string {
 	return s
 }
 
+// typeString is types.TypeString without the parameter names of function
+// types in it (func(name string) is func(string)).
+func typeString(t types.Type, qual types.Qualifier) string {
+	switch t := t.(type) {
+	case *types.Signature:
+		return "func" + sigString(t, qual)
+	case *types.Pointer:
+		return "*" + typeString(t.Elem(), qual)
+	case *types.Slice:
+		return "[]" + typeString(t.Elem(), qual)
+	case *types.Array:
+		return fmt.Sprintf("[%d]%s", t.Len(), typeString(t.Elem(), qual))
+	case *types.Map:
+		return "map[" + typeString(t.Key(), qual) + "]" + typeString(t.Elem(), qual)
+	case *types.Chan:
+		dir := map[types.ChanDir]string{types.SendRecv: "chan ", types.SendOnly: "chan<- ", types.RecvOnly: "<-chan "}[t.Dir()]
+		if e, ok := t.Elem().(*types.Chan); ok && e.Dir() == types.RecvOnly && t.Dir() != types.RecvOnly {
+			return dir + "(" + typeString(e, qual) + ")"
+		}
+		return dir + typeString(t.Elem(), qual)
+	}
+	return types.TypeString(t, qual)
+}
+
 // typeAPI lists an exported type: its kind or underlying type, its
 // exported fields or interface methods, and its exported methods.
 func typeAPI(prefix string, tn *types.TypeName, qual types.Qualifier) []string {
@@ -174,7 +197,7 @@ func typeAPI(prefix string, tn *types.TypeName, qual types.Qualifier) []string {
 	add := func(format string, args ...any) { lines = append(lines, prefix+fmt.Sprintf(format, args...)) }
 	name := tn.Name()
 	if tn.IsAlias() {
-		add("type %s = %s", name, types.TypeString(types.Unalias(tn.Type()), qual))
+		add("type %s = %s", name, typeString(types.Unalias(tn.Type()), qual))
 		return lines
 	}
 	named, ok := tn.Type().(*types.Named)
@@ -197,9 +220,9 @@ func typeAPI(prefix string, tn *types.TypeName, qual types.Qualifier) []string {
 				continue
 			}
 			if f.Embedded() {
-				add("type %s struct, embedded %s", name, types.TypeString(f.Type(), qual))
+				add("type %s struct, embedded %s", name, typeString(f.Type(), qual))
 			} else {
-				add("type %s struct, %s %s", name, f.Name(), types.TypeString(f.Type(), qual))
+				add("type %s struct, %s %s", name, f.Name(), typeString(f.Type(), qual))
 			}
 		}
 	case *types.Interface:
@@ -216,7 +239,7 @@ func typeAPI(prefix string, tn *types.TypeName, qual types.Qualifier) []string {
 			}
 		}
 	default:
-		add("type %s %s", name, types.TypeString(u, qual))
+		add("type %s %s", name, typeString(u, qual))
 	}
 	for i := range named.NumMethods() {
 		m := named.Method(i)

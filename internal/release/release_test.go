@@ -1,6 +1,10 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -276,4 +280,75 @@ func fakeRepo(t *testing.T, files map[string]string) string {
 		}
 	}
 	return root
+}
+
+// TestPackageAPI: the listing's lines for each kind of exported
+// identifier; unexported ones and parameter names are left out (renaming
+// a parameter changes no caller).
+func TestPackageAPI(t *testing.T) {
+	const src = `package p
+
+const C = 3
+const D Kind = 2
+var V func(name string) error
+var w int
+
+type Kind int
+type Alias = Kind
+type S struct {
+	Kind
+	Name   string
+	Hook   func(ctx *S, n int) bool
+	hidden int
+}
+type I interface {
+	Do(x []byte) (n int, err error)
+	private()
+}
+type G[T any] struct{ Items []T }
+
+func F(a, b int, rest ...string) (*S, error) { return nil, nil }
+func Map[T, U any](in []T, f func(v T) U) []U { return nil }
+func (s *S) Set(name string) {}
+func (s S) Get() string { return s.Name }
+func (s S) get() string { return "" }
+func f() {}
+`
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := new(types.Config).Check("example.com/p", fset, []*ast.File{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := packageAPI(pkg)
+	slices.Sort(got)
+	want := []string{
+		"const C untyped int = 3",
+		"const D Kind = 2",
+		"func F(int, int, ...string) (*S, error)",
+		"func Map[T any, U any]([]T, func(T) U) []U",
+		"method (*S) Set(string)",
+		"method (S) Get() string",
+		"type Alias = Kind",
+		"type G[T any] struct",
+		"type G[T any] struct, Items []T",
+		"type I interface",
+		"type I interface, Do([]byte) (int, error)",
+		"type I interface, unexported methods",
+		"type Kind int",
+		"type S struct",
+		"type S struct, Hook func(*S, int) bool",
+		"type S struct, Name string",
+		"type S struct, embedded Kind",
+		"var V func(string) error",
+	}
+	for i := range want {
+		want[i] = "pkg example.com/p, " + want[i]
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("packageAPI:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
