@@ -196,7 +196,7 @@ func TestAPI(t *testing.T) {
 			apiFile, len(removed), len(added), b.String())
 	}
 	for _, want := range []string{
-		"pkg " + corePath + ", const Version untyped string = \"",
+		"pkg " + corePath + ", const Version untyped string", // no value: it changes with each release
 		"pkg " + corePath + ", func FromHTTP(net/http.Handler) Handler",
 		"pkg " + corePath + "/http3, func Serve(*" + corePath + ".Server, net.PacketConn, *crypto/tls.Config, *Options) error",
 	} {
