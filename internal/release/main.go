@@ -6,6 +6,7 @@
 //	go run ./internal/release check       # the release rules (below); exit 1 on a breach
 //	go run ./internal/release sync        # rewrite go.mod files and go.work to follow them
 //	go run ./internal/release api [-w]    # print (or write to api/next.txt) the exported API
+//	go run ./internal/release api -freeze # write it to api/VERSION.txt, at a release
 //	go run ./internal/release apidiff     # the API diff against the previous release
 //	go run ./internal/release tidy [DIR]  # go mod tidy in every module (or DIR) as for a consumer
 //	go run ./internal/release proxy DIR   # a file module proxy (GOPROXY=file://DIR) of the tree
@@ -35,7 +36,7 @@ import (
 
 func main() {
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./internal/release version|check|sync|api [-w]|apidiff|tidy [DIR...]|proxy DIR|install [-v]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./internal/release version|check|sync|api [-w|-freeze]|apidiff|tidy [DIR...]|proxy DIR|install [-v]")
 	}
 	flag.Parse()
 	if err := run(flag.Args()); err != nil {
@@ -80,6 +81,9 @@ func run(args []string) error {
 		}
 		if len(args) > 1 && args[1] == "-w" {
 			return writeAPI(filepath.Join(root, apiFile), lines)
+		}
+		if len(args) > 1 && args[1] == "-freeze" {
+			return writeAPI(filepath.Join(root, "api", version+".txt"), lines)
 		}
 		fmt.Println(strings.Join(lines, "\n"))
 		return nil
@@ -150,7 +154,29 @@ func checkAll(root, version string, mods []Module) []error {
 // apiDiff returns the report of the tree's exported API against the
 // previous release's frozen listing, and an error when the change breaks
 // the compatibility policy.
+//
+// When version itself has a frozen listing (it is released: its
+// tag exists or is about to), the tree must match it exactly; changes
+// after a release go with a new Version.
 func apiDiff(root, version string, mods []Module) (string, error) {
+	cur, err := apiListing(root, mods)
+	if err != nil {
+		return "", err
+	}
+	return apiReport(root, version, cur)
+}
+
+// apiReport is apiDiff on the listing cur.
+func apiReport(root, version string, cur []string) (string, error) {
+	frozen, err := readAPI(filepath.Join(root, "api", version+".txt"))
+	if err == nil {
+		if removed, added := diffAPI(frozen, cur); len(removed)+len(added) > 0 {
+			return "", fmt.Errorf("the API differs from api/%s.txt (%d lines gone or changed, %d new), the listing of a released version: "+
+				"set Version to the next release (version.go, go run ./internal/release sync, a CHANGELOG.md entry)", version, len(removed), len(added))
+		}
+	} else if !os.IsNotExist(err) {
+		return "", err
+	}
 	prev, err := previousRelease(root, version)
 	if err != nil {
 		return "", err
@@ -159,10 +185,6 @@ func apiDiff(root, version string, mods []Module) (string, error) {
 		return fmt.Sprintf("apidiff: no release before %s (no api/vX.Y.Z.txt): nothing to compare\n", version), nil
 	}
 	old, err := readAPI(filepath.Join(root, "api", prev+".txt"))
-	if err != nil {
-		return "", err
-	}
-	cur, err := apiListing(root, mods)
 	if err != nil {
 		return "", err
 	}

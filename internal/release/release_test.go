@@ -352,3 +352,28 @@ func f() {}
 		t.Errorf("packageAPI:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestAPIReport: the API diff against the previous release's frozen
+// listing, and a released version's listing kept exactly.
+func TestAPIReport(t *testing.T) {
+	root := fakeRepo(t, map[string]string{
+		"api/v0.1.0.txt": "# header\npkg p, func A()\npkg p, func B()\n",
+	})
+	for _, c := range []struct {
+		version string
+		cur     []string
+		ok      bool
+		report  string
+	}{
+		{"v0.1.0", []string{"pkg p, func A()", "pkg p, func B()"}, true, "no release before v0.1.0"},
+		{"v0.1.0", []string{"pkg p, func A()", "pkg p, func B()", "pkg p, func C()"}, false, ""}, // released: frozen
+		{"v0.1.1", []string{"pkg p, func A()", "pkg p, func B()", "pkg p, func C()"}, true, "+ pkg p, func C()"},
+		{"v0.1.1", []string{"pkg p, func A()"}, false, "- pkg p, func B()"},
+		{"v0.2.0", []string{"pkg p, func A()"}, true, "- pkg p, func B()"},
+	} {
+		report, err := apiReport(root, c.version, c.cur)
+		if (err == nil) != c.ok || !strings.Contains(report, c.report) {
+			t.Errorf("%s %q: report %q, err %v; want ok %v and %q in the report", c.version, c.cur, report, err, c.ok, c.report)
+		}
+	}
+}
