@@ -10,14 +10,25 @@ cd "$(dirname "$0")"
 STATICCHECK_VERSION=v0.8.2
 export PATH="$(go env GOPATH)/bin:$PATH"
 
-# Every Go module in the repository (the core module and the test/bench modules).
-mapfile -t modules < <(find . -name go.mod -not -path './.git/*' -printf '%h\n' | sort)
+# Every Go module in the repository (the core module, compress/, http3/ and
+# the test/bench/example/tool modules), developed together through go.work
+# at the root (each module requires its siblings at the release version;
+# go.work maps them to their directories).
+mapfile -t modules < <(find . -name go.mod -not -path './.git/*' -not -path '*/testdata/*' -printf '%h\n' | sort)
 
 echo "== gofmt"
 unformatted=$(gofmt -l . | grep -v '/testdata/' || true)
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
+
+# The release rules first (internal/release; README "Versions and
+# compatibility"): every module zip valid, go.mod requires at the version of
+# version.go and go.work using every module (a module missing from it would
+# fail every go command below with a less clear message; `go run
+# ./internal/release sync` fixes both), CHANGELOG.md at that version.
+echo "== release: check"
+go run ./internal/release check
 
 if ! command -v staticcheck >/dev/null || ! staticcheck -version | grep -q "${STATICCHECK_VERSION#v}"; then
 	echo "== installing staticcheck $STATICCHECK_VERSION"
@@ -47,6 +58,16 @@ for p in "${bench_platforms[@]}"; do
 	echo "== bench: go vet for $p"
 	(cd bench && GOOS=${p%/*} GOARCH=${p#*/} go vet ./...)
 done
+
+# The exported API against the previous release's api/vX.Y.Z.txt; then the
+# install test: the modules of the working tree published into a file
+# module proxy at the version of version.go, and a fresh module outside the
+# repository that runs `go get` of the core, compress and http3 (each
+# alone), builds and serves over HTTP/1.1 and HTTP/3 (third-party modules
+# come from the module cache or GOPROXY; about 30 s).
+echo "== release: API diff, install test"
+go run ./internal/release apidiff
+go run ./internal/release install
 
 for m in "${modules[@]}"; do
 	echo "== $m: go test -race"

@@ -2,8 +2,6 @@ module github.com/riptide-http/riptide/bench
 
 go 1.26.0
 
-replace github.com/riptide-http/riptide => ../
-
 require (
 	github.com/fasthttp/router v1.5.4
 	github.com/go-chi/chi/v5 v5.5.0
@@ -39,12 +37,10 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/klauspost/compress v1.20.0 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
-	github.com/riptide-http/riptide v0.0.0
-	github.com/riptide-http/riptide/http3 v0.0.0
+	github.com/riptide-http/riptide v0.1.0
+	github.com/riptide-http/riptide/http3 v0.1.0
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	gonum.org/v1/plot v0.17.0
 )
-
-replace github.com/riptide-http/riptide/http3 => ../http3

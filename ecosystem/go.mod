@@ -2,14 +2,12 @@ module github.com/riptide-http/riptide/ecosystem
 
 go 1.26.0
 
-replace github.com/riptide-http/riptide => ../
-
 require (
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/gorilla/mux v1.8.1
 	github.com/gorilla/websocket v1.5.3
 	github.com/prometheus/common v0.73.1
-	github.com/riptide-http/riptide v0.0.0-00010101000000-000000000000
+	github.com/riptide-http/riptide v0.1.0
 )
 
 require (
@@ -18,6 +16,5 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

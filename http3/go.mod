@@ -2,12 +2,10 @@ module github.com/riptide-http/riptide/http3
 
 go 1.26.0
 
-replace github.com/riptide-http/riptide => ../
-
 require (
 	github.com/quic-go/qpack v0.6.0
 	github.com/quic-go/quic-go v0.65.0
-	github.com/riptide-http/riptide v0.0.0
+	github.com/riptide-http/riptide v0.1.0
 )
 
 require (

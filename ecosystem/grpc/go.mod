@@ -2,10 +2,8 @@ module github.com/riptide-http/riptide/ecosystem/grpc
 
 go 1.26.0
 
-replace github.com/riptide-http/riptide => ../..
-
 require (
-	github.com/riptide-http/riptide v0.0.0-00010101000000-000000000000
+	github.com/riptide-http/riptide v0.1.0
 	google.golang.org/grpc v1.85.0
 )
 

@@ -2,19 +2,14 @@ module github.com/riptide-http/riptide/examples/service
 
 go 1.26.0
 
-replace github.com/riptide-http/riptide => ../..
-
-replace github.com/riptide-http/riptide/compress => ../../compress
-
 require (
 	github.com/klauspost/compress v1.20.3
-	github.com/riptide-http/riptide v0.0.0
-	github.com/riptide-http/riptide/compress v0.0.0
+	github.com/riptide-http/riptide v0.1.0
+	github.com/riptide-http/riptide/compress v0.1.0
 )
 
 require (
 	github.com/andybalholm/brotli v1.2.8 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 )
