@@ -181,6 +181,7 @@ func (b h3Bound) Config() h3srv.Config {
 		ReadHeaderTimeout: c.readHeader,
 		IdleTimeout:       c.idle,
 		HandshakeTimeout:  c.readHeader,
+		WriteTimeout:      c.write,
 	}
 	if s.HTTP2 != nil && s.HTTP2.MaxConcurrentStreams > 0 {
 		cfg.MaxStreams = int(s.HTTP2.MaxConcurrentStreams)
