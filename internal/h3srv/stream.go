@@ -411,6 +411,12 @@ func (st *Stream) CloseBody() {
 	}
 }
 
+// Ended reports whether the request ended with its head: the stream's end
+// was read with nothing after the HEADERS (no DATA, no trailers). A request
+// declaring content-length 0 may still carry trailers: only Ended tells it
+// has no body to read.
+func (st *Stream) Ended() bool { return st.rd.eof && st.rd.i == st.rd.n }
+
 // Trailers returns the request's trailer fields, once Read returned
 // io.EOF. They point into the stream's buffers.
 func (st *Stream) Trailers() []h3.Field { return st.trailers }
