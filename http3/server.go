@@ -217,8 +217,9 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 // address token), or one taken once its handshake is complete, which
 // validates it. Beyond MaxConns that one is closed unserved
 // (H3_EXCESSIVE_LOAD). A connection accepted before its handshake
-// completed (0-RTT, Allow0RTT) is served at once and counted as a
-// handshake in progress, with no slot, until it completes.
+// completed (Allow0RTT) waits for it, unless it sent 0-RTT data: that one
+// is served at once and counted as a handshake in progress, with no slot,
+// until it completes (then closed if MaxConns is reached).
 func (sv *server) serve(qc *quic.Conn, hs *handshake) {
 	l := sv.l
 	switch {
@@ -232,15 +233,22 @@ func (sv *server) serve(qc *quic.Conn, hs *handshake) {
 		l.ServeConn(conn{qc})
 		return
 	}
-	select {
-	case <-qc.HandshakeComplete():
+	if !qc.ConnectionState().Used0RTT {
+		// Accepted once its handshake completed, or early (Allow0RTT)
+		// without 0-RTT data: nothing to serve before it completes.
+		select {
+		case <-qc.HandshakeComplete():
+		case <-qc.Context().Done():
+			return // a sweep ends its handshake
+		}
 		if sv.admit(qc, hs) {
 			l.ServeConn(conn{qc})
 			l.Release()
 		}
 		return
-	default:
 	}
+	// 0-RTT data from an address not validated: served at once (the
+	// 0-RTT policy applies), its slot taken when the handshake completes.
 	var slot atomic.Bool
 	done := make(chan struct{})
 	go func() {
