@@ -181,6 +181,7 @@ func (b h3Bound) Config() h3srv.Config {
 		ReadHeaderTimeout: c.readHeader,
 		IdleTimeout:       c.idle,
 		HandshakeTimeout:  c.readHeader,
+		WriteTimeout:      c.write,
 	}
 	if s.HTTP2 != nil && s.HTTP2.MaxConcurrentStreams > 0 {
 		cfg.MaxStreams = int(s.HTTP2.MaxConcurrentStreams)
@@ -396,8 +397,10 @@ func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 	default:
 		x.resp.head = isHEAD(x.req.Method)
 		// A body of unknown length may turn out empty: the stream's end
-		// tells (h3srv reads no frame before the handler asks).
-		c.body.startStream(x.req.ContentLength != 0, expects100(&x.req))
+		// tells (h3srv reads no frame before the handler asks). One of
+		// length 0 may still be followed by trailers, read with the
+		// body's end, unless the stream ended with the head.
+		c.body.startStream(x.req.ContentLength != 0 || !st.Ended(), expects100(&x.req))
 		x.inHandler.Store(true)
 		c.callHandler()
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/h3"
 	"github.com/riptide-http/riptide/internal/h3hook"
 	"github.com/riptide-http/riptide/internal/h3srv"
 )
@@ -23,8 +24,13 @@ import (
 // From the Server: MaxHeaderBytes (a request's field section, checked on
 // the HEADERS frame's length before it is read; 431 beyond), MaxHeaderCount,
 // MaxRequestBodySize, ReadHeaderTimeout (each stream's head, and the
-// handshake), ReadBodyTimeout, IdleTimeout (QUIC's idle timeout),
-// MaxConns (counted from the first packet of a connection), MaxConnAge and
+// handshake), ReadBodyTimeout, WriteTimeout (each response write on a
+// stream, its wait for flow control included: the stream is reset past
+// it), IdleTimeout (QUIC's idle timeout),
+// MaxConns (a connection takes its slot once its address is validated:
+// at its first packet when it answered a Retry or brought an address
+// token, else when its handshake completes; see RetryThreshold for the
+// handshakes before), MaxConnAge and
 // MaxRequestsPerConn (GOAWAY), HTTP2.MaxConcurrentStreams (when set, the
 // concurrent request streams per connection) and
 // HTTP2.MaxReceiveBufferPerStream/PerConnection (the QUIC receive
@@ -60,10 +66,13 @@ type Options struct {
 	// servers behind one address should share it. Nil means random.
 	StatelessResetKey *quic.StatelessResetKey
 	TokenGeneratorKey *quic.TokenGeneratorKey
-	// RetryThreshold is the number of handshakes in progress from which a
-	// new connection must first prove its address with a Retry (one more
-	// round trip, against spoofed floods). Zero means 64; negative means
-	// always.
+	// RetryThreshold is the number of handshakes in progress (whatever
+	// MaxConns) from which a new connection must first prove its address
+	// with a Retry (one more round trip, against spoofed floods). It also
+	// bounds the handshakes from unvalidated (possibly spoofed) addresses
+	// in progress at once, which hold no MaxConns slot: the slots of
+	// HTTP/1.1 and HTTP/2 connections cannot be taken by packets from
+	// addresses that never answer. Zero means 64; negative means always.
 	RetryThreshold int
 
 	// AltSvcPort is the port advertised in Alt-Svc on the Server's
@@ -199,15 +208,76 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 			}
 		}
 		hs, _ := qc.Context().Value(handshakeKey{}).(*handshake)
-		if hs.accepted() {
-			wg.Go(func() {
-				l.ServeConn(conn{qc})
-				l.Release()
-			})
-		} else {
-			wg.Go(func() { l.ServeConn(conn{qc}) })
-		}
+		wg.Go(func() { sv.serve(qc, hs) })
 	}
+}
+
+// serve serves an accepted connection while it holds a MaxConns slot: the
+// one its handshake took when its address came validated (a Retry or an
+// address token), or one taken once its handshake is complete, which
+// validates it. Beyond MaxConns that one is closed unserved
+// (H3_EXCESSIVE_LOAD). A connection accepted before its handshake
+// completed (Allow0RTT) waits for it, unless it sent 0-RTT data: that one
+// is served at once and counted as a handshake in progress, with no slot,
+// until it completes (then closed if MaxConns is reached).
+func (sv *server) serve(qc *quic.Conn, hs *handshake) {
+	l := sv.l
+	switch {
+	case hs == nil: // not reached: every connection came through connContext
+		l.ServeConn(conn{qc})
+		return
+	case hs.slot:
+		if hs.accepted() { // else a sweep saw it closed and released its slot
+			defer l.Release()
+		}
+		l.ServeConn(conn{qc})
+		return
+	}
+	if !qc.ConnectionState().Used0RTT {
+		// Accepted once its handshake completed, or early (Allow0RTT)
+		// without 0-RTT data: nothing to serve before it completes.
+		select {
+		case <-qc.HandshakeComplete():
+		case <-qc.Context().Done():
+			return // a sweep ends its handshake
+		}
+		if sv.admit(qc, hs) {
+			l.ServeConn(conn{qc})
+			l.Release()
+		}
+		return
+	}
+	// 0-RTT data from an address not validated: served at once (the
+	// 0-RTT policy applies), its slot taken when the handshake completes.
+	var slot atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-qc.HandshakeComplete():
+			slot.Store(sv.admit(qc, hs))
+		case <-qc.Context().Done():
+		}
+	}()
+	l.ServeConn(conn{qc})
+	<-done // the connection is closed: its context is done
+	if slot.Load() {
+		l.Release()
+	}
+}
+
+// admit ends the handshake of a connection whose address its completion
+// validated and takes a MaxConns slot for it; beyond MaxConns it closes the
+// connection. It reports whether it took a slot.
+func (sv *server) admit(qc *quic.Conn, hs *handshake) bool {
+	if !hs.accepted() {
+		return false // a sweep saw it closed
+	}
+	if sv.l.Admit() {
+		return true
+	}
+	qc.CloseWithError(quic.ApplicationErrorCode(h3.CodeExcessiveLoad), errRefused.Error())
+	return false
 }
 
 var errNoCertificate = errors.New("http3: a TLS configuration with a certificate is required")
@@ -244,8 +314,11 @@ type acceptor interface {
 
 // server is the state of one Serve.
 type server struct {
-	l          h3hook.Listener
-	handshakes atomic.Int64 // connections admitted and not yet accepted
+	l h3hook.Listener
+	// handshakes counts the handshakes in progress, from a connection's
+	// first packet to its handshake's completion or failure (a refused
+	// one is not counted), whatever MaxConns: the Retry decision.
+	handshakes atomic.Int64
 
 	// pending holds the connections admitted and not yet accepted. While
 	// it is not empty, sweep runs every sweepInterval and ends those whose
@@ -260,14 +333,20 @@ type server struct {
 
 // sweepInterval is how often the handshakes in progress are checked for
 // a closed connection: how long, at most, a failed handshake keeps its
-// MaxConns slot and counts toward RetryThreshold.
+// MaxConns slot (if it has one) and counts toward RetryThreshold.
 var sweepInterval = 100 * time.Millisecond
 
 // errRefused refuses a connection beyond MaxConns.
 var errRefused = errors.New("http3: too many connections")
 
-// connContext admits a connection attempt (MaxConns) and counts its
-// handshake until Accept returns it or it fails.
+// connContext counts a connection attempt's handshake until it completes
+// or fails. One whose address is validated already (ci.AddrVerified: it
+// answered a Retry or brought an address token) takes a MaxConns slot now,
+// or is refused (CONNECTION_REFUSED); any other takes none before its
+// handshake completes (serve): its source address may be spoofed, and the
+// slots are the TCP connections' too. Those are bounded instead by
+// RetryThreshold: from that many handshakes in progress, VerifySourceAddress
+// sends every new address a Retry, which creates no state.
 //
 // The context it returns is the handshake itself, not derived from ctx:
 // quic-go cancels ctx and the connection's context (which it derives from
@@ -276,11 +355,12 @@ var errRefused = errors.New("http3: too many connections")
 // connection's life: quic-go's contexts cost 120 B more per connection
 // than without ConnContext (a second cancelable context and a closure,
 // TestIdleConnHeap), and the handshake 32 B.
-func (sv *server) connContext(ctx context.Context, _ *quic.ClientInfo) (context.Context, error) {
-	if !sv.l.Admit() {
+func (sv *server) connContext(ctx context.Context, ci *quic.ClientInfo) (context.Context, error) {
+	slot := ci != nil && ci.AddrVerified
+	if slot && !sv.l.Admit() {
 		return nil, errRefused
 	}
-	hs := &handshake{sv: sv, conn: ctx}
+	hs := &handshake{sv: sv, conn: ctx, slot: slot}
 	sv.handshakes.Add(1)
 	sv.mu.Lock()
 	if sv.closed {
@@ -356,14 +436,15 @@ func (sv *server) remove(hs *handshake) {
 
 type handshakeKey struct{}
 
-// handshake is a connection counted in server.handshakes until leave, and
-// holding one of MaxConns until release. It is the context quic-go derives
-// the connection's from: it is never done, and its one value, under
-// handshakeKey, is itself.
+// handshake is a connection counted in server.handshakes until leave, and,
+// if slot, holding one of MaxConns until release. It is the context quic-go
+// derives the connection's from: it is never done, and its one value,
+// under handshakeKey, is itself.
 type handshake struct {
 	sv    *server
 	conn  context.Context // quic-go's context of the connection until accepted
 	left  atomic.Bool
+	slot  bool  // a MaxConns slot taken in connContext (address validated)
 	index int32 // in sv.pending, -1 when out of it (sv.mu)
 }
 
@@ -377,21 +458,21 @@ func (hs *handshake) Value(key any) any {
 	return nil
 }
 
-// end is a connection's end before Accept returned it: its MaxConns
-// slot is released. It is called once, by whoever took hs out of pending.
+// end is a connection's end before its handshake was accepted: its
+// MaxConns slot, if any, is released. It is called once, by whoever took
+// hs out of pending.
 func (hs *handshake) end() {
 	hs.leave()
-	hs.sv.l.Release()
+	if hs.slot {
+		hs.sv.l.Release()
+	}
 }
 
 // accepted takes the connection out of the handshake count and reports
-// whether it still holds its MaxConns slot, to release once it is served.
-// A nil hs (a connection that came without connContext) holds none, nor
-// does one whose closed connection a sweep (or Serve's end) ended already.
+// whether it was still in it: not ended by a sweep (or Serve's end), which
+// found its connection closed and released its slot, if any. A slot it
+// holds is then the caller's to release once the connection is served.
 func (hs *handshake) accepted() bool {
-	if hs == nil {
-		return false
-	}
 	sv := hs.sv
 	sv.mu.Lock()
 	ok := hs.index >= 0

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -323,31 +324,11 @@ func servedSoon(t *testing.T, addr string) *http.Client {
 // Stats.Refused); MaxRequestsPerConn sends GOAWAY after the limit, so the
 // client's next request opens a new connection.
 func TestServeLimits(t *testing.T) {
-	t.Run("MaxConns", func(t *testing.T) {
-		srv := &riptide.Server{MaxConns: 1, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
-		addr, _ := startServe(t, srv, nil)
-		// A connection whose handshake fails gives its slot back.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if qc, err := quic.DialAddr(ctx, addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"not-h3"}}, nil); err == nil {
-			qc.CloseWithError(0, "")
-			t.Fatal("handshake with ALPN not-h3 succeeded")
-		}
-		c1 := servedSoon(t, addr)
-		req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+addr+"/", nil)
-		if resp, err := h3Client(t).Do(req); err == nil {
-			resp.Body.Close()
-			t.Fatal("a second connection was served beyond MaxConns 1")
-		}
-		var st riptide.Stats
-		srv.Stats(&st)
-		if st.Refused < 1 || st.Accepted != 1 {
-			t.Errorf("Refused %d Accepted %d, want ≥ 1 and 1", st.Refused, st.Accepted)
-		}
-		// The first connection's end gives its slot back.
-		c1.Transport.(*qhttp3.Transport).Close()
-		servedSoon(t, addr)
-	})
+	// With Allow0RTT quic-go hands the connection over before its
+	// handshake completes: it takes its slot then all the same.
+	for _, opts := range []*Options{nil, {Allow0RTT: true}} {
+		t.Run(fmt.Sprintf("MaxConns/Allow0RTT=%v", opts != nil), func(t *testing.T) { testMaxConns(t, opts) })
+	}
 	t.Run("MaxRequestsPerConn", func(t *testing.T) {
 		// A raw QUIC client, so that the test (not an HTTP/3 client's
 		// reaction to GOAWAY, which quic-go's races with its next
@@ -387,6 +368,35 @@ func TestServeLimits(t *testing.T) {
 			t.Errorf("Accepted %d Requests %d, want 3 connections for 5 requests", st.Accepted, st.Requests)
 		}
 	})
+}
+
+// testMaxConns: MaxConns 1 refuses a second connection (counted in
+// Stats.Refused), a failed handshake and a closed connection give their
+// slot back.
+func testMaxConns(t *testing.T, opts *Options) {
+	srv := &riptide.Server{MaxConns: 1, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
+	addr, _ := startServe(t, srv, opts)
+	// A connection whose handshake fails gives its slot back.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if qc, err := quic.DialAddr(ctx, addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"not-h3"}}, nil); err == nil {
+		qc.CloseWithError(0, "")
+		t.Fatal("handshake with ALPN not-h3 succeeded")
+	}
+	c1 := servedSoon(t, addr)
+	req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+addr+"/", nil)
+	if resp, err := h3Client(t).Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatal("a second connection was served beyond MaxConns 1")
+	}
+	var st riptide.Stats
+	srv.Stats(&st)
+	if st.Refused < 1 || st.Accepted != 1 {
+		t.Errorf("Refused %d Accepted %d, want ≥ 1 and 1", st.Refused, st.Accepted)
+	}
+	// The first connection's end gives its slot back.
+	c1.Transport.(*qhttp3.Transport).Close()
+	servedSoon(t, addr)
 }
 
 // watchGoaway reads the server's control stream on qc and sends the ID of

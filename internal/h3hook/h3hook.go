@@ -27,7 +27,7 @@ var Bind func(srv any) Server
 // Server is what the http3 module uses of a riptide.Server.
 type Server interface {
 	// Config returns the engine configuration the Server's limits map to
-	// (MaxHeaderBytes, ReadHeaderTimeout, IdleTimeout; the handshake
+	// (MaxHeaderBytes, ReadHeaderTimeout, IdleTimeout, WriteTimeout; the handshake
 	// bounded by ReadHeaderTimeout; MaxStreams from
 	// HTTP2.MaxConcurrentStreams when set). The caller may adjust it (its
 	// HTTP/3 options) before passing it to Listen.

@@ -1,6 +1,7 @@
 package h3srv
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -314,5 +315,79 @@ func TestEngineAllocs(t *testing.T) {
 	}
 	if n != 0 {
 		t.Errorf("%v allocs per request, want 0", n)
+	}
+}
+
+// TestQPACKStreamBudget: a client repeating an instruction that changes
+// nothing on its QPACK encoder stream (Set Dynamic Table Capacity 0) or
+// decoder stream (Stream Cancellation) has its connection closed with
+// H3_EXCESSIVE_LOAD once it passes the stream's budget, and the server
+// reads no more than the budget and a read buffer of it: the CPU an
+// attacker's byte costs stays bounded. A decoder stream's budget grows
+// with the request streams (one cancellation each): after requests, as
+// many cancellations as streams pass. Before, both streams were read
+// without end (a client sent 307 MiB in 3 s).
+func TestQPACKStreamBudget(t *testing.T) {
+	const flood = 8 << 20 // what the client tries to send
+	for _, tc := range []struct {
+		name string
+		typ  h3.StreamType
+		ins  byte // one instruction, one byte
+	}{
+		{"encoder: Set Dynamic Table Capacity 0", h3.StreamQPACKEncoder, 0x20},
+		{"decoder: Stream Cancellation 0", h3.StreamQPACKDecoder, 0x40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := takeBaseline()
+			var in atomic.Uint64
+			// No control stream: every byte the server reads from the
+			// client after the requests is the QPACK stream's.
+			p := start(t, quicxtest.Options{}, &Config{BytesIn: &in}, HandlerFunc(func(s *Stream) {}), true)
+			requests := 0
+			if tc.typ == h3.StreamQPACKDecoder {
+				// Requests whose streams the client may cancel.
+				for range 100 {
+					readResponse(t, p.open(reqHead("GET", "/"), true))
+				}
+				requests = 100
+			}
+			before := in.Load()
+			s := p.uni(h3.AppendVarint(nil, uint64(tc.typ)), false)
+			legit := bytes.Repeat([]byte{tc.ins}, requests)
+			if _, err := s.Write(legit); err != nil {
+				t.Fatal(err)
+			}
+			if tc.typ == h3.StreamQPACKDecoder {
+				// A cancellation per stream is no excess.
+				for s.Unread() > 0 {
+					time.Sleep(time.Millisecond)
+				}
+				if p.cli.Context().Err() != nil {
+					t.Fatalf("closed after %d cancellations for %d streams: %v", requests, requests, p.cli.CloseCode())
+				}
+			}
+			chunk := bytes.Repeat([]byte{tc.ins}, 4<<10)
+			sent := 0
+			for sent < flood {
+				n, err := s.Write(chunk)
+				sent += n
+				if err != nil {
+					break
+				}
+			}
+			if p.cli.Context().Err() == nil {
+				t.Fatalf("%d bytes of no-op instructions sent and the connection is open; the server read %d", sent, in.Load()-before)
+			}
+			if code := p.waitClosed(); code != h3.CodeExcessiveLoad {
+				t.Errorf("closed with %v, want H3_EXCESSIVE_LOAD", code)
+			}
+			read := int64(in.Load() - before)
+			limit := int64(1 + qpackBudget + qpackPerStream*requests + critBufSize)
+			t.Logf("client sent %d bytes; the server read %d of them before closing (limit %d)", sent+len(legit), read, limit)
+			if read > limit {
+				t.Errorf("the server read %d bytes of the stream, want at most %d (type, budget, a buffer)", read, limit)
+			}
+			p.closeAndCheck(base)
+		})
 	}
 }

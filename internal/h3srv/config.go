@@ -43,6 +43,12 @@ type Config struct {
 	// acceptance to its complete HEADERS; the stream is then reset with
 	// H3_REQUEST_INCOMPLETE. Zero: no limit beyond the QUIC idle timeout.
 	ReadHeaderTimeout time.Duration
+	// WriteTimeout bounds each write of a response on a request stream
+	// (the wait for the client's flow control included), unless the
+	// handler set the stream's write deadline (SetWriteDeadline). A write
+	// that times out resets the stream with H3_INTERNAL_ERROR, so that
+	// later writes fail at once. Zero: no limit.
+	WriteTimeout time.Duration
 	// MaxUniStreams bounds the peer's unidirectional streams: the QUIC
 	// layer's concurrent limit (for the caller to set), and the number of
 	// streams of unknown type (grease) the engine accepts, each stopped

@@ -496,6 +496,9 @@ type critical struct {
 	rs quicx.ReceiveStream
 	t  h3.StreamType
 	cs h3.ControlStream
+	// used counts the instruction bytes read on a QPACK stream, within
+	// qpackLimit.
+	used int64
 }
 
 // critBufSize is a critical stream's read buffer: a frame header, a QPACK
@@ -561,9 +564,9 @@ func (c *Conn) readCritical(u *critical, r *reader) {
 	case h3.StreamControl:
 		err = c.readControl(u, r)
 	case h3.StreamQPACKEncoder:
-		err = drainQPACK(r, h3.DrainEncoderStream)
+		err = c.drainQPACK(u, r, h3.DrainEncoderStream)
 	case h3.StreamQPACKDecoder:
-		err = drainQPACK(r, h3.DrainDecoderStream)
+		err = c.drainQPACK(u, r, h3.DrainDecoderStream)
 	}
 	dropBuf(r) // on errQuiet, nothing is buffered: await found it empty
 	if err == errQuiet {
@@ -700,14 +703,46 @@ func (c *Conn) readControl(u *critical, r *reader) error {
 	}
 }
 
-// drainQPACK reads a QPACK stream through drain to its end, or until it is
-// quiet (errQuiet).
-func drainQPACK(r *reader, drain func([]byte) (int, error)) error {
+// QPACK stream budgets. With a dynamic table of capacity 0 on both sides,
+// the peer's encoder stream has nothing to carry but Set Dynamic Table
+// Capacity 0, and its decoder stream a Stream Cancellation per request
+// stream at most: a QPACK stream gets qpackBudget bytes of instructions
+// over the connection's life, the decoder stream qpackPerStream more per
+// request stream accepted. Beyond, H3_EXCESSIVE_LOAD closes the
+// connection: instructions that change nothing would otherwise be read
+// without end, each costing the server CPU (a client repeating Set
+// Dynamic Table Capacity 0 sent 307 MiB in 3 s).
+const (
+	qpackBudget    = 1 << 10
+	qpackPerStream = 16 // a Stream Cancellation of any stream ID is at most 10
+)
+
+var errQPACKLoad = &h3.Error{Code: h3.CodeExcessiveLoad, Conn: true, Reason: "QPACK stream instructions beyond their budget"}
+
+// qpackLimit returns the instruction bytes the peer's QPACK stream of type
+// t may carry now.
+func (c *Conn) qpackLimit(t h3.StreamType) int64 {
+	if t != h3.StreamQPACKDecoder {
+		return qpackBudget
+	}
+	c.mu.Lock()
+	streams := c.maxID/4 + 1 // the request streams accepted (IDs 0, 4, 8, ...)
+	c.mu.Unlock()
+	return qpackBudget + qpackPerStream*streams
+}
+
+// drainQPACK reads the QPACK stream u through drain to its end, or until
+// it is quiet (errQuiet), within its budget (qpackLimit).
+func (c *Conn) drainQPACK(u *critical, r *reader, drain func([]byte) (int, error)) error {
 	for {
 		n, err := drain(r.b[r.i:r.n])
 		r.i += n
 		if err != nil {
 			return err
+		}
+		u.used += int64(n)
+		if u.used > qpackBudget && u.used > c.qpackLimit(u.t) {
+			return errQPACKLoad
 		}
 		if r.n-r.i == len(r.b) {
 			// A partial instruction filling the buffer: a QPACK integer

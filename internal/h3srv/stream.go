@@ -57,6 +57,9 @@ type Stream struct {
 	// were not written yet (WriteDataSized).
 	outLeft uint64
 	headDL  bool // a read deadline was set for the head
+	// userWDL: the handler set the write deadline, which WriteTimeout
+	// does not replace.
+	userWDL bool
 
 	// bodyClosed: CloseBody was called (from any goroutine).
 	bodyClosed atomic.Bool
@@ -101,7 +104,7 @@ func putStream(st *Stream) {
 	st.req.Reset()
 	st.trailers, st.pending = nil, nil
 	st.dataLeft, st.got, st.bodyErr = 0, 0, nil
-	st.wroteHead, st.done, st.headDL = false, false, false
+	st.wroteHead, st.done, st.headDL, st.userWDL = false, false, false, false
 	st.outLeft = 0
 	if st.bodyClosed.Load() {
 		st.bodyClosed.Store(false) // a locked exchange: only when set
@@ -136,8 +139,12 @@ func (st *Stream) Done() <-chan struct{} { return st.qs.Context().Done() }
 // SetReadDeadline sets the deadline for reading the body.
 func (st *Stream) SetReadDeadline(t time.Time) error { return st.qs.SetReadDeadline(t) }
 
-// SetWriteDeadline sets the deadline for writing the response.
-func (st *Stream) SetWriteDeadline(t time.Time) error { return st.qs.SetWriteDeadline(t) }
+// SetWriteDeadline sets the deadline for writing the response, in place
+// of Config.WriteTimeout for the rest of the stream (a zero t: none).
+func (st *Stream) SetWriteDeadline(t time.Time) error {
+	st.userWDL = true
+	return st.qs.SetWriteDeadline(t)
+}
 
 // readHead reads frames up to the request's HEADERS, decodes and validates
 // them into st.req. It reports false when the stream was answered or reset
@@ -404,6 +411,12 @@ func (st *Stream) CloseBody() {
 	}
 }
 
+// Ended reports whether the request ended with its head: the stream's end
+// was read with nothing after the HEADERS (no DATA, no trailers). A request
+// declaring content-length 0 may still carry trailers: only Ended tells it
+// has no body to read.
+func (st *Stream) Ended() bool { return st.rd.eof && st.rd.i == st.rd.n }
+
 // Trailers returns the request's trailer fields, once Read returned
 // io.EOF. They point into the stream's buffers.
 func (st *Stream) Trailers() []h3.Field { return st.trailers }
@@ -592,10 +605,21 @@ func (st *Stream) writeData(p []byte, size uint64, hold bool) (int, error) {
 	return st.write(p)
 }
 
-// write writes b to the stream, counted in Config.BytesOut.
+// write writes b to the stream, counted in Config.BytesOut, within
+// Config.WriteTimeout unless the handler set a deadline. A write past its
+// deadline (a client that grants no flow control) resets the stream: part
+// of b may have gone out, and no later write may wait again.
 func (st *Stream) write(b []byte) (int, error) {
+	c := st.c
+	if d := c.cfg.WriteTimeout; d > 0 && !st.userWDL {
+		st.qs.SetWriteDeadline(time.Now().Add(d))
+	}
 	n, err := st.qs.Write(b)
-	st.c.wrote(n)
+	c.wrote(n)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		st.qs.CancelWrite(uint64(h3.CodeInternalError))
+		st.done = true
+	}
 	return n, err
 }
 

@@ -1,11 +1,14 @@
 package h3srv
 
 import (
+	"errors"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/h3"
@@ -341,6 +344,47 @@ func BenchmarkBulkWriteData(b *testing.B) {
 				writes += s.PeerWrites()
 			}
 			b.ReportMetric(float64(writes)/float64(b.N), "writes/MiB")
+		})
+	}
+}
+
+// TestWriteTimeout: Config.WriteTimeout bounds a response write that
+// waits for a client's flow control; the write fails and the stream is
+// reset with H3_INTERNAL_ERROR, and the next write fails at once. A
+// deadline the handler sets replaces it (here a short one under an hour's
+// WriteTimeout).
+func TestWriteTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		user    bool
+	}{
+		{"WriteTimeout", 50 * time.Millisecond, false},
+		{"the handler's deadline", time.Hour, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := make(chan [2]error, 1)
+			p := start(t, quicxtest.Options{Window: 4 << 10}, &Config{WriteTimeout: tc.timeout}, HandlerFunc(func(s *Stream) {
+				if tc.user {
+					s.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+				}
+				s.WriteHeaders(200, nil)
+				_, err := s.WriteData(make([]byte, 64<<10))
+				_, again := s.WriteData([]byte("x"))
+				errs <- [2]error{err, again}
+			}), false)
+			st := p.open(reqHead("GET", "/"), true) // never read
+			select {
+			case e := <-errs:
+				if !errors.Is(e[0], os.ErrDeadlineExceeded) || e[1] == nil {
+					t.Errorf("stalled write: %v, then %v; want the deadline's error, then an error", e[0], e[1])
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the stalled write did not end")
+			}
+			if code := waitReset(t, st); code != uint64(h3.CodeInternalError) {
+				t.Errorf("stream reset with %#x, want H3_INTERNAL_ERROR", code)
+			}
 		})
 	}
 }
