@@ -264,7 +264,8 @@ type setting struct {
 // RFC 8441 §3).
 func (s setting) valid() error {
 	switch s.id {
-	case SettingEnablePush, SettingEnableConnectProtocol:
+	case SettingEnablePush, SettingEnableConnectProtocol, SettingNoRFC7540Priorities:
+		// RFC 9113 §6.5.2, RFC 8441 §3, RFC 9218 §2.1: 0 or 1.
 		if s.val > 1 {
 			return connError(ErrCodeProtocol)
 		}
