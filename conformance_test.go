@@ -99,21 +99,39 @@ func conformanceRunner(addr string) *probe.Runner {
 }
 
 func TestConformance(t *testing.T) {
-	// The two runs mostly wait on timeouts: run them side by side.
-	t.Run("native", func(t *testing.T) {
-		t.Parallel()
-		runConformance(t, riptide.HandlerFunc(probeRoutes), nativeWarns)
-	})
-	t.Run("compat", func(t *testing.T) {
-		t.Parallel()
-		runConformance(t, compatProbeHandler(), compatWarns)
-	})
+	// The runs mostly wait on timeouts: run them side by side. The h2c
+	// runs hold HTTP/1.1 to the same verdicts on a server that also takes
+	// HTTP/2 with prior knowledge on the same port (serve.go).
+	for _, h2c := range []bool{false, true} {
+		name := ""
+		if h2c {
+			name = "-h2c"
+		}
+		t.Run("native"+name, func(t *testing.T) {
+			t.Parallel()
+			runConformance(t, conformanceServer(riptide.HandlerFunc(probeRoutes), h2c), nativeWarns)
+		})
+		t.Run("compat"+name, func(t *testing.T) {
+			t.Parallel()
+			runConformance(t, conformanceServer(compatProbeHandler(), h2c), compatWarns)
+		})
+	}
 }
 
-// runConformance serves h with a zero-value Server (the defaults are what
-// is judged), runs every check and compares the verdicts with kept.
-func runConformance(t *testing.T, h riptide.Handler, kept []keptWarn) {
-	ls := startLive(t, &riptide.Server{Handler: h})
+// conformanceServer is the zero-value Server serving h (the defaults are
+// what is judged), with only h2c turned on when h2c is set.
+func conformanceServer(h riptide.Handler, h2c bool) *riptide.Server {
+	srv := &riptide.Server{Handler: h}
+	if h2c {
+		srv.HTTP2 = &riptide.HTTP2Config{H2C: true}
+	}
+	return srv
+}
+
+// runConformance serves srv, runs every check and compares the verdicts
+// with kept.
+func runConformance(t *testing.T, srv *riptide.Server, kept []keptWarn) {
+	ls := startLive(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	results := conformanceRunner(ls.addr).Run(ctx, probe.Checks())
@@ -250,11 +268,11 @@ func echoHeaders(c *riptide.Ctx) {
 	c.Write(buf)
 }
 
-var conformanceServe = flag.String("conformance-serve", "", "serve the probe routes (native or compat) instead of testing; see TestConformanceServe")
+var conformanceServe = flag.String("conformance-serve", "", "serve the probe routes (native, compat, native-h2c or compat-h2c) instead of testing; see TestConformanceServe")
 
 // TestConformanceServe is not a test: with -conformance-serve=native or
-// =compat it serves the probe routes of this file, exactly as the CI test
-// does, for cmd/riptide-probe/conformance.sh to put riptide next to other
+// =compat (=native-h2c, =compat-h2c: with h2c on) it serves the probe
+// routes of this file, exactly as the CI test does, for cmd/riptide-probe/conformance.sh to put riptide next to other
 // servers in docs/conformance.md. It follows the bench servers' launch
 // protocol: the address comes as "-addr HOST:PORT" after a "--" (the probe
 // appends it), "listening on ADDR" is printed, and SIGTERM stops it.
@@ -262,15 +280,16 @@ var conformanceServe = flag.String("conformance-serve", "", "serve the probe rou
 //	go test -c -o riptide.test . && riptide-probe -launch "riptide=./riptide.test -test.run=^TestConformanceServe$ -test.timeout=0 -conformance-serve=native --"
 func TestConformanceServe(t *testing.T) {
 	var h riptide.Handler
-	switch *conformanceServe {
+	mode, h2c := strings.CutSuffix(*conformanceServe, "-h2c")
+	switch mode {
 	case "":
-		t.Skip("server for conformance.sh; run with -conformance-serve=native|compat")
+		t.Skip("server for conformance.sh; run with -conformance-serve=native|compat|native-h2c|compat-h2c")
 	case "native":
 		h = riptide.HandlerFunc(probeRoutes)
 	case "compat":
 		h = compatProbeHandler()
 	default:
-		t.Fatalf("-conformance-serve=%q: want native or compat", *conformanceServe)
+		t.Fatalf("-conformance-serve=%q: want native or compat, with or without -h2c", *conformanceServe)
 	}
 	addr := "127.0.0.1:0"
 	args := flag.Args()
@@ -283,7 +302,7 @@ func TestConformanceServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &riptide.Server{Handler: h}
+	srv := conformanceServer(h, h2c)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	go func() {
