@@ -178,7 +178,7 @@ func (c *conn) refuseH2Preface() bool {
 const h2PrefaceLine = "PRI * HTTP/2.0\r\n"
 
 // h2RefusalReason is the GOAWAY debug data of refuseH2Preface.
-const h2RefusalReason = "riptide: HTTP/2 with prior knowledge (h2c) is not enabled on this server; use HTTP/1.1"
+const h2RefusalReason = "riptide: HTTP/2 with prior knowledge (h2c) is not enabled here; use HTTP/1.1"
 
 // runH2 serves HTTP/2 on c.nc (its first bytes being rest, read with the
 // preface) until the connection ends, then closes and releases c.
