@@ -61,7 +61,7 @@ type compatWriter struct {
 	known uint8
 
 	// clean holds a copy of the last response field value addField
-	// found to need no mending (trimmed, and without CR or LF, or on a
+	// found to need no mending (trimmed, and without CR, LF or NUL, or on a
 	// stream (cleanStream) a valid field value), if at most cleanMax
 	// bytes: an equal value is added without the checks (a handler's
 	// constant, such as its Content-Type, on every request of the
@@ -351,7 +351,7 @@ func (w *compatWriter) addField(h *headerFields, name, value string) {
 		return
 	}
 	t := textproto.TrimString(value)
-	if !w.stream && (strings.IndexByte(t, '\r') >= 0 || strings.IndexByte(t, '\n') >= 0) {
+	if !w.stream && needsClean(t) {
 		addFieldClean(h, name, t)
 		return
 	}
@@ -404,21 +404,28 @@ func addFieldClean(h *headerFields, name, value string) {
 	h.pushField(start, start+len(name))
 }
 
-// appendCleanValue appends value trimmed and with any CR or LF in it
-// replaced by a space.
+// appendCleanValue appends value trimmed and with any CR, LF or NUL in it
+// replaced by a space, as RFC 9110 §5.5 lets a recipient mend them (net/http
+// replaces CR and LF only and sends NUL as it is).
 func appendCleanValue(dst []byte, value string) []byte {
 	value = textproto.TrimString(value)
-	if strings.IndexByte(value, '\r') < 0 && strings.IndexByte(value, '\n') < 0 {
+	if !needsClean(value) {
 		return append(dst, value...)
 	}
 	for i := 0; i < len(value); i++ {
 		c := value[i]
-		if c == '\r' || c == '\n' {
+		if c == '\r' || c == '\n' || c == 0 {
 			c = ' '
 		}
 		dst = append(dst, c)
 	}
 	return dst
+}
+
+// needsClean reports whether v holds a CR, LF or NUL, the bytes a field
+// value must not carry (RFC 9110 §5.5), which appendCleanValue replaces.
+func needsClean(v string) bool {
+	return strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0 || strings.IndexByte(v, 0) >= 0
 }
 
 // writeInformational sends a 1xx response now, with the header fields set

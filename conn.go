@@ -337,7 +337,9 @@ func (c *conn) readRequest() bool {
 				c.ctx.resp.head = headRequestLine(c.rbuf[c.r:c.w])
 				code := h1.StatusOf(err)
 				c.statParseError(code)
-				c.writeCanned(code)
+				if code != 505 || !c.refuseH2Preface() {
+					c.writeCanned(code)
+				}
 				return false
 			}
 			if !armed {

@@ -36,7 +36,7 @@ const (
 
 // TestH2ResetFloodPriority and its siblings send, without ever reading,
 // frames that each make the server answer RST_STREAM: PRIORITY making a
-// stream depend on itself, WINDOW_UPDATE with increment 0 on a stream,
+// stream depend on itself, WINDOW_UPDATE with increment 0 on an opened stream,
 // empty DATA on a closed stream, HEADERS without :path. The server's live
 // heap must stay bounded, and riptide must end the connection (with
 // GOAWAY(ENHANCE_YOUR_CALM) when the client is still there to read it)
@@ -50,22 +50,28 @@ func TestH2ResetFloodPriority(t *testing.T) {
 }
 
 func TestH2ResetFloodWindowUpdateZero(t *testing.T) {
+	// On stream 1 once opened: on an idle stream the first such frame is
+	// already a connection error (RFC 9113 §5.1).
 	var f []byte
 	f = riptide.AppendFrameHeader(f, 4, http2.FrameWindowUpdate, 0, 1)
 	f = append(f, 0, 0, 0, 0)
-	h2ResetFlood(t, nil, func(b []byte, _ int) []byte { return append(b, f...) })
+	h2ResetFlood(t, openStream1(t), func(b []byte, _ int) []byte { return append(b, f...) })
 }
 
 func TestH2ResetFloodDataOnClosed(t *testing.T) {
 	f := riptide.AppendFrameHeader(nil, 0, http2.FrameData, 0, 1)
-	open := func(a *h2Attacker) {
-		// Stream 1: a whole GET, answered and closed while the flood runs.
+	h2ResetFlood(t, openStream1(t), func(b []byte, _ int) []byte { return append(b, f...) })
+}
+
+// openStream1 opens stream 1 with a whole GET, answered and closed while
+// the flood runs.
+func openStream1(t *testing.T) func(a *h2Attacker) {
+	return func(a *h2Attacker) {
 		err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.requestBlock("/"), EndStream: true, EndHeaders: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	h2ResetFlood(t, open, func(b []byte, _ int) []byte { return append(b, f...) })
 }
 
 func TestH2ResetFloodHeadersNoPath(t *testing.T) {

@@ -46,7 +46,7 @@ const (
 	// h2c on a port shared with HTTP/1.1: "INVALID CONNECTION PREFACE\r\n\r\n"
 	// is not the h2 preface, so net/http reads it as an HTTP/1.1 request and
 	// answers 400 before the close; h2spec wants a bare close. riptide closes
-	// a connection whose first line is not HTTP/1.x without an answer.
+	// a connection whose first line names no HTTP without an answer.
 	h2specInvalidPreface = "3.5: Sends invalid connection preface"
 	// The server advertises SETTINGS_MAX_FRAME_SIZE 1 MiB (net/http's
 	// default), so the 20,000-byte HEADERS frame h2spec sends is legal;

@@ -311,7 +311,35 @@ func exchange(addr string, in []byte, halfClose bool, rng *rand.Rand) (fuzzOutco
 		out.closed = true
 		return out, nil
 	}
+	if refused, err := h2cRefusal(raw, in, out.reset); refused || err != nil {
+		out.canned++
+		return out, err
+	}
 	return out, checkStream(raw, &out, in)
+}
+
+// h2cRefusal reports whether raw is the HTTP/2 refusal a server without h2c
+// sends a connection opening with the HTTP/2 preface's request line
+// (serve.go, refuseH2Preface): SETTINGS, then GOAWAY HTTP_1_1_REQUIRED with
+// its reason, and nothing after; with reset, a part of it. It is an error
+// for any other input to get it.
+func h2cRefusal(raw, in []byte, reset bool) (bool, error) {
+	const settings = "\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+	if !bytes.HasPrefix(raw, []byte(settings)) {
+		return false, nil
+	}
+	if !bytes.HasPrefix(in, []byte("PRI * HTTP/2.0\r\n\r\n")) {
+		return true, fmt.Errorf("HTTP/2 frames answered a request that is not the HTTP/2 preface\n\tsent: %.300q\n\tgot: %.300q", in, raw)
+	}
+	ga := raw[len(settings):]
+	if reset && len(ga) < 17 {
+		return true, nil
+	}
+	n := int(ga[0])<<16 | int(ga[1])<<8 | int(ga[2])
+	if len(ga) < 17 || ga[3] != 0x7 || string(ga[13:17]) != "\x00\x00\x00\x0d" || !reset && len(ga) != 9+n {
+		return true, fmt.Errorf("the HTTP/2 refusal is not SETTINGS + GOAWAY HTTP_1_1_REQUIRED: %.300q", raw)
+	}
+	return true, nil
 }
 
 // checkStream parses the bytes a server sent on one connection as a

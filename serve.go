@@ -8,9 +8,14 @@ package riptide
 //  1. the PROXY header, when ProxyProtocol is set (proxy.go);
 //  2. the TLS handshake, answering plain HTTP sent to a TLS port (tls.go);
 //  3. HTTP/2 when ALPN chose "h2", or with H2C when the client preface
-//     arrives (a cleartext connection that opens with neither the preface
-//     nor an HTTP/1.x request line is dropped): the connection goes to the
-//     HTTP/2 engine (h2.go, internal/h2) for the rest of its life;
+//     arrives: the connection goes to the HTTP/2 engine (h2.go,
+//     internal/h2) for the rest of its life. A cleartext connection whose
+//     first bytes stop being a prefix of the preface goes to step 4 once
+//     its first line names HTTP ("HTTP/" in any case: a malformed or
+//     unsupported version, a bare CR gets the 400 or 505 it gets without
+//     H2C); it is closed without an answer when it is still a prefix of the
+//     preface as it ends or times out, or when its first line names no HTTP
+//     at all (an invalid HTTP/2 preface, RFC 9113 §3.4);
 //  4. otherwise HTTP/1.1 (conn.go), where each request's head is checked
 //     for "Upgrade: h2c" (H2CUpgrade) before any handler runs: one that
 //     qualifies is answered 101 and becomes stream 1 of an HTTP/2
@@ -88,7 +93,11 @@ func (c *conn) serveH2() bool {
 			return c.dropNonHTTP()
 		}
 		if c.fill() != nil {
-			return false
+			// Still a prefix of the preface: an HTTP/2 client that went
+			// away or stalled, to which an HTTP/1.1 answer would be
+			// gibberish (RFC 9113 §3.4).
+			c.closeConn()
+			return true
 		}
 	}
 	if string(c.rbuf[:len(h2Preface)]) != h2Preface {
@@ -104,12 +113,15 @@ func (c *conn) serveH2() bool {
 	return true
 }
 
-// dropNonHTTP closes, without an answer, a cleartext connection that
-// opened with neither the HTTP/2 preface nor an HTTP/1.x request line
-// (RFC 9113 §3.4: an invalid preface is a connection error; answering it
-// with an HTTP/1.1 400 would be gibberish to an HTTP/2 client). It reports
-// whether it did; anything that may still be HTTP/1.x is left to the
-// HTTP/1.1 loop, which has the same deadline.
+// dropNonHTTP closes, without an answer, a cleartext connection whose
+// first bytes left the HTTP/2 preface and whose first line does not name
+// HTTP: it is no HTTP/1.x request, and an HTTP/2 client with an invalid
+// preface (RFC 9113 §3.4: a connection error) would read an HTTP/1.1 400
+// as gibberish. A first line with "HTTP/" in it, in any case, is an
+// HTTP/1.x client's, however malformed (a bare CR, HTTP/9.9, http/1.1),
+// and is left to the HTTP/1.1 loop, which answers it as it does without
+// h2c; so is one that has not ended when the buffer is full or the read
+// fails (the loop has the same deadline). It reports whether it closed c.
 func (c *conn) dropNonHTTP() bool {
 	for {
 		b := c.rbuf[:c.w]
@@ -117,8 +129,7 @@ func (c *conn) dropNonHTTP() bool {
 			b = b[1:] // empty lines before a request line are allowed
 		}
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line := bytes.TrimSuffix(b[:i], []byte("\r"))
-			if len(line) > 9 && bytes.HasPrefix(line[len(line)-8:], []byte("HTTP/1.")) {
+			if namesHTTP(b[:i]) {
 				return false
 			}
 			c.closeConn()
@@ -129,6 +140,45 @@ func (c *conn) dropNonHTTP() bool {
 		}
 	}
 }
+
+// namesHTTP reports whether line holds "HTTP/" in any case.
+func namesHTTP(line []byte) bool {
+	for i := 0; i+5 <= len(line); i++ {
+		if (line[i]|0x20) == 'h' && ascii.EqualFold(line[i:i+5], "http/") {
+			return true
+		}
+	}
+	return false
+}
+
+// refuseH2Preface answers an HTTP/2 client that sent its preface, with
+// prior knowledge, to a connection served as HTTP/1.1 (h2c off): to the
+// parser "PRI * HTTP/2.0" is a request of an unsupported version, but the
+// client reads only HTTP/2 frames, so a 505 would reach it as a silent
+// close. It gets an HTTP/2 refusal it can report instead, GOAWAY
+// HTTP_1_1_REQUIRED (RFC 9113 §7: "use HTTP/1.1 instead"), with the reason
+// as debug data, and the connection closes. It reports whether the
+// connection's first bytes were such a preface (or as much of one as came
+// before the parser gave up) and were answered; the caller answers
+// anything else with the canned 505.
+func (c *conn) refuseH2Preface() bool {
+	b := c.rbuf[c.r:c.w]
+	n := min(len(b), len(h2Preface))
+	if c.nreq != 0 || n < len(h2PrefaceLine) || string(b[:n]) != h2Preface[:n] {
+		return false
+	}
+	c.wbuf = h2.AppendRefusal(c.wbuf, h2.ErrCodeHTTP11Required, h2RefusalReason)
+	c.ctx.resp.status = 505 // for the statistics
+	c.closeAfter, c.linger = true, true
+	return true
+}
+
+// h2PrefaceLine is the preface's first line, which is where an HTTP/1.1
+// parser stops.
+const h2PrefaceLine = "PRI * HTTP/2.0\r\n"
+
+// h2RefusalReason is the GOAWAY debug data of refuseH2Preface.
+const h2RefusalReason = "riptide: HTTP/2 with prior knowledge (h2c) is not enabled here; use HTTP/1.1"
 
 // runH2 serves HTTP/2 on c.nc (its first bytes being rest, read with the
 // preface) until the connection ends, then closes and releases c.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -33,6 +34,14 @@ const (
 // reading does not pin an encoder's state (up to ~3.6 MiB for brotli, ~2.8
 // MiB for zstd) for long.
 const DefaultWriteTimeout = 30 * time.Second
+
+// DefaultMaxEncoders is Config.MaxEncoders's default: how many responses
+// of one middleware may hold an encoder at once. An encoder's state is
+// about 1 MiB for gzip, 2.8 MiB for zstd and 0.6 to 26 MiB for brotli
+// (growing with the body; measured at the default levels, with
+// incompressible bodies), so a client that stops reading pins that much
+// until WriteTimeout; the budget bounds what all of them pin together.
+const DefaultMaxEncoders = 32
 
 // DefaultContentTypes are the media types compressed when
 // Config.ContentTypes is nil: text, and the textual application and image
@@ -92,6 +101,16 @@ type Config struct {
 	// arming, so a write may fail after three quarters of it. Responses
 	// that are not compressed keep the server's timeouts.
 	WriteTimeout time.Duration
+	// MaxEncoders bounds how many responses hold an encoder at once,
+	// across everything the middleware serves (the requests of every
+	// server it wraps a handler of): a response that would take one more
+	// is sent uncompressed (identity), as if the client accepted no
+	// encoding, so the memory stalled clients can pin (see
+	// DefaultMaxEncoders) is bounded, not only the time (WriteTimeout). A
+	// response holds its encoder from the moment it is chosen to be
+	// compressed until it ends or a write fails. Zero means
+	// DefaultMaxEncoders; negative means no limit.
+	MaxEncoders int
 }
 
 // New returns the middleware: it compresses a native handler's response
@@ -137,6 +156,10 @@ type middleware struct {
 	// encoder kind each.
 	writers  sync.Pool
 	encoders [numEncodings]sync.Pool
+	// maxEnc is MaxEncoders (0: no limit); held counts the encoders
+	// responses hold now.
+	maxEnc int64
+	held   atomic.Int64
 }
 
 func newMiddleware(cfg Config) *middleware {
@@ -169,6 +192,12 @@ func newMiddleware(cfg Config) *middleware {
 	if m.zlevel == 0 {
 		m.zlevel = DefaultZstdLevel
 	}
+	switch m.maxEnc = int64(cfg.MaxEncoders); {
+	case m.maxEnc == 0:
+		m.maxEnc = DefaultMaxEncoders
+	case m.maxEnc < 0:
+		m.maxEnc = 0
+	}
 	switch m.timeout = cfg.WriteTimeout; {
 	case m.timeout == 0:
 		m.timeout = DefaultWriteTimeout
@@ -194,6 +223,25 @@ type encoder interface {
 	io.WriteCloser
 	Flush() error
 	Reset(io.Writer)
+}
+
+// takeSlot takes one of the MaxEncoders slots, or reports that none is
+// left; a taken slot goes back with putSlot.
+func (m *middleware) takeSlot() bool {
+	if m.maxEnc == 0 {
+		return true
+	}
+	if m.held.Add(1) > m.maxEnc {
+		m.held.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (m *middleware) putSlot() {
+	if m.maxEnc != 0 {
+		m.held.Add(-1)
+	}
 }
 
 // getEncoder returns a pooled encoder of kind e, reset to write to dst.
@@ -240,8 +288,12 @@ func (m *middleware) serve(c *riptide.Ctx, next riptide.Handler) {
 		if !done {
 			// The handler panicked: whoever recovers (the server resets
 			// the response) writes past this half-used writer, which is
-			// left to the garbage collector, encoder and all.
+			// left to the garbage collector, encoder and all; its slot
+			// is given back.
 			c.SetBodyFilter(w.prev)
+			if w.cur != nil {
+				m.putSlot()
+			}
 		}
 	}()
 	next.ServeCtx(c)
@@ -388,11 +440,12 @@ func (w *writer) finish() {
 	w.release()
 }
 
-// release returns the encoder to its pool.
+// release returns the encoder to its pool, and its slot.
 func (w *writer) release() {
 	if w.cur != nil {
 		w.m.encoders[w.enc].Put(w.cur)
 		w.cur = nil
+		w.m.putSlot()
 	}
 }
 
@@ -416,8 +469,8 @@ func (w *writer) decide(big bool) {
 		return
 	}
 	ok, vary := w.eligible()
-	if !ok {
-		return
+	if !ok || !w.m.takeSlot() {
+		return // no slot: sent as it is (MaxEncoders)
 	}
 	w.state = compressing
 	x.DelHeader("Content-Length")

@@ -20,7 +20,10 @@
 // nothing in steady state; levels are set in Config. A client that stops
 // reading cannot hold an encoder: each write of compressed output is
 // bounded by Config.WriteTimeout (DefaultWriteTimeout, 30 s), after which
-// the encoder is released and the response fails.
+// the encoder is released and the response fails; and at most
+// Config.MaxEncoders responses (DefaultMaxEncoders, 32) hold an encoder at
+// once, the others going out uncompressed, which bounds the memory stalled
+// clients can pin together.
 //
 // Only native handlers are compressed: a net/http handler served through
 // riptide.FromHTTP writes its body past the filter and is passed through

@@ -5,6 +5,7 @@ package h1
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/riptide-http/riptide/internal/ascii"
 )
@@ -97,8 +98,8 @@ func validAuthority[T ~string | ~[]byte](a T) bool {
 }
 
 // validOriginPath checks an origin-form target ("/" path ["?" query]):
-// the characters targetTable allows, '%' starting two hex digits in the
-// path.
+// the characters targetTable allows, bytes >= 0x80 as valid UTF-8, '%'
+// starting two hex digits in the path.
 func validOriginPath(t string) bool {
 	if len(t) == 0 || t[0] != '/' {
 		return false
@@ -107,6 +108,9 @@ func validOriginPath(t string) bool {
 		if !targetTable[t[i]] {
 			return false
 		}
+	}
+	if !utf8.ValidString(t) { // raw bytes >= 0x80 only as UTF-8 (parseTarget)
+		return false
 	}
 	// The path's escapes must be valid; the query is opaque to the
 	// server, as parseTarget treats it on HTTP/1.1 ("?q=100%").

@@ -2,6 +2,7 @@ package h1
 
 import (
 	"encoding/binary"
+	"unicode/utf8"
 
 	"github.com/riptide-http/riptide/internal/ascii"
 )
@@ -13,10 +14,18 @@ var (
 	// valueTable allows field-vchar, obs-text, SP and HTAB.
 	valueTable [256]bool
 	// targetTable allows the visible ASCII characters a request-target may
-	// contain (RFC 3986 is stricter; percent-encoding is checked elsewhere).
+	// contain (RFC 3986 is stricter; percent-encoding is checked elsewhere),
+	// and the bytes 0x80-0xff where they form valid UTF-8 (checked with
+	// the percent-encoding): a raw UTF-8 path ("/h/é") is served as
+	// net/http and quic-go serve it, on HTTP/1.1, HTTP/2 and HTTP/3 alike
+	// (they all check targets here). Such a byte can end no token and
+	// frame nothing; an invalid or overlong sequence ("\xc0\xaf", a '/'
+	// to a lenient decoder), CTLs, DEL, SP and the delimiters below stay
+	// refused.
 	targetTable [256]bool
-	// plainTarget is 1 for the bytes of targetTable but '%', so that the
-	// sum over eight bytes is 8 only when none needs a closer look.
+	// plainTarget is 1 for the bytes of targetTable but '%' and those of
+	// UTF-8 sequences, so that the sum over eight bytes is 8 only when
+	// none needs a closer look.
 	plainTarget [256]uint8
 )
 
@@ -38,8 +47,8 @@ func init() {
 	}
 	valueTable[' '] = true
 	valueTable['\t'] = true
-	for c := 0x21; c < 0x7f; c++ {
-		targetTable[c] = true
+	for c := 0x21; c <= 0xff; c++ {
+		targetTable[c] = c != 0x7f
 	}
 	// RFC 3986 §2: these are never valid in a URI, even though some lenient
 	// parsers pass them through.
@@ -50,7 +59,7 @@ func init() {
 	// it, and a '#' reaching a server is either a bug or a probe.
 	targetTable['#'] = false
 	for c := range targetTable {
-		if targetTable[c] && c != '%' {
+		if targetTable[c] && c != '%' && c < utf8.RuneSelf {
 			plainTarget[c] = 1
 		}
 	}

@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/riptide-http/riptide/internal/ascii"
 )
@@ -315,8 +316,9 @@ func parseVersion(v []byte) (maj, min int, ok bool) {
 
 func (r *Request) parseTarget() error {
 	t := r.Target
-	// One pass for the character set and percent-encoding: eight bytes at
-	// a time while none is a '%' or invalid, then byte by byte.
+	// One pass for the character set, UTF-8 and percent-encoding: eight
+	// bytes at a time while none is a '%', >= 0x80 or invalid, then byte
+	// by byte.
 	i := 0
 	for ; i+8 <= len(t); i += 8 {
 		w := t[i : i+8]
@@ -329,6 +331,15 @@ func (r *Request) parseTarget() error {
 		c := t[i]
 		if !targetTable[c] {
 			return ErrBadTarget
+		}
+		if c >= utf8.RuneSelf {
+			// Raw UTF-8: whole, shortest-form sequences only.
+			r, n := utf8.DecodeRune(t[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return ErrBadTarget
+			}
+			i += n - 1
+			continue
 		}
 		if c == '%' {
 			if i+2 >= len(t) || !ascii.IsHex(t[i+1]) || !ascii.IsHex(t[i+2]) {

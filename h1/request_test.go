@@ -115,7 +115,19 @@ func TestRequestLine(t *testing.T) {
 		{rule: "RFC 9112 §3.2.4: asterisk-form only for OPTIONS", in: "GET * HTTP/1.1" + h, err: ErrBadTarget},
 		{rule: "RFC 3986 §2: '|' must be percent-encoded", in: "GET /a|b HTTP/1.1" + h, err: ErrBadTarget},
 		{rule: "RFC 3986 §2: '\"' is not a URI character", in: "GET /\"x\" HTTP/1.1" + h, err: ErrBadTarget},
-		{rule: "RFC 3986 §2: bytes >= 0x80 must be percent-encoded", in: "GET /caf\xc3\xa9 HTTP/1.1" + h, err: ErrBadTarget},
+		{rule: "raw UTF-8 in the target is served as net/http and quic-go serve it", in: "GET /h/caf\xc3\xa9?q=\xe2\x82\xac12345678 HTTP/1.1" + h, check: func(t *testing.T, r *Request) {
+			if string(r.Target) != "/h/caf\xc3\xa9?q=\xe2\x82\xac12345678" || r.Form != OriginForm {
+				t.Errorf("Target %q Form %v", r.Target, r.Form)
+			}
+		}},
+		{rule: "RFC 3629 §3: an overlong UTF-8 sequence in the target (a '/' to a lenient decoder)", in: "GET /\xc0\xaf HTTP/1.1" + h, err: ErrBadTarget},
+		{rule: "RFC 3629 §3: a truncated UTF-8 sequence in the target", in: "GET /caf\xc3 HTTP/1.1" + h, err: ErrBadTarget},
+		{rule: "RFC 3629 §3: a lone continuation byte in the query", in: "GET /a?b=\x80 HTTP/1.1" + h, err: ErrBadTarget},
+		{rule: "RFC 3629 §3: a UTF-16 surrogate in the target", in: "GET /\xed\xa0\x80 HTTP/1.1" + h, err: ErrBadTarget},
+		{rule: "RFC 9112 §3.2: DEL in the target", in: "GET /a\x7fb HTTP/1.1" + h, err: ErrBadTarget},
+		{rule: "RFC 9112 §3.2: control byte in the target", in: "GET /a\x01b HTTP/1.1" + h, err: ErrBadTarget},
+		{rule: "RFC 3986 §3.2.2: a raw byte >= 0x80 in an absolute-form host", in: "GET http://caf\xc3\xa9/ HTTP/1.1" + h, err: ErrBadTarget},
+		{rule: "RFC 9112 §3.2.3: a raw byte >= 0x80 in a CONNECT authority", in: "CONNECT caf\xc3\xa9:443 HTTP/1.1" + h, err: ErrBadTarget},
 		{rule: "RFC 3986 §2.1: '%' must start two hex digits", in: "GET /a%2 HTTP/1.1" + h, err: ErrBadTarget},
 		{rule: "RFC 3986 §2.1: percent-encoding with non-hex", in: "GET /a%zz HTTP/1.1" + h, err: ErrBadTarget},
 		{rule: "RFC 9112 §2.3: HTTP/1.0", in: "GET / HTTP/1.0\r\n\r\n", check: func(t *testing.T, r *Request) {
@@ -565,8 +577,8 @@ func TestValidHeaderValue(t *testing.T) {
 
 // TestTargetBytes checks the word-at-a-time pass over the request-target
 // against the byte table: every byte at every position of origin-form
-// targets up to three words long, and a percent-encoding at every
-// position, across word boundaries too.
+// targets up to three words long, and a percent-encoding and a UTF-8
+// sequence at every position, across word boundaries too.
 func TestTargetBytes(t *testing.T) {
 	var r Request
 	for n := 2; n <= 25; n++ {
@@ -574,11 +586,22 @@ func TestTargetBytes(t *testing.T) {
 			for c := 0; c < 256; c++ {
 				target := bytes.Repeat([]byte{'g'}, n)
 				target[0], target[pos] = '/', byte(c)
-				// 'g' is no hex digit: a '%' here is never valid.
-				want := targetTable[c] && c != '%'
+				// 'g' is no hex digit: a '%' here is never valid, and a
+				// lone byte >= 0x80 is no UTF-8.
+				want := targetTable[c] && c != '%' && c < 0x80
 				r.Reset()
 				if err := r.SetRequestLine([]byte("GET"), target, 1); (err == nil) != want {
 					t.Fatalf("target %q: error %v, want valid %v", target, err, want)
+				}
+			}
+			if pos+1 < n {
+				// A whole UTF-8 sequence is valid at every position.
+				target := bytes.Repeat([]byte{'g'}, n)
+				target[0] = '/'
+				copy(target[pos:], "\xc3\xa9")
+				r.Reset()
+				if err := r.SetRequestLine([]byte("GET"), target, 1); err != nil {
+					t.Fatalf("target %q: error %v, want valid", target, err)
 				}
 			}
 			if pos+2 < n {

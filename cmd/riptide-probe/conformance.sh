@@ -5,13 +5,16 @@
 #	cmd/riptide-probe/conformance.sh
 #	SERVERS="riptide-native nethttp" cmd/riptide-probe/conformance.sh -category smuggling
 #
-# SERVERS (default "riptide-native riptide-compat nethttp fasthttp") names the
-# columns, in order:
+# SERVERS (default "riptide-native riptide-compat riptide-native-h2c
+# riptide-compat-h2c nethttp fasthttp") names the columns, in order:
 #   riptide-native, riptide-compat  riptide with a zero-value Server and the
 #       probe routes of conformance_test.go, on the native API and through
 #       riptide.FromHTTP: exactly what the CI test (go test -run
 #       TestConformance .) asserts. They are served by the package's test
 #       binary (TestConformanceServe).
+#   riptide-native-h2c, riptide-compat-h2c  the same with HTTP2.H2C on, so
+#       that HTTP/2 with prior knowledge shares the port (what the CI
+#       test's -h2c runs assert).
 #   any directory of bench/servers (nethttp, fasthttp, chi, ...), launched
 #       with -profile probe.
 # It builds riptide-probe and the servers, launches them on 127.0.0.1, runs
@@ -24,16 +27,16 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT INT TERM
 
-: "${SERVERS:=riptide-native riptide-compat nethttp fasthttp}"
+: "${SERVERS:=riptide-native riptide-compat riptide-native-h2c riptide-compat-h2c nethttp fasthttp}"
 
 (cd "$root" && go build -o "$bin/riptide-probe" ./cmd/riptide-probe)
 nlaunch=0
 for s in $SERVERS; do
 	case $s in
-	riptide-native | riptide-compat)
+	riptide-native | riptide-compat | riptide-native-h2c | riptide-compat-h2c)
 		[ -x "$bin/riptide.test" ] || (cd "$root" && go test -c -o "$bin/riptide.test" .)
 		mode=${s#riptide-}
-		set -- "$@" -launch "riptide $mode=$bin/riptide.test -test.run=^TestConformanceServe\$ -test.timeout=0 -conformance-serve=$mode --"
+		set -- "$@" -launch "riptide $(echo "$mode" | tr - ' ')=$bin/riptide.test -test.run=^TestConformanceServe\$ -test.timeout=0 -conformance-serve=$mode --"
 		;;
 	*)
 		if [ ! -d "$root/bench/servers/$s" ]; then

@@ -369,10 +369,14 @@ func (hc *Conn) runInline() {
 func (hc *Conn) frameError(err error) bool {
 	switch err := err.(type) {
 	case streamError:
+		// The reader's one stream error is a WINDOW_UPDATE of 0 (§6.9),
+		// which opens no stream: on an idle one it is a connection error
+		// (§5.1; §6.4 allows no RST_STREAM there), and the streams below
+		// it stay idle.
 		hc.mu.Lock()
 		defer hc.mu.Unlock()
-		if err.id > hc.maxID && err.id%2 == 1 {
-			hc.maxID = err.id // the stream was opened, and is closed
+		if hc.idleStream(err.id) {
+			return hc.handleError(connError(ErrCodeProtocol))
 		}
 		hc.resetStream(err.id, err.code)
 		return !hc.dead
@@ -522,13 +526,21 @@ func (hc *Conn) onRSTStream(f *frame) error {
 	if c := hc.cfg.ClientResets; c != nil {
 		c.Add(1)
 	}
-	if f.StreamID > hc.maxID {
+	if hc.idleStream(f.StreamID) {
 		return connError(ErrCodeProtocol) // idle stream (§6.4)
 	}
 	if st := hc.streams[f.StreamID]; st != nil {
 		hc.closeStream(st, ErrCodeCancel, false)
 	}
 	return nil
+}
+
+// idleStream reports whether stream id is idle (RFC 9113 §5.1): a client
+// stream above the highest it opened, or any even-numbered stream, which
+// only a server opens and riptide never does (it does not push). Only
+// HEADERS, which opens a client stream, and PRIORITY may name one.
+func (hc *Conn) idleStream(id uint32) bool {
+	return id > hc.maxID || id%2 == 0
 }
 
 // resetStream sends RST_STREAM for id and forgets the stream.

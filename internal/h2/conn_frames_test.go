@@ -34,6 +34,7 @@ func (nopHandler) ServeStream(*Stream) {}
 // connResult is what a client saw from the server.
 type connResult struct {
 	goAway  int64    // GOAWAY's error code; -1: none
+	last    uint32   // GOAWAY's last stream ID
 	resets  []uint64 // RST_STREAMs, as id<<32 | code
 	pingAck []byte   // the payload of a PING ACK, if any
 }
@@ -70,6 +71,7 @@ func serveRaw(t *testing.T, frames []byte) connResult {
 		case 7: // GOAWAY
 			if res.goAway < 0 {
 				res.goAway = int64(p[4])<<24 | int64(p[5])<<16 | int64(p[6])<<8 | int64(p[7])
+				res.last = uint32(p[0]&0x7f)<<24 | uint32(p[1])<<16 | uint32(p[2])<<8 | uint32(p[3])
 			}
 		case 3: // RST_STREAM
 			res.resets = append(res.resets, id<<32|uint64(p[0])<<24|uint64(p[1])<<16|uint64(p[2])<<8|uint64(p[3]))
@@ -127,6 +129,8 @@ func TestConnFrameErrors(t *testing.T) {
 		{"§6.5.2 the first SETTINGS_INITIAL_WINDOW_SIZE is checked first", rawFrame(4, 0, 0, 0, 2, 0, 0, 0, 2, 0, 4, 0x80, 0, 0, 0), flowControl, nil},
 		{"§6.5.2 a later SETTINGS_INITIAL_WINDOW_SIZE over 2^31-1", rawFrame(4, 0, 0, 0, 4, 0, 0, 0, 1, 0, 4, 0x80, 0, 0, 0), flowControl, nil},
 		{"RFC 8441 §3 SETTINGS_ENABLE_CONNECT_PROTOCOL of 2", rawFrame(4, 0, 0, 0, 8, 0, 0, 0, 2), protocol, nil},
+		{"RFC 9218 §2.1 SETTINGS_NO_RFC7540_PRIORITIES of 2", rawFrame(4, 0, 0, 0, 9, 0, 0, 0, 2), protocol, nil},
+		{"RFC 9218 §2.1 SETTINGS_NO_RFC7540_PRIORITIES of 1", rawFrame(4, 0, 0, 0, 9, 0, 0, 0, 1), noError, nil},
 		{"§6.5.3 SETTINGS ACK", rawFrame(4, 0x1, 0), noError, nil},
 		{"§8.4 PUSH_PROMISE from a client", rawFrame(5, 0x4, 1, 0, 0, 0, 2), protocol, nil},
 		{"§6.7 PING of 7 bytes", rawFrameN(6, 0, 0, 7), frameSize, nil},
@@ -135,7 +139,9 @@ func TestConnFrameErrors(t *testing.T) {
 		{"§6.8 GOAWAY of 7 bytes", rawFrameN(7, 0, 0, 7), frameSize, nil},
 		{"§6.9 WINDOW_UPDATE of 3 bytes", rawFrame(8, 0, 0, 0, 0, 1), frameSize, nil},
 		{"§6.9 WINDOW_UPDATE of 0 on the connection", rawFrame(8, 0, 0, 0, 0, 0, 0), protocol, nil},
-		{"§6.9 WINDOW_UPDATE of 0 on a stream", rawFrame(8, 0, 1, 0, 0, 0, 0), noError, []uint64{1<<32 | protocol}},
+		// Stream 1 is idle here: the stream error of §6.9 is the
+		// connection error of §5.1, as §6.4 forbids RST_STREAM on it.
+		{"§5.1 §6.9 WINDOW_UPDATE of 0 on an idle stream", rawFrame(8, 0, 1, 0, 0, 0, 0), protocol, nil},
 		{"§6.9.1 WINDOW_UPDATE past 2^31-1 on the connection", rawFrame(8, 0, 0, 0x7f, 0xff, 0xff, 0xff), flowControl, nil},
 		{"§6.10 CONTINUATION without HEADERS", rawFrame(9, 0x4, 1, get...), protocol, nil},
 		{"§6.10 a PING inside a header block", rawSeq(rawFrame(1, 0, 1, get...), rawFrameN(6, 0, 0, 8)), protocol, nil},

@@ -23,7 +23,7 @@ func (hc *Conn) onData(f *frame) error {
 	if st == nil || st.recvEnd {
 		// Never read: give the connection window back at once.
 		hc.grantConn(size)
-		if id > hc.maxID {
+		if hc.idleStream(id) {
 			return connError(ErrCodeProtocol) // idle stream
 		}
 		return streamError{id, ErrCodeStreamClosed}
@@ -159,7 +159,7 @@ func (hc *Conn) onWindowUpdate(f *frame) error {
 		hc.cond.Broadcast()
 		return nil
 	}
-	if f.StreamID > hc.maxID {
+	if hc.idleStream(f.StreamID) {
 		return connError(ErrCodeProtocol) // idle stream
 	}
 	st := hc.streams[f.StreamID]

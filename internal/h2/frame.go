@@ -222,6 +222,18 @@ func appendGoAway(b []byte, last uint32, code ErrCode) []byte {
 	return appendUint32(b, uint32(code))
 }
 
+// AppendRefusal appends what a server sends to a client's connection
+// preface on a connection it will not serve as HTTP/2: its own preface (an
+// empty SETTINGS, RFC 9113 §3.4) and a GOAWAY naming no stream processed,
+// with code and debug as the reason (§6.8), after which it closes.
+func AppendRefusal(b []byte, code ErrCode, debug string) []byte {
+	b = appendSettings(b)
+	b = AppendFrameHeader(b, 8+len(debug), FrameGoAway, 0, 0)
+	b = appendUint32(b, 0)
+	b = appendUint32(b, uint32(code))
+	return append(b, debug...)
+}
+
 // appendData appends a DATA frame, unpadded (RFC 9113 §6.1).
 func appendData(b []byte, id uint32, p []byte, end bool) []byte {
 	var flags Flags
@@ -264,7 +276,8 @@ type setting struct {
 // RFC 8441 §3).
 func (s setting) valid() error {
 	switch s.id {
-	case SettingEnablePush, SettingEnableConnectProtocol:
+	case SettingEnablePush, SettingEnableConnectProtocol, SettingNoRFC7540Priorities:
+		// RFC 9113 §6.5.2, RFC 8441 §3, RFC 9218 §2.1: 0 or 1.
 		if s.val > 1 {
 			return connError(ErrCodeProtocol)
 		}
