@@ -1,0 +1,328 @@
+package riptide
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riptide-http/riptide/internal/testcert"
+)
+
+// lateApp is a net/http handler whose /late requests leave a goroutine
+// that uses the ResponseWriter (and the request) after ServeHTTP
+// returned, and whose /next requests, the next ones of the same
+// connection, release that goroutine and wait for it before they write
+// their own response: every late call is made while the next response is
+// being produced, on the connection (and, on the event loop, the worker)
+// that served the late request. The late calls' bytes are marked "LATE";
+// no response may hold them.
+type lateApp struct {
+	mu     sync.Mutex
+	parked map[string]chan lateJob // by RemoteAddr: one connection's
+	fails  []string                // what the late calls got that they must not
+}
+
+// lateJob is a goroutine left by /late: closing run starts its late
+// calls; done is closed when they have returned.
+type lateJob struct{ run, done chan struct{} }
+
+func (a *lateApp) queue(remote string) chan lateJob {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.parked == nil {
+		a.parked = make(map[string]chan lateJob)
+	}
+	q := a.parked[remote]
+	if q == nil {
+		q = make(chan lateJob, 64)
+		a.parked[remote] = q
+	}
+	return q
+}
+
+func (a *lateApp) fail(format string, args ...any) {
+	a.mu.Lock()
+	a.fails = append(a.fails, fmt.Sprintf(format, args...))
+	a.mu.Unlock()
+}
+
+func (a *lateApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/late":
+		job := lateJob{run: make(chan struct{}), done: make(chan struct{})}
+		go func() {
+			defer close(job.done)
+			<-job.run
+			a.lateCalls(w, r)
+		}()
+		a.queue(r.RemoteAddr) <- job
+	case "/next":
+		select {
+		case job := <-a.queue(r.RemoteAddr):
+			close(job.run)
+			select {
+			case <-job.done:
+			case <-time.After(20 * time.Second):
+				a.fail("the late calls did not return")
+			}
+		case <-time.After(20 * time.Second):
+			a.fail("no late goroutine parked for %s", r.RemoteAddr)
+		}
+		w.Header().Set("X-Next", "1")
+		io.WriteString(w, "next-body")
+	default:
+		w.WriteHeader(http.StatusNotFound)
+	}
+}
+
+// lateCalls makes every call a handler can make on what it was given,
+// after ServeHTTP returned: each must fail or do nothing.
+func (a *lateApp) lateCalls(w http.ResponseWriter, r *http.Request) {
+	check := func(what string, err error) {
+		if !errors.Is(err, ErrHandlerReturned) {
+			a.fail("late %s: error %v, want ErrHandlerReturned", what, err)
+		}
+	}
+	w.Header().Set("X-Late", "LATE-HEADER")
+	w.Header().Set("Content-Length", "1")
+	w.WriteHeader(299)
+	n, err := w.Write([]byte("LATE-WRITE"))
+	if n != 0 {
+		a.fail("late Write wrote %d bytes", n)
+	}
+	check("Write", err)
+	_, err = io.WriteString(w, "LATE-STRING")
+	check("WriteString", err)
+	_, err = w.(io.ReaderFrom).ReadFrom(strings.NewReader("LATE-READFROM"))
+	check("ReadFrom", err)
+	w.(http.Flusher).Flush()
+	rc := http.NewResponseController(w)
+	check("ResponseController.Flush", rc.Flush())
+	check("SetWriteDeadline", rc.SetWriteDeadline(time.Now().Add(-time.Second)))
+	check("SetReadDeadline", rc.SetReadDeadline(time.Now().Add(-time.Second)))
+	if _, _, err := rc.Hijack(); !errors.Is(err, ErrHandlerReturned) && !errors.Is(err, http.ErrNotSupported) {
+		a.fail("late Hijack: error %v", err)
+	}
+	if _, err := r.Body.Read(make([]byte, 8)); err == nil || r.ContentLength > 0 && !errors.Is(err, http.ErrBodyReadAfterClose) {
+		a.fail("late Body.Read: error %v", err)
+	}
+	if r.Context().Err() == nil {
+		a.fail("late Context not cancelled")
+	}
+}
+
+// check fails t with what the late calls got, and reports the response
+// if it holds anything of a late call or is not the next response whole.
+func (a *lateApp) check(t *testing.T, what string, res *http.Response, body []byte) {
+	t.Helper()
+	a.mu.Lock()
+	fails := a.fails
+	a.fails = nil
+	a.mu.Unlock()
+	for _, f := range fails {
+		t.Errorf("%s: %s", what, f)
+	}
+	if res.StatusCode != http.StatusOK || string(body) != "next-body" || res.Header.Get("X-Next") != "1" ||
+		res.Header.Get("X-Late") != "" || strings.Contains(string(body), "LATE") {
+		t.Errorf("%s: the next response is status %d, header %v, body %q; want 200, X-Next and next-body alone",
+			what, res.StatusCode, res.Header, body)
+	}
+}
+
+// lateEngines are the engines the late-write test runs on (TLS always runs
+// on the goroutine engine).
+var lateEngines = []Engine{EngineGoroutine, EngineEventLoop, EngineOnLoop}
+
+// TestCompatLateWrite: a ResponseWriter used after ServeHTTP returned
+// (from a goroutine the handler left behind) gets ErrHandlerReturned and
+// sends nothing, on every protocol and engine; the next response on the
+// connection (the next request of an HTTP/1.1 connection, kept alive or
+// pipelined, or the next stream of an HTTP/2 connection) is whole and holds
+// none of the late bytes. Several connections at once, so that on the
+// event loop the late write meets another connection's request on the
+// worker too. HTTP/3 is TestCompatLateWriteH3 in http3/.
+func TestCompatLateWrite(t *testing.T) {
+	const conns, rounds = 3, 5
+	for _, tlsOn := range []bool{false, true} {
+		for _, e := range lateEngines {
+			if tlsOn && e != EngineGoroutine {
+				continue
+			}
+			name := e.String()
+			if tlsOn {
+				name = "tls"
+			}
+			t.Run(name, func(t *testing.T) {
+				app := &lateApp{}
+				srv := &Server{Handler: FromHTTP(app), Engine: e, Logger: slog.New(slog.DiscardHandler),
+					HTTP2: &HTTP2Config{H2C: true}}
+				if tlsOn {
+					srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{lateCert(t)}}
+				}
+				addr := serveTest(t, srv, testServeOptions{TLS: tlsOn}).Addr
+				for _, pipelined := range []bool{false, true} {
+					mode := "keep-alive"
+					if pipelined {
+						mode = "pipelined"
+					}
+					t.Run(mode, func(t *testing.T) {
+						var wg sync.WaitGroup
+						for range conns {
+							wg.Go(func() { lateH1(t, app, addr, tlsOn, pipelined, rounds) })
+						}
+						wg.Wait()
+					})
+				}
+				t.Run("h2", func(t *testing.T) {
+					c := lateH2Client(t, tlsOn)
+					scheme := "http"
+					if tlsOn {
+						scheme = "https"
+					}
+					var wg sync.WaitGroup
+					for range conns {
+						wg.Go(func() {
+							for i := range rounds {
+								what := fmt.Sprintf("h2 round %d", i)
+								if _, body := lateGet(t, c, scheme+"://"+addr+"/late"); body == nil || len(body) != 0 {
+									t.Errorf("%s: /late answered %q, want an empty body", what, body)
+									return
+								}
+								res, body := lateGet(t, c, scheme+"://"+addr+"/next")
+								if res == nil {
+									return
+								}
+								if res.ProtoMajor != 2 {
+									t.Errorf("%s: answered over %s", what, res.Proto)
+								}
+								app.check(t, what, res, body)
+							}
+						})
+					}
+					wg.Wait()
+				})
+			})
+		}
+	}
+}
+
+// lateH1 runs rounds of /late then /next on one HTTP/1.1 connection to
+// addr: each request after the previous response, or each pair sent in
+// one write (pipelined).
+func lateH1(t *testing.T, app *lateApp, addr string, tlsOn, pipelined bool, rounds int) {
+	nc, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	if tlsOn {
+		nc = tls.Client(nc, lateClientTLS(t, "http/1.1"))
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(30 * time.Second))
+	br := bufio.NewReader(nc)
+	// /late has a body it leaves unread, for the late Body.Read.
+	const late = "POST /late HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody"
+	const next = "GET /next HTTP/1.1\r\nHost: x\r\n\r\n"
+	read := func(what string) (*http.Response, []byte) {
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+			return nil, nil
+		}
+		body, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Errorf("%s: body: %v", what, err)
+			return nil, nil
+		}
+		return res, body
+	}
+	for i := range rounds {
+		what := fmt.Sprintf("round %d", i)
+		if pipelined {
+			_, err = io.WriteString(nc, late+next)
+		} else {
+			_, err = io.WriteString(nc, late)
+		}
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+			return
+		}
+		res, body := read(what + " /late")
+		if res == nil {
+			return
+		}
+		if res.StatusCode != http.StatusOK || len(body) != 0 {
+			t.Errorf("%s: /late answered %d %q, want 200 and no body", what, res.StatusCode, body)
+		}
+		if !pipelined {
+			if _, err := io.WriteString(nc, next); err != nil {
+				t.Errorf("%s: %v", what, err)
+				return
+			}
+		}
+		res, body = read(what + " /next")
+		if res == nil {
+			return
+		}
+		app.check(t, what, res, body)
+	}
+}
+
+// lateH2Client is a client that speaks only HTTP/2 (h2c prior knowledge
+// or TLS with ALPN h2) to the test server.
+func lateH2Client(t *testing.T, tlsOn bool) *http.Client {
+	tr := &http.Transport{}
+	var p http.Protocols
+	if tlsOn {
+		p.SetHTTP2(true)
+		tr.TLSClientConfig = lateClientTLS(t, "h2")
+	} else {
+		p.SetUnencryptedHTTP2(true)
+	}
+	tr.Protocols = &p
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
+}
+
+// lateGet GETs url with c and returns the response and its body; nil
+// after reporting an error.
+func lateGet(t *testing.T, c *http.Client, url string) (*http.Response, []byte) {
+	req, _ := http.NewRequestWithContext(context.Background(), "GET", url, nil)
+	res, err := c.Do(req)
+	if err != nil {
+		t.Errorf("GET %s: %v", url, err)
+		return nil, nil
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Errorf("GET %s: body: %v", url, err)
+		return nil, nil
+	}
+	return res, body
+}
+
+// lateCert is the test certificate the TLS server serves.
+func lateCert(t *testing.T) tls.Certificate {
+	cert, err := testcert.Cert()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}
+
+// lateClientTLS trusts lateCert and offers the ALPN protocol proto.
+func lateClientTLS(t *testing.T, proto string) *tls.Config {
+	return &tls.Config{RootCAs: testcert.Pool(lateCert(t)), ServerName: "127.0.0.1", NextProtos: []string{proto}}
+}
