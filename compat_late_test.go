@@ -21,10 +21,10 @@ import (
 // lateApp is a net/http handler whose /late requests leave a goroutine
 // that uses the ResponseWriter (and the request) after ServeHTTP
 // returned, and whose /next requests, the next ones of the same
-// connection, release that goroutine and wait for it before they write
-// their own response: every late call is made while the next response is
-// being produced, on the connection (and, on the event loop, the worker)
-// that served the late request. The late calls' bytes are marked "LATE";
+// connection, release that goroutine, write and flush part of their own
+// response meanwhile, and wait for it before they end: every late call is
+// made while the next response is being produced, on the connection (and,
+// on the event loop, the worker) that served the late request. The late calls' bytes are marked "LATE";
 // no response may hold them.
 type lateApp struct {
 	mu     sync.Mutex
@@ -67,9 +67,14 @@ func (a *lateApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}()
 		a.queue(r.RemoteAddr) <- job
 	case "/next":
+		w.Header().Set("X-Next", "1")
 		select {
 		case job := <-a.queue(r.RemoteAddr):
+			// The late calls run while this response is written (under
+			// -race: nothing of ours is shared with them unsynchronised).
 			close(job.run)
+			io.WriteString(w, "next-")
+			w.(http.Flusher).Flush()
 			select {
 			case <-job.done:
 			case <-time.After(20 * time.Second):
@@ -78,8 +83,7 @@ func (a *lateApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-time.After(20 * time.Second):
 			a.fail("no late goroutine parked for %s", r.RemoteAddr)
 		}
-		w.Header().Set("X-Next", "1")
-		io.WriteString(w, "next-body")
+		io.WriteString(w, "body")
 	default:
 		w.WriteHeader(http.StatusNotFound)
 	}

@@ -16,8 +16,8 @@ import (
 // TestCompatLateWriteH3 is the root package's TestCompatLateWrite over
 // HTTP/3: a goroutine left by a compat handler (/late) uses the
 // ResponseWriter after ServeHTTP returned, while the next stream of the
-// connection (/next, which releases it and waits for it) is being
-// answered; every late call gets riptide.ErrHandlerReturned, and the next
+// connection (/next, which releases it, writes and flushes meanwhile, and
+// waits for it) is being answered; every late call gets riptide.ErrHandlerReturned, and the next
 // response holds none of its bytes.
 func TestCompatLateWriteH3(t *testing.T) {
 	var mu sync.Mutex
@@ -54,12 +54,14 @@ func TestCompatLateWriteH3(t *testing.T) {
 		}
 		select {
 		case j := <-parked:
-			close(j.run)
+			close(j.run) // the late calls run while this response is written
+			io.WriteString(w, "next-")
+			w.(http.Flusher).Flush()
 			<-j.done
 		case <-time.After(20 * time.Second):
 			fail("no late goroutine parked")
 		}
-		io.WriteString(w, "next-body")
+		io.WriteString(w, "body")
 	})
 	srv := &riptide.Server{Handler: riptide.FromHTTP(h)}
 	addr, _ := startServe(t, srv, nil)
