@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +31,7 @@ import (
 type lateApp struct {
 	mu     sync.Mutex
 	parked map[string]chan lateJob // by RemoteAddr: one connection's
+	file   string                  // a file ReadFrom would send with sendfile
 	fails  []string                // what the late calls got that they must not
 }
 
@@ -109,6 +112,13 @@ func (a *lateApp) lateCalls(w http.ResponseWriter, r *http.Request) {
 	check("WriteString", err)
 	_, err = w.(io.ReaderFrom).ReadFrom(strings.NewReader("LATE-READFROM"))
 	check("ReadFrom", err)
+	if f, err := os.Open(a.file); err != nil {
+		a.fail("%v", err)
+	} else {
+		_, err = w.(io.ReaderFrom).ReadFrom(f)
+		check("ReadFrom(*os.File)", err)
+		f.Close()
+	}
 	w.(http.Flusher).Flush()
 	rc := http.NewResponseController(w)
 	check("ResponseController.Flush", rc.Flush())
@@ -167,7 +177,10 @@ func TestCompatLateWrite(t *testing.T) {
 				name = "tls"
 			}
 			t.Run(name, func(t *testing.T) {
-				app := &lateApp{}
+				app := &lateApp{file: filepath.Join(t.TempDir(), "late")}
+				if err := os.WriteFile(app.file, []byte("LATE-FILE"), 0o644); err != nil {
+					t.Fatal(err)
+				}
 				srv := &Server{Handler: FromHTTP(app), Engine: e, Logger: slog.New(slog.DiscardHandler),
 					HTTP2: &HTTP2Config{H2C: true}}
 				if tlsOn {
