@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -342,4 +343,117 @@ func lateCert(t *testing.T) tls.Certificate {
 // lateClientTLS trusts lateCert and offers the ALPN protocol proto.
 func lateClientTLS(t *testing.T, proto string) *tls.Config {
 	return &tls.Config{RootCAs: testcert.Pool(lateCert(t)), ServerName: "127.0.0.1", NextProtos: []string{proto}}
+}
+
+// TestCompatSendfileOutlivesReturn: a goroutine the handler left copying a
+// file into the response with ReadFrom (sendfile: no lock held while it
+// sends) when ServeHTTP returned finishes that response, whole, before the
+// connection serves its next request; the engine used to end the request
+// at once, under the copy: the response was cut short and the connection
+// closed under the bytes still being sent. The file is a pipe, so that the
+// copy is still sending when the handler returns: the test feeds its second
+// half once the server waits for it (or, on the old code, has moved on).
+func TestCompatSendfileOutlivesReturn(t *testing.T) {
+	half := strings.Repeat("a", 512)
+	for _, e := range lateEngines {
+		t.Run(e.String(), func(t *testing.T) {
+			pipes := make(chan *os.File, 1)
+			release, after := make(chan struct{}), make(chan struct{}, 1)
+			copied := make(chan error, 1)
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/after" {
+					after <- struct{}{}
+					io.WriteString(w, "after")
+					return
+				}
+				pr, pw, err := os.Pipe()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.WriteString(pw, half)
+				pipes <- pw
+				w.Header().Set("Content-Length", "1024")
+				go func() {
+					_, err := w.(io.ReaderFrom).ReadFrom(pr)
+					pr.Close()
+					copied <- err
+				}()
+				<-release // the first half has reached the client
+			})
+			srv := &Server{Handler: FromHTTP(h), Engine: e, Logger: slog.New(slog.DiscardHandler)}
+			nc, err := net.Dial("tcp", serveTest(t, srv, testServeOptions{}).Addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(30 * time.Second))
+			io.WriteString(nc, "GET /file HTTP/1.1\r\nHost: x\r\n\r\nGET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+			firstHalf, read := make(chan struct{}), make(chan string, 1)
+			go func() {
+				br := bufio.NewReader(nc)
+				var got strings.Builder
+				for i, path := range []string{"/file", "/after"} {
+					res, err := http.ReadResponse(br, nil)
+					if err != nil {
+						read <- fmt.Sprintf("%s%s: %v", got.String(), path, err)
+						return
+					}
+					if i == 0 {
+						b := make([]byte, 512)
+						_, err := io.ReadFull(res.Body, b)
+						close(firstHalf)
+						if err != nil {
+							read <- fmt.Sprintf("%s: first half: %v", path, err)
+							return
+						}
+						got.Write(b)
+					}
+					b, err := io.ReadAll(res.Body)
+					got.Write(b)
+					if err != nil {
+						read <- fmt.Sprintf("%s%s: %v", got.String(), path, err)
+						return
+					}
+					got.WriteString("|")
+				}
+				read <- got.String()
+			}()
+			pw := <-pipes
+			<-firstHalf
+			close(release)
+			// Feed the second half once the server waits for it
+			// (compatWriter.waitSend), or has served /after, or the
+			// client's read ended.
+			var result string
+			buf := make([]byte, 1<<20)
+			for fed := false; result == ""; {
+				select {
+				case result = <-read:
+				case <-after:
+					fed = true
+				default:
+					fed = fed || strings.Contains(string(buf[:runtime.Stack(buf, true)]), "(*compatWriter).waitSend")
+					if !fed {
+						time.Sleep(time.Millisecond)
+					}
+				}
+				if fed && pw != nil {
+					io.WriteString(pw, half)
+					pw.Close()
+					pw = nil
+				}
+				if result != "" && pw != nil {
+					pw.Close()
+					pw = nil
+				}
+			}
+			if want := half + half + "|after|"; result != want {
+				t.Errorf("the client read %q, want the file's 1024 bytes, then \"after\"", result)
+			}
+			if err := <-copied; err != nil {
+				t.Errorf("ReadFrom: %v", err)
+			}
+		})
+	}
 }

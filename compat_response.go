@@ -47,16 +47,23 @@ var (
 func (rq *compatRequest) writer() *compatResponse { return (*compatResponse)(rq) }
 
 // lock takes the request's lock and returns the connection's writer, which
-// serves this request until unlock. Once the request has ended it returns
-// nil, and the lock is not held.
+// serves this request until unlock, once no ReadFrom is sending the body
+// without the lock (compatWriter.sending). Once the request has ended it
+// returns nil, and the lock is not held.
 func (rw *compatResponse) lock() *compatWriter {
 	cx := &rw.ctx
 	cx.lock()
-	if cx.ended.Load() {
-		cx.unlock()
-		return nil
+	for {
+		if cx.ended.Load() {
+			cx.unlock()
+			return nil
+		}
+		w := &cx.x.compat.w
+		if !w.sending {
+			return w
+		}
+		w.waitSend()
 	}
-	return &cx.x.compat.w
 }
 
 func (rw *compatResponse) unlock() { rw.ctx.unlock() }
@@ -197,28 +204,40 @@ func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
 	if outer != nil {
 		src, remaining = outer.R, min(remaining, outer.N)
 	}
-	if err == nil {
-		w.lr = io.LimitedReader{R: src, N: remaining}
-	}
-	rw.unlock()
 	if err != nil {
+		rw.unlock()
 		return n, err
 	}
-	m, err := rf.ReadFrom(&w.lr)
+	w.lr = io.LimitedReader{R: src, N: remaining}
+	m, err := w.send(rf)
 	if outer != nil {
 		outer.N -= m
 	}
-	if w = rw.lock(); w != nil {
+	return n + m, err
+}
+
+// send sends w.lr with rf, without the lock, which it is called with and
+// returns without. Meanwhile the request cannot end (compatWriter.waitSend):
+// this is still the request's writer when send takes the lock again.
+func (w *compatWriter) send(rf io.ReaderFrom) (m int64, err error) {
+	w.sending = true
+	w.sent.Add(1)
+	w.cx.unlock()
+	defer func() {
+		w.cx.lock()
 		w.lr.R = nil
+		r := &w.x.resp
 		r.written += m
-		if err != nil && c.werr == nil {
+		if c := w.x.conn; err != nil && c.werr == nil {
 			// The head is out and the body is short: the connection
 			// cannot be reused.
 			c.closeAfter = true
 		}
-		rw.unlock()
-	}
-	return n + m, err
+		w.sending = false
+		w.sent.Done()
+		w.cx.unlock()
+	}()
+	return rf.ReadFrom(&w.lr)
 }
 
 // copyFrom is ReadFrom through Write, with the buffer kept per connection

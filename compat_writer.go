@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
@@ -70,6 +71,14 @@ type compatWriter struct {
 	keys     []string // scratch for sorting header keys
 	lr       io.LimitedReader
 	sniffBuf [sniffLen]byte
+
+	// sending: a ReadFrom is sending the body with the socket's ReadFrom
+	// (sendfile), without the lock; sent is done when it has returned.
+	// The request does not end before (waitSend): a goroutine the
+	// handler left copying a file when it returned finishes this
+	// response, and its bytes never reach the next.
+	sending bool
+	sent    sync.WaitGroup
 }
 
 func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
@@ -84,6 +93,14 @@ func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
 // end runs when ServeHTTP has returned or panicked: the request's Context
 // is cancelled and its Body stops reading.
 func (w *compatWriter) end() {
+	if cx := w.cx; !cx.ended.Load() {
+		// ServeHTTP panicked, or the connection was hijacked: finish
+		// did not end the request.
+		cx.mu.Lock()
+		w.waitSend()
+		cx.endLocked()
+		cx.mu.Unlock()
+	}
 	w.cx.end()
 	w.rq = nil
 	if w.st.reuse && israce.Enabled && w.header != nil {
@@ -516,6 +533,7 @@ func (w *compatWriter) flush() error {
 func (w *compatWriter) finish() {
 	w.cx.lock()
 	defer w.cx.unlock()
+	w.waitSend()
 	if w.hijacked {
 		return
 	}
@@ -540,6 +558,17 @@ func (w *compatWriter) finish() {
 	// on another goroutine must find the request ended when it takes
 	// the lock, not find the stream's end first.
 	w.cx.endLocked()
+}
+
+// waitSend waits, when a ReadFrom is sending the body without the lock
+// (sending), until it has returned. The request's lock is held, and
+// released while waiting.
+func (w *compatWriter) waitSend() {
+	for w.sending {
+		w.cx.mu.Unlock()
+		w.sent.Wait()
+		w.cx.mu.Lock()
+	}
 }
 
 // collectTrailers gathers the trailer values the handler set: the fields
