@@ -128,7 +128,9 @@ func (rw *compatResponse) FlushError() error {
 // first bytes went through Write (nothing is committed for an empty
 // source); anything else goes through Write, so a small body still gets a
 // Content-Length. No lock is held while src is read: src may be the
-// request body.
+// request body. While a file's first bytes are read and while it is sent,
+// the request does not end (see readUnlocked): a goroutine the handler left
+// copying a file when it returned finishes the response.
 func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
 	if !sendfileSource(src) {
 		return rw.copyFrom(src)
@@ -137,46 +139,38 @@ func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
 	if w == nil {
 		return 0, ErrHandlerReturned
 	}
-	open := !w.hijacked && !w.x.resp.committed
-	var buf []byte
-	taken := false
-	if open {
+	var n int64
+	if !w.hijacked && !w.x.resp.committed {
 		// As net/http: the first bytes go through Write, so that nothing
 		// is committed before the source has a byte to send (an empty
 		// file leaves the status and header open) and Content-Type can
 		// be sniffed from them. They are read into sniffBuf only when
 		// nothing is buffered: a commit in Write then copies them onto
 		// themselves; otherwise it would sniff into the bytes it sends.
-		if len(w.x.resp.body) == 0 {
-			buf = w.sniffBuf[:]
-		} else {
-			buf, taken = w.takeCopyBuf()[:sniffLen], true
+		buf, taken := w.sniffBuf[:], len(w.x.resp.body) > 0
+		if taken {
+			buf = w.takeCopyBuf()[:sniffLen]
 		}
-	}
-	rw.unlock()
-	var n int64
-	if open {
-		k, err := io.ReadFull(src, buf)
+		k, err := w.readUnlocked(src, buf)
 		n = int64(k)
 		var werr error
 		if k > 0 {
-			_, werr = rw.Write(buf[:k])
+			_, werr = w.write(buf[:k])
 		}
 		if taken {
-			rw.putCopyBuf(buf)
+			w.st.copyBuf = buf[:cap(buf)]
 		}
 		if werr != nil {
+			rw.unlock()
 			return n, werr
 		}
 		if err != nil {
+			rw.unlock()
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				err = nil
 			}
 			return n, err
 		}
-	}
-	if w = rw.lock(); w == nil {
-		return n, ErrHandlerReturned
 	}
 	rf, ok := w.sendfileTarget()
 	if !ok {
@@ -196,7 +190,8 @@ func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
 		c.armWrite()
 	}
 	// Only this goroutine writes the response: the socket is ours until
-	// the next engine write, which needs the lock. Go's sendfile unwraps
+	// the next engine write, which needs the lock and waits for sending
+	// (compatResponse.lock, compatWriter.waitSend). Go's sendfile unwraps
 	// one io.LimitedReader only: a caller's (io.CopyN, http.ServeContent)
 	// is replaced by ours, with the smaller of the two limits, and its N
 	// is brought up to date afterwards.
@@ -216,28 +211,50 @@ func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
 	return n + m, err
 }
 
-// send sends w.lr with rf, without the lock, which it is called with and
-// returns without. Meanwhile the request cannot end (compatWriter.waitSend):
-// this is still the request's writer when send takes the lock again.
-func (w *compatWriter) send(rf io.ReaderFrom) (m int64, err error) {
+// send sends w.lr with rf, without the lock (sendUnlocked), which it is
+// called with and returns without.
+func (w *compatWriter) send(rf io.ReaderFrom) (int64, error) {
+	m, err := w.sendUnlocked(rf)
+	w.lr.R = nil
+	w.x.resp.written += m
+	if c := w.x.conn; err != nil && c.werr == nil {
+		// The head is out and the body is short: the connection cannot
+		// be reused.
+		c.closeAfter = true
+	}
+	w.cx.unlock()
+	return m, err
+}
+
+// readUnlocked and sendUnlocked read src into buf (io.ReadFull) and send
+// w.lr with rf with the request's lock released, which they are called
+// with and hold again when they return. Meanwhile the writer is sending:
+// the request does not end (waitSend), so that a goroutine the handler left
+// reading a file or sending it when ServeHTTP returned finishes the
+// response, and no other call uses the writer (compatResponse.lock), so
+// that buf may be the writer's own.
+func (w *compatWriter) readUnlocked(src io.Reader, buf []byte) (int, error) {
+	w.unlockSending()
+	defer w.relock()
+	return io.ReadFull(src, buf)
+}
+
+func (w *compatWriter) sendUnlocked(rf io.ReaderFrom) (int64, error) {
+	w.unlockSending()
+	defer w.relock()
+	return rf.ReadFrom(&w.lr)
+}
+
+func (w *compatWriter) unlockSending() {
 	w.sending = true
 	w.sent.Add(1)
 	w.cx.unlock()
-	defer func() {
-		w.cx.lock()
-		w.lr.R = nil
-		r := &w.x.resp
-		r.written += m
-		if c := w.x.conn; err != nil && c.werr == nil {
-			// The head is out and the body is short: the connection
-			// cannot be reused.
-			c.closeAfter = true
-		}
-		w.sending = false
-		w.sent.Done()
-		w.cx.unlock()
-	}()
-	return rf.ReadFrom(&w.lr)
+}
+
+func (w *compatWriter) relock() {
+	w.cx.lock()
+	w.sending = false
+	w.sent.Done()
 }
 
 // copyFrom is ReadFrom through Write, with the buffer kept per connection
