@@ -457,3 +457,78 @@ func TestCompatSendfileOutlivesReturn(t *testing.T) {
 		})
 	}
 }
+
+// TestCompatWritesOverlappingReturn: a goroutine that keeps writing (Write,
+// ReadFrom through io.Copy, Flush) while ServeHTTP returns is ordered with
+// the return by the request's lock: under -race nothing is reported, every
+// call before the end lands in this response, the first after it gets
+// ErrHandlerReturned, and the next response on the connection (HTTP/1.1,
+// h2c) is clean, on every engine.
+func TestCompatWritesOverlappingReturn(t *testing.T) {
+	for _, e := range lateEngines {
+		t.Run(e.String(), func(t *testing.T) {
+			ended := make(chan error, 64)
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/next" {
+					io.WriteString(w, "next-body")
+					return
+				}
+				go func() {
+					for i := 0; ; i++ {
+						var err error
+						switch i % 3 {
+						case 0:
+							_, err = io.WriteString(w, "LATE")
+						case 1:
+							_, err = io.Copy(w, strings.NewReader("LATE"))
+						default:
+							err = http.NewResponseController(w).Flush()
+						}
+						if err != nil {
+							ended <- err
+							return
+						}
+					}
+				}()
+			})
+			srv := &Server{Handler: FromHTTP(h), Engine: e, Logger: slog.New(slog.DiscardHandler), HTTP2: &HTTP2Config{H2C: true}}
+			addr := serveTest(t, srv, testServeOptions{}).Addr
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(30 * time.Second))
+			br := bufio.NewReader(nc)
+			c := lateH2Client(t, false)
+			for i := range 10 {
+				io.WriteString(nc, "GET /spin HTTP/1.1\r\nHost: x\r\n\r\n")
+				res, err := http.ReadResponse(br, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, err := io.ReadAll(res.Body)
+				if err != nil || strings.ReplaceAll(string(body), "LATE", "") != "" {
+					t.Fatalf("round %d: /spin body %q, %v: want LATE repeated", i, body, err)
+				}
+				if _, body := lateGet(t, c, "http://"+addr+"/spin"); body == nil {
+					return
+				}
+				for range 2 {
+					if err := <-ended; !errors.Is(err, ErrHandlerReturned) {
+						t.Errorf("round %d: the writing goroutine stopped on %v, want ErrHandlerReturned", i, err)
+					}
+				}
+				io.WriteString(nc, "GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+				if res, err = http.ReadResponse(br, nil); err != nil {
+					t.Fatal(err)
+				}
+				body, _ = io.ReadAll(res.Body)
+				_, body2 := lateGet(t, c, "http://"+addr+"/next")
+				if string(body) != "next-body" || string(body2) != "next-body" {
+					t.Errorf("round %d: the next responses are %q (HTTP/1.1) and %q (h2c), want next-body", i, body, body2)
+				}
+			}
+		})
+	}
+}
