@@ -59,7 +59,7 @@ func (rw *compatResponse) lock() *compatWriter {
 			return nil
 		}
 		w := &cx.x.compat.w
-		if !w.sending {
+		if !w.sending.Load() {
 			return w
 		}
 		w.waitSend()
@@ -232,29 +232,49 @@ func (w *compatWriter) send(rf io.ReaderFrom) (int64, error) {
 // the request does not end (waitSend), so that a goroutine the handler left
 // reading a file or sending it when ServeHTTP returned finishes the
 // response, and no other call uses the writer (compatResponse.lock), so
-// that buf may be the writer's own.
+// that buf may be the writer's own. Should the read panic, the writer
+// stops sending without the lock, so that the request can still end.
 func (w *compatWriter) readUnlocked(src io.Reader, buf []byte) (int, error) {
-	w.unlockSending()
-	defer w.relock()
-	return io.ReadFull(src, buf)
+	w.startSending()
+	defer w.stopSending()
+	n, err := io.ReadFull(src, buf)
+	w.cx.lock()
+	w.endSending()
+	return n, err
 }
 
 func (w *compatWriter) sendUnlocked(rf io.ReaderFrom) (int64, error) {
-	w.unlockSending()
-	defer w.relock()
-	return rf.ReadFrom(&w.lr)
+	w.startSending()
+	defer w.stopSending()
+	m, err := rf.ReadFrom(&w.lr)
+	w.cx.lock()
+	w.endSending()
+	return m, err
 }
 
-func (w *compatWriter) unlockSending() {
-	w.sending = true
-	w.sent.Add(1)
+// startSending marks the writer sending and releases the lock.
+func (w *compatWriter) startSending() {
+	if w.sendDone.L == nil {
+		w.sendDone.L = &w.sendMu
+	}
+	w.sending.Store(true)
 	w.cx.unlock()
 }
 
-func (w *compatWriter) relock() {
-	w.cx.lock()
-	w.sending = false
-	w.sent.Done()
+// endSending marks the writer no longer sending and wakes waitSend.
+func (w *compatWriter) endSending() {
+	w.sendMu.Lock()
+	w.sending.Store(false)
+	w.sendDone.Broadcast()
+	w.sendMu.Unlock()
+}
+
+// stopSending is endSending for a read that panicked (deferred; a read
+// that returned has ended sending already).
+func (w *compatWriter) stopSending() {
+	if w.sending.Load() {
+		w.endSending()
+	}
 }
 
 // copyFrom is ReadFrom through Write, with the buffer kept per connection

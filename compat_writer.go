@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
@@ -72,13 +73,15 @@ type compatWriter struct {
 	lr       io.LimitedReader
 	sniffBuf [sniffLen]byte
 
-	// sending: a ReadFrom is sending the body with the socket's ReadFrom
-	// (sendfile), without the lock; sent is done when it has returned.
-	// The request does not end before (waitSend): a goroutine the
-	// handler left copying a file when it returned finishes this
-	// response, and its bytes never reach the next.
-	sending bool
-	sent    sync.WaitGroup
+	// sending: a ReadFrom is reading a file or sending it with the
+	// socket's ReadFrom (sendfile) without the lock (readUnlocked,
+	// sendUnlocked). The request does not end before it is done
+	// (waitSend): a goroutine the handler left copying a file when it
+	// returned finishes this response, and its bytes never reach the
+	// next. sendDone (its L is sendMu) is broadcast when sending ends.
+	sending  atomic.Bool
+	sendMu   sync.Mutex
+	sendDone sync.Cond
 }
 
 func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
@@ -560,13 +563,17 @@ func (w *compatWriter) finish() {
 	w.cx.endLocked()
 }
 
-// waitSend waits, when a ReadFrom is sending the body without the lock
-// (sending), until it has returned. The request's lock is held, and
-// released while waiting.
+// waitSend waits, when a ReadFrom is sending without the lock (sending),
+// until it is done. The request's lock is held, and released while
+// waiting.
 func (w *compatWriter) waitSend() {
-	for w.sending {
+	for w.sending.Load() {
 		w.cx.mu.Unlock()
-		w.sent.Wait()
+		w.sendMu.Lock()
+		for w.sending.Load() {
+			w.sendDone.Wait()
+		}
+		w.sendMu.Unlock()
 		w.cx.mu.Lock()
 	}
 }
