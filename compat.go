@@ -33,10 +33,15 @@ import (
 // As with net/http, h may keep the *http.Request, its Header, URL and
 // strings after ServeHTTP returns; they are never reused (FromHTTPWith with
 // CompatOptions.ReuseRequests trades that for fewer allocations). The
-// ResponseWriter is reused for a later request and must not be used after
-// ServeHTTP returns. Differences from net/http are listed, with their reasons, in
-// docs/compat.md, which also says which io.ReaderFrom sources are sent with
-// sendfile.
+// ResponseWriter is the request's own, and the writer behind it serves
+// the connection's next requests: used after ServeHTTP returns (from a
+// goroutine the handler did not wait for), Write, ReadFrom, Flush through
+// http.ResponseController, Hijack and the deadlines return
+// ErrHandlerReturned and send nothing, WriteHeader and Flush do nothing,
+// and Header returns a map that is sent nowhere, so that no other response
+// gets any of it. Differences from net/http are listed, with their
+// reasons, in docs/compat.md, which also says which io.ReaderFrom sources
+// are sent with sendfile.
 func FromHTTP(h http.Handler) Handler {
 	return FromHTTPWith(h, CompatOptions{})
 }
@@ -54,8 +59,10 @@ type CompatOptions struct {
 	// ServeHTTP returns: no goroutine started by the handler may use the
 	// *http.Request, r.URL, r.Header, r.Body, r.Context(), r.Trailer,
 	// r.Form, r.PostForm or r.MultipartForm (or a value slice of one of
-	// these maps), or the ResponseWriter's Header map, once ServeHTTP has
-	// returned. Strings are not reused: a string read from the request
+	// these maps), or the ResponseWriter or its Header map, once
+	// ServeHTTP has returned (the ResponseWriter is then caught using the
+	// writer only until the connection's next request starts, see
+	// FromHTTP). Strings are not reused: a string read from the request
 	// (a path, a header value) may be kept. Copy what must outlive the
 	// call (r.Clone(ctx) copies the request, http.Header.Clone a map).
 	//
@@ -125,12 +132,16 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 	// not answered 500.
 	x.resp.resetOnPanic = x.conn.ex.protoMajor() > 1
 	defer w.end()
+	// The handler gets the request's own writer (compatResponse), which
+	// reaches w only until the request ends: a goroutine it leaves behind
+	// cannot write into the connection's next response.
+	rw := rq.writer()
 	if rq.req.Method == "OPTIONS" && rq.req.RequestURI == "*" {
 		// As net/http's server does for "OPTIONS *" (RFC 9110 §9.3.7).
-		w.Header().Set("Content-Length", "0")
-		w.WriteHeader(http.StatusOK)
+		rw.Header().Set("Content-Length", "0")
+		rw.WriteHeader(http.StatusOK)
 	} else {
-		ch.h.ServeHTTP(w, &rq.req)
+		ch.h.ServeHTTP(rw, &rq.req)
 	}
 	w.finish()
 	if st.reuse && israce.Enabled {

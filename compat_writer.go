@@ -1,18 +1,15 @@
 package riptide
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/textproto"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-	"unsafe"
+	"sync"
+	"sync/atomic"
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
@@ -30,8 +27,10 @@ const sniffLen = 512
 // way. The header map itself is never pooled (a handler may keep it)
 // unless CompatOptions.ReuseRequests says it is not kept.
 //
-// Every method that touches engine state holds the request's
-// compatContext.mu (see compatContext).
+// The handler never holds it: it gets its request's compatResponse, which
+// reaches this writer only while the request has not ended. The methods
+// here are called with the request's compatContext.mu held (see
+// compatContext), by compatResponse or by the serving goroutine.
 type compatWriter struct {
 	x      *Ctx
 	rq     *compatRequest // nil once ServeHTTP has returned
@@ -73,15 +72,17 @@ type compatWriter struct {
 	keys     []string // scratch for sorting header keys
 	lr       io.LimitedReader
 	sniffBuf [sniffLen]byte
-}
 
-var (
-	_ http.ResponseWriter = (*compatWriter)(nil)
-	_ http.Flusher        = (*compatWriter)(nil)
-	_ http.Hijacker       = (*compatWriter)(nil)
-	_ io.ReaderFrom       = (*compatWriter)(nil)
-	_ io.StringWriter     = (*compatWriter)(nil)
-)
+	// sending: a ReadFrom is reading a file or sending it with the
+	// socket's ReadFrom (sendfile) without the lock (readUnlocked,
+	// sendUnlocked). The request does not end before it is done
+	// (waitSend): a goroutine the handler left copying a file when it
+	// returned finishes this response, and its bytes never reach the
+	// next. sendDone (its L is sendMu) is broadcast when sending ends.
+	sending  atomic.Bool
+	sendMu   sync.Mutex
+	sendDone sync.Cond
+}
 
 func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
 	w.x, w.rq, w.cx, w.st = x, rq, &rq.ctx, x.compat
@@ -95,6 +96,14 @@ func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
 // end runs when ServeHTTP has returned or panicked: the request's Context
 // is cancelled and its Body stops reading.
 func (w *compatWriter) end() {
+	if cx := w.cx; !cx.ended.Load() {
+		// ServeHTTP panicked, or the connection was hijacked: finish
+		// did not end the request.
+		cx.mu.Lock()
+		w.waitSend()
+		cx.endLocked()
+		cx.mu.Unlock()
+	}
 	w.cx.end()
 	w.rq = nil
 	if w.st.reuse && israce.Enabled && w.header != nil {
@@ -106,11 +115,11 @@ func (w *compatWriter) end() {
 	w.keys = w.keys[:0]
 }
 
-// Header returns the response header map. Changes after WriteHeader (or
+// headerMap returns the response header map. Changes after WriteHeader (or
 // the first Write) have no effect except for trailers. The map is new for
 // each request (made on first use, and it stays set until end), unless
 // CompatOptions.ReuseRequests: then it is the connection's, cleared.
-func (w *compatWriter) Header() http.Header {
+func (w *compatWriter) headerMap() http.Header {
 	if w.header == nil {
 		if st := w.st; st.reuse {
 			// CompatOptions.ReuseRequests: the state's map, cleared.
@@ -127,14 +136,8 @@ func (w *compatWriter) Header() http.Header {
 	return w.header
 }
 
-// WriteHeader sends an informational (1xx other than 101) response at once,
-// or records the final status and header.
-func (w *compatWriter) WriteHeader(code int) {
-	w.cx.lock()
-	defer w.cx.unlock()
-	w.writeHeader(code)
-}
-
+// writeHeader sends an informational (1xx other than 101) response at
+// once, or records the final status and header.
 func (w *compatWriter) writeHeader(code int) {
 	if w.hijacked || w.wroteHeader {
 		// net/http logs "superfluous WriteHeader" and ignores it.
@@ -478,22 +481,8 @@ func (w *compatWriter) commit(streaming bool, next []byte) {
 	x.commit(streaming)
 }
 
-// Write writes body bytes: buffered until the server's write buffer is
+// write writes body bytes: buffered until the server's write buffer is
 // full, then streamed.
-func (w *compatWriter) Write(p []byte) (int, error) {
-	w.cx.lock()
-	defer w.cx.unlock()
-	return w.write(p)
-}
-
-// WriteString is Write without converting s to a []byte.
-func (w *compatWriter) WriteString(s string) (int, error) {
-	w.cx.lock()
-	defer w.cx.unlock()
-	// The engine only reads p during the call and never retains it.
-	return w.write(unsafe.Slice(unsafe.StringData(s), len(s)))
-}
-
 func (w *compatWriter) write(p []byte) (int, error) {
 	if w.hijacked {
 		return 0, http.ErrHijacked
@@ -533,14 +522,9 @@ func (w *compatWriter) write(p []byte) (int, error) {
 	return n, err
 }
 
-// Flush sends the head, if not sent yet, and everything buffered.
-func (w *compatWriter) Flush() { w.FlushError() }
-
-// FlushError is Flush returning the write error, for
-// http.ResponseController.
-func (w *compatWriter) FlushError() error {
-	w.cx.lock()
-	defer w.cx.unlock()
+// flush sends the head, if not sent yet, and everything buffered, and
+// returns the write error.
+func (w *compatWriter) flush() error {
 	if w.hijacked {
 		return http.ErrHijacked
 	}
@@ -559,6 +543,7 @@ func (w *compatWriter) FlushError() error {
 func (w *compatWriter) finish() {
 	w.cx.lock()
 	defer w.cx.unlock()
+	w.waitSend()
 	if w.hijacked {
 		return
 	}
@@ -583,6 +568,21 @@ func (w *compatWriter) finish() {
 	// on another goroutine must find the request ended when it takes
 	// the lock, not find the stream's end first.
 	w.cx.endLocked()
+}
+
+// waitSend waits, when a ReadFrom is sending without the lock (sending),
+// until it is done. The request's lock is held, and released while
+// waiting.
+func (w *compatWriter) waitSend() {
+	for w.sending.Load() {
+		w.cx.mu.Unlock()
+		w.sendMu.Lock()
+		for w.sending.Load() {
+			w.sendDone.Wait()
+		}
+		w.sendMu.Unlock()
+		w.cx.mu.Lock()
+	}
 }
 
 // collectTrailers gathers the trailer values the handler set: the fields
@@ -614,198 +614,6 @@ func (w *compatWriter) collectTrailers() {
 	}
 }
 
-// ReadFrom copies src into the body. When src is a file (or a socket) and
-// the response has a declared Content-Length, the body goes out with the
-// connection's ReadFrom (sendfile or splice) after the head, once the
-// first bytes went through Write (nothing is committed for an empty
-// source); anything else goes through Write, so a small body still gets a
-// Content-Length. No lock is held while src is read: src may be the
-// request body.
-func (w *compatWriter) ReadFrom(src io.Reader) (int64, error) {
-	if !sendfileSource(src) {
-		return w.copyFrom(src)
-	}
-	var n int64
-	if open, empty := w.headOpen(); open {
-		// As net/http: the first bytes go through Write, so that nothing
-		// is committed before the source has a byte to send (an empty
-		// file leaves the status and header open) and Content-Type can
-		// be sniffed from them. They are read into sniffBuf only when
-		// nothing is buffered: a commit in Write then copies them onto
-		// themselves; otherwise it would sniff into the bytes it sends.
-		buf := w.sniffBuf[:]
-		if !empty {
-			buf = w.copyBuffer()[:sniffLen]
-		}
-		k, err := io.ReadFull(src, buf)
-		n = int64(k)
-		if k > 0 {
-			if _, werr := w.Write(buf[:k]); werr != nil {
-				return n, werr
-			}
-		}
-		if err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				err = nil
-			}
-			return n, err
-		}
-	}
-	rf, ok := w.sendfileTarget()
-	if !ok {
-		m, err := w.copyFrom(src)
-		return n + m, err
-	}
-	w.cx.lock()
-	x := w.x
-	r := &x.resp
-	c := x.conn
-	if !r.committed {
-		w.commit(true, nil)
-	}
-	err := c.flush()
-	remaining := r.clen - r.written
-	if err == nil {
-		c.armWrite()
-	}
-	w.cx.unlock()
-	if err != nil {
-		return n, err
-	}
-	// Only this goroutine writes the response: the socket is ours until
-	// the next engine write, which needs the lock. Go's sendfile unwraps
-	// one io.LimitedReader only: a caller's (io.CopyN, http.ServeContent)
-	// is replaced by ours, with the smaller of the two limits, and its N
-	// is brought up to date afterwards.
-	outer, _ := src.(*io.LimitedReader)
-	if outer != nil {
-		src, remaining = outer.R, min(remaining, outer.N)
-	}
-	w.lr = io.LimitedReader{R: src, N: remaining}
-	m, err := rf.ReadFrom(&w.lr)
-	w.lr.R = nil
-	if outer != nil {
-		outer.N -= m
-	}
-	w.cx.lock()
-	r.written += m
-	if err != nil && c.werr == nil {
-		// The head is out and the body is short: the connection cannot
-		// be reused.
-		c.closeAfter = true
-	}
-	w.cx.unlock()
-	return n + m, err
-}
-
-// sendfileSource reports whether src is something the kernel can copy
-// from: a file or a socket, possibly behind an io.LimitedReader.
-func sendfileSource(src io.Reader) bool {
-	if lr, ok := src.(*io.LimitedReader); ok {
-		src = lr.R
-	}
-	switch src.(type) {
-	case *os.File, *net.TCPConn:
-		return true
-	}
-	return false
-}
-
-// sendfileTarget reports whether the body can be sent with the socket's
-// ReadFrom: a declared Content-Length, a body to send and a TCP
-// connection. ReadFrom calls it once the status is set.
-func (w *compatWriter) sendfileTarget() (io.ReaderFrom, bool) {
-	w.cx.lock()
-	defer w.cx.unlock()
-	if w.hijacked || !w.wroteHeader {
-		return nil, false
-	}
-	r := &w.x.resp
-	c := w.x.conn
-	if r.clen < 0 || r.head || !h1.BodyAllowed(w.status) || c.ex.abilities()&canSendfile == 0 {
-		return nil, false
-	}
-	// The exchange is the HTTP/1.1 connection on a socket.
-	if rf, ok := c.elReaderFrom(); ok {
-		return rf, true // the event loop's socket: sendfile too
-	}
-	rf, ok := tcpConnOf(c.nc) // also under the PROXY protocol (proxy.go)
-	return rf, ok
-}
-
-// headOpen reports whether the response head is still open (nothing
-// committed, not hijacked), and whether no body is buffered.
-func (w *compatWriter) headOpen() (open, empty bool) {
-	w.cx.lock()
-	defer w.cx.unlock()
-	return !w.hijacked && !w.x.resp.committed, len(w.x.resp.body) == 0
-}
-
-// copyFrom is ReadFrom through Write, with a buffer kept per connection.
-func (w *compatWriter) copyFrom(src io.Reader) (int64, error) {
-	buf := w.copyBuffer()
-	var n int64
-	for {
-		k, err := src.Read(buf)
-		if k > 0 {
-			m, werr := w.Write(buf[:k])
-			n += int64(m)
-			if werr != nil {
-				return n, werr
-			}
-		}
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-	}
-}
-
-// copyBuffer returns the connection's ReadFrom buffer, made on first use.
-func (w *compatWriter) copyBuffer() []byte {
-	if w.st.copyBuf == nil {
-		w.st.copyBuf = make([]byte, 32<<10)
-	}
-	return w.st.copyBuf
-}
-
-// Hijack hands the connection to the handler, after sending the head it
-// has written (a 101 Switching Protocols, say). The returned reader holds
-// any bytes the server had already read past the request head.
-func (w *compatWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	w.cx.lock()
-	defer w.cx.unlock()
-	if w.hijacked {
-		return nil, nil, http.ErrHijacked
-	}
-	x := w.x
-	if x.conn.ex.abilities()&canHijack == 0 {
-		// An HTTP/2 stream: net/http's ResponseWriter there is no
-		// http.Hijacker, which ResponseController reports so.
-		return nil, nil, http.ErrNotSupported
-	}
-	if w.wroteHeader && !x.resp.committed {
-		w.commit(true, nil)
-	}
-	// The engine ends the disconnect watch on Hijack; the Context then
-	// stays live until ServeHTTP returns, as in net/http.
-	w.cx.setFlag(ctxHijack, true)
-	nc, buffered, err := x.Hijack()
-	if err != nil {
-		w.cx.setFlag(ctxHijack, false)
-		return nil, nil, err
-	}
-	w.hijacked = true
-	br := bufio.NewReaderSize(&prefixReader{buf: buffered, r: nc}, max(4<<10, len(buffered)))
-	if len(buffered) > 0 {
-		// Make the bytes visible through Buffered, as net/http's are.
-		br.Peek(len(buffered))
-	}
-	return nc, bufio.NewReadWriter(br, bufio.NewWriterSize(nc, 4<<10)), nil
-}
-
 // prefixReader reads buf, then r.
 type prefixReader struct {
 	buf []byte
@@ -819,47 +627,6 @@ func (p *prefixReader) Read(b []byte) (int, error) {
 		return n, nil
 	}
 	return p.r.Read(b)
-}
-
-// SetReadDeadline sets the connection's read deadline for the rest of the
-// request (http.ResponseController).
-func (w *compatWriter) SetReadDeadline(t time.Time) error {
-	w.cx.lock()
-	defer w.cx.unlock()
-	if w.hijacked {
-		return http.ErrHijacked
-	}
-	return w.x.SetReadDeadline(t)
-}
-
-// SetWriteDeadline sets the connection's write deadline for the rest of
-// the request (http.ResponseController).
-func (w *compatWriter) SetWriteDeadline(t time.Time) error {
-	w.cx.lock()
-	defer w.cx.unlock()
-	if w.hijacked {
-		return http.ErrHijacked
-	}
-	return w.x.SetWriteDeadline(t)
-}
-
-// EnableFullDuplex reports success: riptide never discards the unread
-// request body when the response starts, so a handler may always
-// interleave reading the body and writing the response. Body reads and
-// response writes made from two goroutines at once are serialised: a write
-// waits for a body read that is blocked on the network.
-func (w *compatWriter) EnableFullDuplex() error { return nil }
-
-// CloseNotify implements the deprecated http.CloseNotifier: the channel
-// receives true when the request's Context is done.
-func (w *compatWriter) CloseNotify() <-chan bool {
-	ch := make(chan bool, 1)
-	done := w.cx.Done()
-	go func() {
-		<-done
-		ch <- true
-	}()
-	return ch
 }
 
 // forbiddenTrailers lists, in lower case, the fields that must not be sent

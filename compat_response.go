@@ -1,0 +1,455 @@
+package riptide
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+	"unsafe"
+
+	"github.com/riptide-http/riptide/h1"
+)
+
+// ErrHandlerReturned is what the compat door's http.ResponseWriter (and
+// what http.ResponseController reaches through it: Flush, Hijack, the
+// deadlines) returns when it is used after ServeHTTP returned, from a
+// goroutine the handler left running. Such a call writes nothing: the
+// connection's writer may be producing another response by then, and that
+// response gets none of it. WriteHeader and Flush are no-ops then, and
+// Header returns a map that is sent nowhere.
+var ErrHandlerReturned = errors.New("riptide: ResponseWriter used after ServeHTTP returned")
+
+// compatResponse is the http.ResponseWriter the compat door hands a
+// handler: its request's compatRequest seen as a writer, so that it costs
+// no allocation and belongs to that request alone, whereas the
+// compatWriter behind it is pooled with the connection (on the event loop,
+// with the worker) and serves the next request once this one has ended.
+// Each method takes the request's lock (compatContext.mu, which the
+// writer's methods need anyway) and reaches the writer only while the
+// request has not ended (compatContext.ended, set under that lock when
+// ServeHTTP returns): a call made after that touches nothing pooled. The
+// request is never reused (unless CompatOptions.ReuseRequests), so neither
+// is the lock or the flag such a late call looks at.
+type compatResponse compatRequest
+
+var (
+	_ http.ResponseWriter = (*compatResponse)(nil)
+	_ http.Flusher        = (*compatResponse)(nil)
+	_ http.Hijacker       = (*compatResponse)(nil)
+	_ io.ReaderFrom       = (*compatResponse)(nil)
+	_ io.StringWriter     = (*compatResponse)(nil)
+)
+
+// writer returns the request's ResponseWriter.
+func (rq *compatRequest) writer() *compatResponse { return (*compatResponse)(rq) }
+
+// lock takes the request's lock and returns the connection's writer, which
+// serves this request until unlock, once no ReadFrom is sending the body
+// without the lock (compatWriter.sending). Once the request has ended it
+// returns nil, and the lock is not held.
+func (rw *compatResponse) lock() *compatWriter {
+	cx := &rw.ctx
+	cx.lock()
+	for {
+		if cx.ended.Load() {
+			cx.unlock()
+			return nil
+		}
+		w := &cx.x.compat.w
+		if !w.sending.Load() {
+			return w
+		}
+		w.waitSend()
+	}
+}
+
+func (rw *compatResponse) unlock() { rw.ctx.unlock() }
+
+// Header returns the response header map (compatWriter.header). After
+// ServeHTTP returned it returns a new map, sent nowhere.
+func (rw *compatResponse) Header() http.Header {
+	w := rw.lock()
+	if w == nil {
+		return make(http.Header)
+	}
+	h := w.headerMap()
+	rw.unlock()
+	return h
+}
+
+// WriteHeader sends an informational (1xx other than 101) response at once,
+// or records the final status and header.
+func (rw *compatResponse) WriteHeader(code int) {
+	w := rw.lock()
+	if w == nil {
+		return
+	}
+	defer rw.unlock()
+	w.writeHeader(code)
+}
+
+// Write writes body bytes: buffered until the server's write buffer is
+// full, then streamed.
+func (rw *compatResponse) Write(p []byte) (int, error) {
+	w := rw.lock()
+	if w == nil {
+		return 0, ErrHandlerReturned
+	}
+	defer rw.unlock()
+	return w.write(p)
+}
+
+// WriteString is Write without converting s to a []byte.
+func (rw *compatResponse) WriteString(s string) (int, error) {
+	// The engine only reads p during the call and never retains it.
+	return rw.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// Flush sends the head, if not sent yet, and everything buffered.
+func (rw *compatResponse) Flush() { rw.FlushError() }
+
+// FlushError is Flush returning the write error, for
+// http.ResponseController.
+func (rw *compatResponse) FlushError() error {
+	w := rw.lock()
+	if w == nil {
+		return ErrHandlerReturned
+	}
+	defer rw.unlock()
+	return w.flush()
+}
+
+// ReadFrom copies src into the body. When src is a file (or a socket) and
+// the response has a declared Content-Length, the body goes out with the
+// connection's ReadFrom (sendfile or splice) after the head, once the
+// first bytes went through Write (nothing is committed for an empty
+// source); anything else goes through Write, so a small body still gets a
+// Content-Length. No lock is held while src is read: src may be the
+// request body. While a file's first bytes are read and while it is sent,
+// the request does not end (see readUnlocked): a goroutine the handler left
+// copying a file when it returned finishes the response.
+func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
+	if !sendfileSource(src) {
+		return rw.copyFrom(src)
+	}
+	w := rw.lock()
+	if w == nil {
+		return 0, ErrHandlerReturned
+	}
+	var n int64
+	if !w.hijacked && !w.x.resp.committed {
+		// As net/http: the first bytes go through Write, so that nothing
+		// is committed before the source has a byte to send (an empty
+		// file leaves the status and header open) and Content-Type can
+		// be sniffed from them. They are read into sniffBuf only when
+		// nothing is buffered: a commit in Write then copies them onto
+		// themselves; otherwise it would sniff into the bytes it sends.
+		buf, taken := w.sniffBuf[:], len(w.x.resp.body) > 0
+		if taken {
+			buf = w.takeCopyBuf()[:sniffLen]
+		}
+		k, err := w.readUnlocked(src, buf)
+		n = int64(k)
+		var werr error
+		if k > 0 {
+			_, werr = w.write(buf[:k])
+		}
+		if taken {
+			w.st.copyBuf = buf[:cap(buf)]
+		}
+		if werr != nil {
+			rw.unlock()
+			return n, werr
+		}
+		if err != nil {
+			rw.unlock()
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				err = nil
+			}
+			return n, err
+		}
+	}
+	rf, ok := w.sendfileTarget()
+	if !ok {
+		rw.unlock()
+		m, err := rw.copyFrom(src)
+		return n + m, err
+	}
+	x := w.x
+	r := &x.resp
+	c := x.conn
+	if !r.committed {
+		w.commit(true, nil)
+	}
+	err := c.flush()
+	remaining := r.clen - r.written
+	if err == nil {
+		c.armWrite()
+	}
+	// Only this goroutine writes the response: the socket is ours until
+	// the next engine write, which needs the lock and waits for sending
+	// (compatResponse.lock, compatWriter.waitSend). Go's sendfile unwraps
+	// one io.LimitedReader only: a caller's (io.CopyN, http.ServeContent)
+	// is replaced by ours, with the smaller of the two limits, and its N
+	// is brought up to date afterwards.
+	outer, _ := src.(*io.LimitedReader)
+	if outer != nil {
+		src, remaining = outer.R, min(remaining, outer.N)
+	}
+	if err != nil {
+		rw.unlock()
+		return n, err
+	}
+	w.lr = io.LimitedReader{R: src, N: remaining}
+	m, err := w.send(rf)
+	if outer != nil {
+		outer.N -= m
+	}
+	return n + m, err
+}
+
+// send sends w.lr with rf, without the lock (sendUnlocked), which it is
+// called with and returns without.
+func (w *compatWriter) send(rf io.ReaderFrom) (int64, error) {
+	m, err := w.sendUnlocked(rf)
+	w.lr.R = nil
+	w.x.resp.written += m
+	if c := w.x.conn; err != nil && c.werr == nil {
+		// The head is out and the body is short: the connection cannot
+		// be reused.
+		c.closeAfter = true
+	}
+	w.cx.unlock()
+	return m, err
+}
+
+// readUnlocked and sendUnlocked read src into buf (io.ReadFull) and send
+// w.lr with rf with the request's lock released, which they are called
+// with and hold again when they return. Meanwhile the writer is sending:
+// the request does not end (waitSend), so that a goroutine the handler left
+// reading a file or sending it when ServeHTTP returned finishes the
+// response, and no other call uses the writer (compatResponse.lock), so
+// that buf may be the writer's own. Should the read panic, the writer
+// stops sending without the lock, so that the request can still end.
+func (w *compatWriter) readUnlocked(src io.Reader, buf []byte) (int, error) {
+	w.startSending()
+	defer w.stopSending()
+	n, err := io.ReadFull(src, buf)
+	w.cx.lock()
+	w.endSending()
+	return n, err
+}
+
+func (w *compatWriter) sendUnlocked(rf io.ReaderFrom) (int64, error) {
+	w.startSending()
+	defer w.stopSending()
+	m, err := rf.ReadFrom(&w.lr)
+	w.cx.lock()
+	w.endSending()
+	return m, err
+}
+
+// startSending marks the writer sending and releases the lock.
+func (w *compatWriter) startSending() {
+	if w.sendDone.L == nil {
+		w.sendDone.L = &w.sendMu
+	}
+	w.sending.Store(true)
+	w.cx.unlock()
+}
+
+// endSending marks the writer no longer sending and wakes waitSend.
+func (w *compatWriter) endSending() {
+	w.sendMu.Lock()
+	w.sending.Store(false)
+	w.sendDone.Broadcast()
+	w.sendMu.Unlock()
+}
+
+// stopSending is endSending for a read that panicked (deferred; a read
+// that returned has ended sending already).
+func (w *compatWriter) stopSending() {
+	if w.sending.Load() {
+		w.endSending()
+	}
+}
+
+// copyFrom is ReadFrom through Write, with the buffer kept per connection
+// (taken while in use: see takeCopyBuf).
+func (rw *compatResponse) copyFrom(src io.Reader) (int64, error) {
+	w := rw.lock()
+	if w == nil {
+		return 0, ErrHandlerReturned
+	}
+	buf := w.takeCopyBuf()
+	rw.unlock()
+	var n int64
+	var err error
+	for {
+		k, rerr := src.Read(buf)
+		if k > 0 {
+			m, werr := rw.Write(buf[:k])
+			n += int64(m)
+			if werr != nil {
+				err = werr
+				break
+			}
+		}
+		if rerr != nil {
+			if rerr != io.EOF {
+				err = rerr
+			}
+			break
+		}
+	}
+	rw.putCopyBuf(buf)
+	return n, err
+}
+
+// putCopyBuf gives the ReadFrom buffer back to the connection, unless the
+// request has ended meanwhile (ServeHTTP returned while a goroutine it left
+// was still copying): then the buffer is dropped, since the connection may
+// be serving another request, which makes a buffer of its own.
+func (rw *compatResponse) putCopyBuf(buf []byte) {
+	if w := rw.lock(); w != nil {
+		w.st.copyBuf = buf[:cap(buf)]
+		rw.unlock()
+	}
+}
+
+// takeCopyBuf returns the connection's ReadFrom buffer, made on first
+// use, and takes it from the connection until putCopyBuf: src is read
+// into it without the lock, so a source read that outlives the request
+// (ServeHTTP returned meanwhile) must not fill a buffer the connection's
+// next request uses. The request's lock is held.
+func (w *compatWriter) takeCopyBuf() []byte {
+	buf := w.st.copyBuf
+	w.st.copyBuf = nil
+	if buf == nil {
+		buf = make([]byte, 32<<10)
+	}
+	return buf
+}
+
+// sendfileSource reports whether src is something the kernel can copy
+// from: a file or a socket, possibly behind an io.LimitedReader.
+func sendfileSource(src io.Reader) bool {
+	if lr, ok := src.(*io.LimitedReader); ok {
+		src = lr.R
+	}
+	switch src.(type) {
+	case *os.File, *net.TCPConn:
+		return true
+	}
+	return false
+}
+
+// sendfileTarget reports whether the body can be sent with the socket's
+// ReadFrom: a declared Content-Length, a body to send and a TCP
+// connection. ReadFrom calls it once the status is set, with the lock
+// held.
+func (w *compatWriter) sendfileTarget() (io.ReaderFrom, bool) {
+	if w.hijacked || !w.wroteHeader {
+		return nil, false
+	}
+	r := &w.x.resp
+	c := w.x.conn
+	if r.clen < 0 || r.head || !h1.BodyAllowed(w.status) || c.ex.abilities()&canSendfile == 0 {
+		return nil, false
+	}
+	// The exchange is the HTTP/1.1 connection on a socket.
+	if rf, ok := c.elReaderFrom(); ok {
+		return rf, true // the event loop's socket: sendfile too
+	}
+	rf, ok := tcpConnOf(c.nc) // also under the PROXY protocol (proxy.go)
+	return rf, ok
+}
+
+// Hijack hands the connection to the handler, after sending the head it
+// has written (a 101 Switching Protocols, say). The returned reader holds
+// any bytes the server had already read past the request head.
+func (rw *compatResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w := rw.lock()
+	if w == nil {
+		return nil, nil, ErrHandlerReturned
+	}
+	defer rw.unlock()
+	if w.hijacked {
+		return nil, nil, http.ErrHijacked
+	}
+	x := w.x
+	if x.conn.ex.abilities()&canHijack == 0 {
+		// An HTTP/2 stream: net/http's ResponseWriter there is no
+		// http.Hijacker, which ResponseController reports so.
+		return nil, nil, http.ErrNotSupported
+	}
+	if w.wroteHeader && !x.resp.committed {
+		w.commit(true, nil)
+	}
+	// The engine ends the disconnect watch on Hijack; the Context then
+	// stays live until ServeHTTP returns, as in net/http.
+	rw.ctx.setFlag(ctxHijack, true)
+	nc, buffered, err := x.Hijack()
+	if err != nil {
+		rw.ctx.setFlag(ctxHijack, false)
+		return nil, nil, err
+	}
+	w.hijacked = true
+	br := bufio.NewReaderSize(&prefixReader{buf: buffered, r: nc}, max(4<<10, len(buffered)))
+	if len(buffered) > 0 {
+		// Make the bytes visible through Buffered, as net/http's are.
+		br.Peek(len(buffered))
+	}
+	return nc, bufio.NewReadWriter(br, bufio.NewWriterSize(nc, 4<<10)), nil
+}
+
+// SetReadDeadline sets the connection's read deadline for the rest of the
+// request (http.ResponseController).
+func (rw *compatResponse) SetReadDeadline(t time.Time) error {
+	return rw.setDeadline((*Ctx).SetReadDeadline, t)
+}
+
+// SetWriteDeadline sets the connection's write deadline for the rest of
+// the request (http.ResponseController).
+func (rw *compatResponse) SetWriteDeadline(t time.Time) error {
+	return rw.setDeadline((*Ctx).SetWriteDeadline, t)
+}
+
+func (rw *compatResponse) setDeadline(set func(*Ctx, time.Time) error, t time.Time) error {
+	w := rw.lock()
+	if w == nil {
+		return ErrHandlerReturned
+	}
+	defer rw.unlock()
+	if w.hijacked {
+		return http.ErrHijacked
+	}
+	return set(w.x, t)
+}
+
+// EnableFullDuplex reports success: riptide never discards the unread
+// request body when the response starts, so a handler may always
+// interleave reading the body and writing the response. Body reads and
+// response writes made from two goroutines at once are serialised: a write
+// (or Header) waits for a body read that is blocked on the network.
+func (rw *compatResponse) EnableFullDuplex() error {
+	if rw.ctx.ended.Load() {
+		return ErrHandlerReturned
+	}
+	return nil
+}
+
+// CloseNotify implements the deprecated http.CloseNotifier: the channel
+// receives true when the request's Context is done.
+func (rw *compatResponse) CloseNotify() <-chan bool {
+	ch := make(chan bool, 1)
+	done := rw.ctx.Done()
+	go func() {
+		<-done
+		ch <- true
+	}()
+	return ch
+}
