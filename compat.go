@@ -123,7 +123,7 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 	w.start(x, rq)
 	// As net/http's HTTP/2 server: a panicking handler's stream is reset,
 	// not answered 500.
-	x.resp.resetOnPanic = x.conn.ex.protoMajor() > 1
+	x.resp.resetOnPanic = x.conn.ex.abilities()&multiplexed != 0
 	defer w.end()
 	if rq.req.Method == "OPTIONS" && rq.req.RequestURI == "*" {
 		// As net/http's server does for "OPTIONS *" (RFC 9110 §9.3.7).

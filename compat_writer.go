@@ -89,7 +89,7 @@ func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
 	w.status = 0
 	w.wroteHeader, w.hijacked, w.sniff, w.trailers = false, false, false, false
 	w.known = 0
-	w.stream = x.conn.ex.protoMajor() > 1
+	w.stream = x.conn.ex.abilities()&multiplexed != 0
 }
 
 // end runs when ServeHTTP has returned or panicked: the request's Context
