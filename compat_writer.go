@@ -262,7 +262,7 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		w.contentLength(vs)
 		return
 	case "Transfer-Encoding":
-		if h1.BodyAllowed(code) && len(vs) > 0 {
+		if h1.BodyAllowed(code) && len(vs) > 0 && transferEncodingRules(w.x.conn.ex.abilities()) {
 			*te = vs[0]
 			w.sniff = false
 		}
@@ -328,7 +328,7 @@ func (w *compatWriter) contentType(vs []string) {
 // length, for the engine's framing.
 func (w *compatWriter) contentLength(vs []string) {
 	if h1.BodyAllowed(w.status) && len(vs) > 0 {
-		if n, ok := parseContentLength(vs[0]); ok {
+		if n, ok := contentLengthValue(vs[0]); ok {
 			w.x.resp.clen = n
 		}
 	}
@@ -363,26 +363,6 @@ func (w *compatWriter) addField(h *headerFields, name, value string) {
 
 // cleanMax is the longest value compatWriter.clean holds.
 const cleanMax = 128
-
-// parseContentLength parses a Content-Length value the handler set:
-// strconv.ParseInt's result when that is a non-negative int64, with a fast
-// path for plain digits.
-func parseContentLength(v string) (int64, bool) {
-	if len(v) > 0 && len(v) <= 18 {
-		var n int64
-		for i := 0; i < len(v); i++ {
-			c := v[i]
-			if c < '0' || c > '9' {
-				goto slow
-			}
-			n = n*10 + int64(c-'0')
-		}
-		return n, true
-	}
-slow:
-	n, err := strconv.ParseInt(v, 10, 64)
-	return n, err == nil && n >= 0
-}
 
 // sortedKeys returns the header map's keys, sorted, in a reused slice.
 func (w *compatWriter) sortedKeys() []string {

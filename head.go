@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 	"github.com/riptide-http/riptide/internal/clock"
 )
 
@@ -67,6 +68,22 @@ func (h *outHead) serverFields(s *Server, ab ability, r *response) {
 // noUserFields is a response whose handler set none of the server's
 // fields: a canned answer's.
 var noUserFields response
+
+// contentLengthValue is the rule for a Content-Length a handler sets, on
+// either door and every protocol: 1 to 18 ASCII digits (RFC 9110 §8.6:
+// 1*DIGIT), no sign, no space. A value that is not one declares no
+// length: the native door answers 500 (an invalid header), the compat
+// door drops it, as net/http's HTTP/2 server does (strconv.ParseUint),
+// and frames the body itself.
+func contentLengthValue[V ~string | ~[]byte](v V) (int64, bool) { return ascii.ParseLength(v) }
+
+// transferEncodingRules reports what a Transfer-Encoding set by a compat
+// handler still does (the engine frames every body itself and never sends
+// the handler's): on HTTP/1.1, as net/http there, it overrides a
+// Content-Length and stops Content-Type sniffing; on a stream of HTTP/2
+// or HTTP/3 it is a connection-specific field, dropped with no effect, as
+// net/http's HTTP/2 server and quic-go drop it (RFC 9113 §8.2.2).
+func transferEncodingRules(ab ability) bool { return ab&multiplexed == 0 }
 
 // appendServerLines appends the fields the server adds to h as HTTP/1.1
 // header lines: Date, Server, Alt-Svc.

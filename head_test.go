@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -258,4 +259,69 @@ func dialHead(t *testing.T, addr string) net.Conn {
 	t.Cleanup(func() { nc.Close() })
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
 	return nc
+}
+
+// compatGET serves h (a compat handler) over HTTP/1.1, h2c and HTTP/3 in
+// memory, sends GET / over each, and checks each answer: status 200 and
+// body, then check.
+func compatGET(t *testing.T, h http.HandlerFunc, body string, check func(t *testing.T, proto string, a headAnswer)) {
+	srv := &riptide.Server{
+		Handler: riptide.FromHTTP(h),
+		HTTP2:   &riptide.HTTP2Config{H2C: true},
+		Logger:  slog.New(slog.DiscardHandler),
+	}
+	addr := riptide.ServeTest(t, srv, riptide.TestServeOptions{}).Addr
+	for name, send := range map[string]headRequest{
+		"HTTP/1.1": h1HeadRequest(addr),
+		"h2c":      h2cHeadRequest(addr),
+		"HTTP/3":   h3HeadRequest(h3PipeClient(t, srv)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := send(t, "GET", false)
+			if a.status != 200 || string(a.body) != body {
+				t.Fatalf("status %d, body %q; want 200, %q", a.status, a.body, body)
+			}
+			check(t, name, a)
+		})
+	}
+}
+
+// TestCompatContentLengthNotDigits: a Content-Length a compat handler sets
+// that is not 1*DIGIT ("+5": strconv.ParseInt takes it as 5) declares no
+// length on any protocol: the value is dropped and the engine frames the
+// body it got, as net/http's HTTP/2 server and quic-go do.
+func TestCompatContentLengthNotDigits(t *testing.T) {
+	const body = "hello world!"
+	compatGET(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Length", "+5")
+		io.WriteString(w, body)
+	}, body, func(t *testing.T, _ string, a headAnswer) {
+		if cl := a.header.Values("Content-Length"); len(cl) != 1 || cl[0] != strconv.Itoa(len(body)) {
+			t.Errorf("Content-Length %q, want [%d]", cl, len(body))
+		}
+	})
+}
+
+// TestCompatTransferEncodingOnStreams: a Transfer-Encoding a compat
+// handler sets is never sent; over HTTP/2 and HTTP/3 it is dropped with
+// no other effect, so the Content-Type is still sniffed (net/http's
+// HTTP/2 server), while over HTTP/1.1 it stops sniffing, as in net/http's
+// HTTP/1.1 server.
+func TestCompatTransferEncodingOnStreams(t *testing.T) {
+	const body = "<html><body>hi</body></html>"
+	compatGET(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Transfer-Encoding", "chunked")
+		io.WriteString(w, body)
+	}, body, func(t *testing.T, proto string, a headAnswer) {
+		want := []string{"text/html; charset=utf-8"}
+		if proto == "HTTP/1.1" {
+			want = nil
+		}
+		if ct := a.header.Values("Content-Type"); !slices.Equal(ct, want) {
+			t.Errorf("Content-Type %q, want %q", ct, want)
+		}
+		if te := a.header.Values("Transfer-Encoding"); len(te) != 0 {
+			t.Errorf("Transfer-Encoding %q sent", te)
+		}
+	})
 }

@@ -329,7 +329,7 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 		}
 	case 14:
 		if ascii.EqualFold(name, "content-length") {
-			n, ok := parseUint(value)
+			n, ok := contentLengthValue(value)
 			if !ok {
 				r.badHeader = true
 			} else {
@@ -342,9 +342,6 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 	}
 	return false
 }
-
-// parseUint parses a Content-Length value: 1 to 18 ASCII digits.
-func parseUint[V ~string | ~[]byte](v V) (int64, bool) { return ascii.ParseLength(v) }
 
 // SetContentLength declares the body length, so a streamed body is sent
 // with Content-Length instead of chunked. Writing more fails with
