@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"context"
 	"crypto/tls"
 	"net"
 	"sync/atomic"
@@ -94,6 +95,15 @@ type exchange interface {
 	protoMajor() int
 	// abilities says what the transport offers a handler.
 	abilities() ability
+}
+
+// watchNotifier is an exchange whose client-disconnect signal is a
+// context (HTTP/3: the stream's, cancelled when the client resets or stops
+// the stream or the connection closes): the watch is a callback on it
+// (context.AfterFunc), with no goroutine of its own, instead of
+// watchRead's blocking read.
+type watchNotifier interface {
+	watchContext() context.Context
 }
 
 // ability is a set of things an exchange can do beyond HTTP semantics.

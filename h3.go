@@ -26,7 +26,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -479,8 +478,6 @@ type h3Stream struct {
 	fields []h1.Header // the head being sent, reused
 	clen   [20]byte    // the Content-Length value
 
-	// stop ends a watchRead (buffered: watchStop never blocks).
-	stop chan struct{}
 	// mu orders closeBody, which may come from any goroutine (a compat
 	// handler's Request.Body), with the end of the stream (end). Body
 	// reads left to another goroutine are counted, stopped and waited for
@@ -498,9 +495,6 @@ func (ex *h3Stream) start(hc *h3Conn, st *h3srv.Stream) {
 	ex.st, ex.hc = st, hc
 	ex.mu.Unlock()
 	ex.userRDL = false
-	if ex.stop == nil {
-		ex.stop = make(chan struct{}, 1)
-	}
 }
 
 func (ex *h3Stream) end() {
@@ -662,32 +656,14 @@ func (ex *h3Stream) setReadDeadline(t time.Time) error {
 // setWriteDeadline bounds response writes waiting for flow control.
 func (ex *h3Stream) setWriteDeadline(t time.Time) error { return ex.st.SetWriteDeadline(t) }
 
-// The disconnect watch: the stream's Done is closed when the client resets
-// or stops the stream, or the connection closes. It reads no body bytes,
-// so it may run while the body is read.
-func (ex *h3Stream) watchArm() bool {
-	select {
-	case <-ex.stop: // a stale stop
-	default:
-	}
-	return true
-}
-
-func (ex *h3Stream) watchRead() (int, error) {
-	select {
-	case <-ex.st.Done():
-		return 0, io.EOF
-	case <-ex.stop:
-		return 0, os.ErrDeadlineExceeded
-	}
-}
-
-func (ex *h3Stream) watchStop() {
-	select {
-	case ex.stop <- struct{}{}:
-	default:
-	}
-}
+// The disconnect watch is a callback on the stream's context, cancelled
+// when the client resets or stops the stream or the connection closes
+// (watchNotifier): no goroutine waits for it, so watchRead and watchStop
+// are not called.
+func (ex *h3Stream) watchContext() context.Context { return ex.st.Context() }
+func (ex *h3Stream) watchArm() bool                { return true }
+func (ex *h3Stream) watchRead() (int, error)       { return 0, os.ErrDeadlineExceeded }
+func (ex *h3Stream) watchStop()                    {}
 
 func (ex *h3Stream) remoteAddr() net.Addr     { return ex.hc.qc.RemoteAddr() }
 func (ex *h3Stream) remoteAddrString() string { return ex.hc.raddr }
