@@ -51,8 +51,9 @@ func (e *h2Exchange) hasBody(*h1.Request) bool { return e.st().HasBody() }
 func (e *h2Exchange) failed() {}
 
 // fillRequest copies the request head into c.rbuf and points the Ctx's
-// h1.Request at it; the engine refuses a header list over its limit or
-// MaxHeaders fields (431) and a target h1 refuses (400).
+// h1.Request at it; the engine refuses a header list over its limit, and
+// more than MaxHeaders fields before copying them (431, the rule of
+// serveStream), and a target h1 refuses (400).
 func (e *h2Exchange) fillRequest(c *conn) int {
 	buf, n, code := e.st().FillRequest(&c.ctx.req, c.rbuf, c.cfg.limits.MaxHeaders)
 	c.rbuf = buf
@@ -68,7 +69,7 @@ func (e *h2Exchange) fillRequest(c *conn) int {
 func (e *h2Exchange) writeHead(x *Ctx, oh *outHead, streaming bool) {
 	r := &x.resp
 	c := x.conn
-	body, _ := x.takeBody()
+	body := x.takeBody()
 	// Trailers set so far: more may come while streaming. A body shorter
 	// than declared does not end the stream: endResponse resets it.
 	end := !streaming && r.trl.len() == 0 && (r.clen < 0 || r.noBody || int64(len(body)) == r.clen)

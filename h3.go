@@ -7,9 +7,9 @@ package riptide
 // internal/h3hook, whose Bind this file sets, and the root package exports
 // nothing for it.
 //
-// Each request stream is served with a Ctx as an HTTP/2 stream is
-// (h2ctx.go): an engine conn is borrowed from the pool for the stream's
-// life, its net.Conn and its responseWire are the stream (h3Stream), the
+// Each request stream is served by the per-stream sequence HTTP/2's
+// streams share (stream.go): a Ctx on a conn of the stream pool, whose
+// exchange is the stream (h3Stream); the
 // request head is built by the codec straight into the Ctx's h1.Request
 // (no HTTP/1.1 text in between), the body reader reads the stream's DATA
 // frames and its trailers. A compat handler (FromHTTP) is a Handler on the
@@ -385,15 +385,11 @@ func (ex *h3Stream) isHEAD() bool                 { return string(ex.st.Head().M
 func (ex *h3Stream) hasBody(req *h1.Request) bool { return req.ContentLength != 0 }
 func (ex *h3Stream) failed()                      { ex.st.Reset(h3.CodeInternalError) }
 
-// fillRequest builds the request head into c (fillH3Request) and refuses
-// more fields than MaxHeaders (431); the engine refused a header section
-// over its size limit before.
+// fillRequest builds the request head into c (fillH3Request); the
+// engine refused a header section over its size limit before.
 func (ex *h3Stream) fillRequest(c *conn) int {
-	switch err := c.fillH3Request(ex.st); {
-	case err != nil:
+	if c.fillH3Request(ex.st) != nil {
 		return 400 // the engine built the same head before: not reached
-	case len(c.ctx.req.Headers) > c.cfg.limits.MaxHeaders:
-		return 431
 	}
 	return 0
 }
@@ -511,7 +507,7 @@ func (ex *h3Stream) end() {
 func (ex *h3Stream) writeHead(x *Ctx, oh *outHead, streaming bool) {
 	r := &x.resp
 	c := x.conn
-	body, _ := x.takeBody()
+	body := x.takeBody()
 	r.sent = true
 	err := ex.st.WriteHeaders(oh.status, ex.head(oh))
 	if err == nil && len(body) > 0 {

@@ -463,18 +463,17 @@ func (x *Ctx) admitBody(p []byte, werr error) (send bool, n int, err error) {
 
 // takeBody hands a stream wire the buffered body when it commits the head:
 // the bytes to send (none for a response without a body, at most a
-// declared Content-Length) and how many were buffered; the buffer is
-// emptied.
-func (x *Ctx) takeBody() (body []byte, buffered int) {
+// declared Content-Length); the buffer is emptied.
+func (x *Ctx) takeBody() []byte {
 	r := &x.resp
-	body, buffered = r.body, len(r.body)
+	body := r.body
 	r.body = r.body[:0]
 	if r.noBody {
 		body = nil
 	} else if r.clen >= 0 && int64(len(body)) > r.clen {
 		body = body[:r.clen] // declared less than was buffered: send what was declared
 	}
-	return body, buffered
+	return body
 }
 
 // bodyShort reports a response whose body ended before its declared

@@ -9,8 +9,9 @@ import (
 // buffer, a response body buffer only while one is buffered, no
 // net.Conn), with the stream as the Ctx's exchange. The protocols differ
 // only in how a request head is filled in and how a failed response ends
-// (streamExchange); which requests are refused, and how, is decided here
-// once.
+// (streamExchange); which requests are refused (431 for more fields
+// than MaxHeaders, 413 for a declared body over the limit), and how, is
+// decided here once.
 
 // streamExchange is the exchange of a request stream (h2Exchange,
 // h3Stream).
@@ -21,9 +22,10 @@ type streamExchange interface {
 	isHEAD() bool
 	// fillRequest builds the request head into c: c.ctx.req, whose bytes
 	// lie in c.rbuf[:c.pin], method first, as an HTTP/1.1 head does. It
-	// returns 0, or the status refusing the request: 431 for more fields
-	// than MaxHeaders (or too large a header list), 400 for a target or
-	// head h1 refuses.
+	// returns 0, or the status refusing the request: 431 for a header
+	// list over the engine's size limit (or, HTTP/2, already for more
+	// fields than MaxHeaders, not copied), 400 for a target or head h1
+	// refuses.
 	fillRequest(c *conn) int
 	// hasBody reports a request body that may follow the head (one of
 	// unknown length may turn out empty).
@@ -48,6 +50,8 @@ func (s *Server) serveStream(ex streamExchange, streams *stripedCounter) {
 	switch code := ex.fillRequest(c); {
 	case code != 0:
 		x.canned(code)
+	case len(x.req.Headers) > c.cfg.limits.MaxHeaders:
+		x.canned(431)
 	case overBodyLimit(s.cfg.maxBody, x.req.ContentLength):
 		x.canned(413)
 	default:
