@@ -130,7 +130,7 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 	w.start(x, rq)
 	// As net/http's HTTP/2 server: a panicking handler's stream is reset,
 	// not answered 500.
-	x.resp.resetOnPanic = x.conn.ex.protoMajor() > 1
+	x.resp.resetOnPanic = x.conn.ex.abilities()&multiplexed != 0
 	defer w.end()
 	// The handler gets the request's own writer (compatResponse), which
 	// reaches w only until the request ends: a goroutine it leaves behind

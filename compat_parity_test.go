@@ -149,10 +149,16 @@ var parityDifferences = []parityDiff{
 			"so the codec rejects '#' with 400 (Http11Probe RFC9112-3.2-FRAGMENT-IN-TARGET); " +
 			"net/http passes it through into RawQuery or Path."},
 	{"invalid Content-Length dropped", []string{
-		"+Content-Length: 12", "-Transfer-Encoding: chunked", "+Content-Length: 12", "-Transfer-Encoding: chunked"},
-		"a Content-Length the handler set that does not parse is dropped, on both protocols, and the engine " +
+		"+Content-Length: 12", "-Transfer-Encoding: chunked", "+Content-Length: 12", "-Transfer-Encoding: chunked",
+		"+HTTP/1.1 200 OK", "+Content-Length: 12", "+Content-Type: text/plain; charset=utf-8", "+body 12 bytes:",
+		`+| "hello world!"`, "-[bad response: bad Content-Length \"+5\"]", "+[open]", "-[closed]"},
+		"a Content-Length the handler set that is not 1*DIGIT is dropped, on every protocol, and the engine " +
 			"frames the body as if none was set (here: a Content-Length for a body that fits the buffer); " +
-			"net/http drops it too but then sends the body chunked."},
+			"net/http drops one that strconv.ParseInt refuses and sends the body chunked, but takes \"+5\" as 5 " +
+			"and sends it as set, which clients refuse (its HTTP/2 server drops \"+5\" too)."},
+	{"Transfer-Encoding chunked set by handler", []string{"+Content-Length: 28", "-Transfer-Encoding: chunked"},
+		"the engine always frames bodies itself: a body that fits the buffer gets a Content-Length; as in " +
+			"net/http's HTTP/1.1 server, the handler's Transfer-Encoding stops Content-Type sniffing."},
 	{"io.Copy uses ReadFrom", []string{
 		"+Content-Length: 5000", "-Transfer-Encoding: chunked",
 		"+Content-Length: 5000", "-Transfer-Encoding: chunked"}, whyBuffer},
@@ -710,6 +716,17 @@ var parityCases = []parityCase{
 		reqs: []parityRequest{get("/")},
 	},
 	{
+		// A Transfer-Encoding is never sent: over HTTP/2 it has no other
+		// effect (the type is sniffed); over HTTP/1.1 it stops sniffing.
+		name: "Transfer-Encoding chunked set by handler",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Transfer-Encoding", "chunked")
+			io.WriteString(w, "<html><body>hi</body></html>")
+		},
+		reqs: []parityRequest{get("/")},
+		want: []string{"<html>"},
+	},
+	{
 		name: "Transfer-Encoding identity set by handler",
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Transfer-Encoding", "identity")
@@ -796,7 +813,7 @@ var parityCases = []parityCase{
 			w.Header().Set("Content-Length", r.URL.Query().Get("cl"))
 			io.WriteString(w, "hello world!")
 		},
-		reqs: []parityRequest{get("/?cl=%2012%20"), get("/?cl=x")},
+		reqs: []parityRequest{get("/?cl=%2012%20"), get("/?cl=x"), get("/?cl=%2B5")},
 		want: []string{"hello world!"},
 	},
 	{

@@ -90,7 +90,7 @@ func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
 	w.status = 0
 	w.wroteHeader, w.hijacked, w.sniff, w.trailers = false, false, false, false
 	w.known = 0
-	w.stream = x.conn.ex.protoMajor() > 1
+	w.stream = x.conn.ex.abilities()&multiplexed != 0
 }
 
 // end runs when ServeHTTP has returned or panicked: the request's Context
@@ -265,7 +265,7 @@ func (w *compatWriter) serializeField(k string, vs []string, te *string) {
 		w.contentLength(vs)
 		return
 	case "Transfer-Encoding":
-		if h1.BodyAllowed(code) && len(vs) > 0 {
+		if h1.BodyAllowed(code) && len(vs) > 0 && transferEncodingRules(w.x.conn.ex.abilities()) {
 			*te = vs[0]
 			w.sniff = false
 		}
@@ -331,7 +331,7 @@ func (w *compatWriter) contentType(vs []string) {
 // length, for the engine's framing.
 func (w *compatWriter) contentLength(vs []string) {
 	if h1.BodyAllowed(w.status) && len(vs) > 0 {
-		if n, ok := parseContentLength(vs[0]); ok {
+		if n, ok := contentLengthValue(vs[0]); ok {
 			w.x.resp.clen = n
 		}
 	}
@@ -366,26 +366,6 @@ func (w *compatWriter) addField(h *headerFields, name, value string) {
 
 // cleanMax is the longest value compatWriter.clean holds.
 const cleanMax = 128
-
-// parseContentLength parses a Content-Length value the handler set:
-// strconv.ParseInt's result when that is a non-negative int64, with a fast
-// path for plain digits.
-func parseContentLength(v string) (int64, bool) {
-	if len(v) > 0 && len(v) <= 18 {
-		var n int64
-		for i := 0; i < len(v); i++ {
-			c := v[i]
-			if c < '0' || c > '9' {
-				goto slow
-			}
-			n = n*10 + int64(c-'0')
-		}
-		return n, true
-	}
-slow:
-	n, err := strconv.ParseInt(v, 10, 64)
-	return n, err == nil && n >= 0
-}
 
 // sortedKeys returns the header map's keys, sorted, in a reused slice.
 func (w *compatWriter) sortedKeys() []string {

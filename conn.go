@@ -480,8 +480,9 @@ func notFound(x *Ctx) { x.Error(404, "404 page not found") }
 // connection to close. Used for requests the handler never sees.
 func (c *conn) writeCanned(code int) {
 	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
-	c.wbuf = append(c.wbuf, c.date.Get()...)
-	c.wbuf = append(c.wbuf, c.cfg.serverHeader...)
+	var h outHead
+	h.serverFields(c.srv, 0, &noUserFields) // not over QUIC
+	c.wbuf = c.appendServerLines(c.wbuf, &h)
 	c.wbuf = append(c.wbuf, "Content-Type: "+cannedType+"\r\nConnection: close\r\n"...)
 	c.wbuf = h1.AppendContentLength(c.wbuf, int64(cannedBodyLen(code)))
 	c.wbuf = append(c.wbuf, "\r\n"...)

@@ -56,7 +56,10 @@ type Ctx struct {
 	watchOnEOF bool
 	watchN     int
 	watchErr   error
-	dl         handlerDeadline // CancelAfter, deadline.go
+	// watchCancel stops a watch that is a callback (watchNotifier);
+	// it reports whether the callback will not run.
+	watchCancel func() bool
+	dl          handlerDeadline // CancelAfter, deadline.go
 
 	// onDone, when set, is told when done is closed (client gone, handler
 	// returned, or Hijack), on whichever goroutine closes it. The compat

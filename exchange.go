@@ -1,6 +1,7 @@
 package riptide
 
 import (
+	"context"
 	"crypto/tls"
 	"net"
 	"sync/atomic"
@@ -23,9 +24,10 @@ import (
 type exchange interface {
 	// The response.
 
-	// writeHead sends the head of the committed response and the buffered
-	// body; streaming: the body is not complete yet.
-	writeHead(x *Ctx, status int, streaming bool)
+	// writeHead sends the head of the committed response (decided by
+	// Ctx.outHead: the wire only encodes it) and the buffered body;
+	// streaming: the body is not complete yet.
+	writeHead(x *Ctx, h *outHead, streaming bool)
 	// writeBody sends body bytes after the head.
 	writeBody(x *Ctx, p []byte) (int, error)
 	// flush sends whatever is buffered.
@@ -34,7 +36,7 @@ type exchange interface {
 	// handler returned.
 	endResponse(x *Ctx)
 	// writeInformational sends a 1xx response with the header set so far
-	// (x.resp.hdr).
+	// (x.resp.hdr, through Ctx.outHead).
 	writeInformational(x *Ctx, code int) error
 
 	// The request body, for a protocol that frames it (bodyReader's
@@ -95,6 +97,15 @@ type exchange interface {
 	abilities() ability
 }
 
+// watchNotifier is an exchange whose client-disconnect signal is a
+// context (HTTP/3: the stream's, cancelled when the client resets or stops
+// the stream or the connection closes): the watch is a callback on it
+// (context.AfterFunc), with no goroutine of its own, instead of
+// watchRead's blocking read.
+type watchNotifier interface {
+	watchContext() context.Context
+}
+
 // ability is a set of things an exchange can do beyond HTTP semantics.
 type ability uint8
 
@@ -106,6 +117,14 @@ const (
 	canSendfile
 	// canFullDuplex: the body may be read while the response is written.
 	canFullDuplex
+	// multiplexed: the request is a stream of a connection that carries
+	// others (HTTP/2, HTTP/3): the protocol delimits bodies itself, has
+	// no connection-level fields, and a stream is reset, not the
+	// connection cut.
+	multiplexed
+	// onQUIC: the request came over HTTP/3, so Alt-Svc has nothing to
+	// tell the client.
+	onQUIC
 )
 
 // The HTTP/1.1 connection is the exchange of its requests.

@@ -117,6 +117,10 @@ const DefaultMaxConcurrentStreams = h2.DefaultMaxConcurrentStreams
 // HTTP/2, whose connection carries other streams.
 var ErrHijackHTTP2 = errors.New("riptide: cannot hijack an HTTP/2 stream")
 
+// ErrHijackHTTP3 is returned by Ctx.Hijack for a request that arrived over
+// HTTP/3, whose connection carries other streams.
+var ErrHijackHTTP3 = errors.New("riptide: cannot hijack an HTTP/3 stream")
+
 // h2Preface is the HTTP/2 client connection preface (RFC 9113 §3.4).
 const h2Preface = h2.Preface
 

@@ -18,74 +18,19 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
-	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/h2"
 )
 
-// h2Door serves the streams of a Server: a Ctx on the stream runs the
-// Server's Handler, native or compat (FromHTTP), as on HTTP/1.1.
+// h2Door serves the streams of a Server (stream.go).
 type h2Door struct {
 	srv *Server
 }
 
-// ServeStream runs the Handler for the stream on an engine conn.
+// ServeStream runs the Handler for the stream.
 func (d *h2Door) ServeStream(st *h2.Stream) {
-	s := d.srv
-	c := newStreamConn(s)
-	c.ex = (*h2Exchange)(st)
-	c.state.Store(int32(StateActive)) // state changes are the connection's, not its streams'
-	s.stats.h2Streams.Add(1)
-	c.statRequestStart()
-	x := &c.ctx
-	x.resetResponse()
-	x.resp.head = st.Method() == "HEAD"
-	switch code := c.fillH2Request(st); {
-	case code != 0:
-		x.canned(code)
-	case overBodyLimit(s.cfg.maxBody, st.ContentLength()):
-		x.canned(413)
-	default:
-		c.body.startStream(st.HasBody(), expects100(&x.req))
-		x.inHandler.Store(true)
-		c.callHandler()
-	}
-	// A compat body read left running on another goroutine returns now,
-	// before the stream may serve another request.
-	c.body.endReads()
-	x.stopWatch(true)
-	x.finish()
-	c.statRequestDone()
-	c.body.closed = true
-	c.body.stream = false
-	clear(c.h2fields)
-	c.h2fields = c.h2fields[:0]
-	putConn(c)
-}
-
-// expects100 reports "Expect: 100-continue" in a request head built from
-// fields (h1.Request.Expect100 is set by the HTTP/1.1 parser only).
-func expects100(req *h1.Request) bool {
-	for i := range req.Headers {
-		if f := &req.Headers[i]; f.Key == h1.HeaderExpect && h1.EqualFold(f.Value, "100-continue") {
-			return true
-		}
-	}
-	return false
-}
-
-// fillH2Request copies the request head into c.rbuf and points the Ctx's
-// h1.Request at it. It returns 0, or the status for a request the server
-// refuses (431 for too many or too large fields, 400 for a bad target).
-func (c *conn) fillH2Request(st *h2.Stream) int {
-	buf, n, code := st.FillRequest(&c.ctx.req, c.rbuf, c.cfg.limits.MaxHeaders)
-	c.rbuf = buf
-	if code == 0 {
-		c.r, c.w, c.pin = 0, 0, n
-	}
-	return code
+	d.srv.serveStream((*h2Exchange)(st), &d.srv.stats.h2Streams)
 }
 
 // h2Exchange is an HTTP/2 stream as the exchange of the Ctx serving it
@@ -98,18 +43,37 @@ var _ exchange = (*h2Exchange)(nil)
 
 func (e *h2Exchange) st() *h2.Stream { return (*h2.Stream)(e) }
 
+func (e *h2Exchange) isHEAD() bool             { return e.st().Method() == "HEAD" }
+func (e *h2Exchange) hasBody(*h1.Request) bool { return e.st().HasBody() }
+
+// failed: the engine resets a stream its handler left without an end
+// (internal/h2 handlerDone).
+func (e *h2Exchange) failed() {}
+
+// fillRequest copies the request head into c.rbuf and points the Ctx's
+// h1.Request at it; the engine refuses a header list over its limit, and
+// more than MaxHeaders fields before copying them (431, the rule of
+// serveStream), and a target h1 refuses (400).
+func (e *h2Exchange) fillRequest(c *conn) int {
+	buf, n, code := e.st().FillRequest(&c.ctx.req, c.rbuf, c.cfg.limits.MaxHeaders)
+	c.rbuf = buf
+	if code == 0 {
+		c.r, c.w, c.pin = 0, 0, n
+	}
+	return code
+}
+
 // writeHead sends the HEADERS for the committed response, with the
 // buffered body in the same batch; a complete body without trailers ends
-// the stream with it. A Content-Length the handler declared is always
-// sent.
-func (e *h2Exchange) writeHead(x *Ctx, status int, streaming bool) {
+// the stream with it.
+func (e *h2Exchange) writeHead(x *Ctx, oh *outHead, streaming bool) {
 	r := &x.resp
 	c := x.conn
-	body, bodyLen := x.takeBody()
+	body := x.takeBody()
 	// Trailers set so far: more may come while streaming. A body shorter
 	// than declared does not end the stream: endResponse resets it.
 	end := !streaming && r.trl.len() == 0 && (r.clen < 0 || r.noBody || int64(len(body)) == r.clen)
-	h := e.head(x, status, streaming, bodyLen)
+	h := e.head(c, oh)
 	if end && len(body) == 0 {
 		body = nil
 	} else {
@@ -123,49 +87,20 @@ func (e *h2Exchange) writeHead(x *Ctx, status int, streaming bool) {
 	c.giveBody()
 }
 
-// head builds the head: :status, the handler's fields, Date, Server and
-// Content-Length, which h1.BodyFraming decides as for HTTP/1.1 and the
-// client (Framed: an unknown length ends with the stream).
-func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.Head {
-	r := &x.resp
-	c := x.conn
-	c.h2fields = appendH2Fields(c.h2fields[:0], &r.hdr, false)
-	h := h2.Head{Status: status, ContentLength: -1}
-	if status >= 200 {
-		if !r.userDate {
-			c.h2fields = append(c.h2fields, h2.Field{Name: "date", Value: h2Date()})
-		}
-		if s := c.srv; s.addsServerHeader(r.userServer) {
-			c.h2fields = append(c.h2fields, h2.Field{Name: "server", Value: s.Name})
-		}
-		if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
-			c.h2fields = append(c.h2fields, h2.Field{Name: "alt-svc", Value: a.value}) // h3.go
-		}
-		if n, ok := x.framedLength(status, streaming, bodyLen); ok {
-			h.ContentLength = n
-		}
+// head encodes oh as the stream's head: its fields as views of the Ctx's
+// buffers, the Content-Length apart (an unknown length ends with the
+// stream).
+func (e *h2Exchange) head(c *conn, oh *outHead) h2.Head {
+	c.h2fields = appendHeadFields(c.h2fields[:0], oh, c.srv.Name, h2Field)
+	h := h2.Head{Status: oh.status, ContentLength: -1, Fields: c.h2fields}
+	if oh.mode == h1.BodyLength {
+		h.ContentLength = oh.length
 	}
-	h.Fields = c.h2fields
 	return h
 }
 
-// appendH2Fields appends the response's fields as views of its buffer,
-// for the stream's encoder. Trailers: leave out the fields RFC 9110
-// §6.5.1 forbids as trailers (framing, routing, authentication,
-// controls), should one have been set.
-func appendH2Fields(dst []h2.Field, h *headerFields, trailers bool) []h2.Field {
-	for _, a := range h.at {
-		name := unsafe.String(unsafe.SliceData(h.buf[a.name:]), a.value-a.name)
-		if trailers && forbiddenTrailer(name) {
-			continue
-		}
-		dst = append(dst, h2.Field{
-			Name:  name,
-			Value: unsafe.String(unsafe.SliceData(h.buf[a.value:]), a.end-a.value),
-			View:  true,
-		})
-	}
-	return dst
+func h2Field(name, value string, view bool) h2.Field {
+	return h2.Field{Name: name, Value: value, View: view}
 }
 
 // writeBody sends body bytes after the head.
@@ -198,14 +133,15 @@ func (e *h2Exchange) endResponse(x *Ctx) {
 		_ = e.st().EndStream()
 	default:
 		c := x.conn
-		c.h2fields = appendH2Fields(c.h2fields[:0], &r.trl, true)
+		c.h2fields = appendFields(c.h2fields[:0], &r.trl, true, h2Field)
 		_ = e.st().WriteTrailers(c.h2fields)
 	}
 }
 
 // writeInformational sends a 1xx response.
 func (e *h2Exchange) writeInformational(x *Ctx, code int) error {
-	h := e.head(x, code, true, 0)
+	oh := x.outHead(code, true, 0)
+	h := e.head(x.conn, &oh)
 	return e.st().WriteHead(&h, nil, false)
 }
 
@@ -264,7 +200,4 @@ func (e *h2Exchange) localAddr() net.Addr            { return e.st().LocalAddr()
 func (e *h2Exchange) tlsState() *tls.ConnectionState { return e.st().TLS() }
 func (e *h2Exchange) transport() net.Conn            { return e.st().NetConn() }
 func (e *h2Exchange) protoMajor() int                { return 2 }
-func (e *h2Exchange) abilities() ability             { return canFullDuplex }
-
-// h2Date returns the Date field value for the current second.
-func h2Date() string { return clock.Value() }
+func (e *h2Exchange) abilities() ability             { return canFullDuplex | multiplexed }

@@ -7,9 +7,9 @@ package riptide
 // internal/h3hook, whose Bind this file sets, and the root package exports
 // nothing for it.
 //
-// Each request stream is served with a Ctx as an HTTP/2 stream is
-// (h2ctx.go): an engine conn is borrowed from the pool for the stream's
-// life, its net.Conn and its responseWire are the stream (h3Stream), the
+// Each request stream is served by the per-stream sequence HTTP/2's
+// streams share (stream.go): a Ctx on a conn of the stream pool, whose
+// exchange is the stream (h3Stream); the
 // request head is built by the codec straight into the Ctx's h1.Request
 // (no HTTP/1.1 text in between), the body reader reads the stream's DATA
 // frames and its trailers. A compat handler (FromHTTP) is a Handler on the
@@ -26,7 +26,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -366,8 +365,7 @@ func (hc *h3Conn) goAwayLocked() {
 // h3Streams pools the stream exchanges.
 var h3Streams = sync.Pool{New: func() any { return new(h3Stream) }}
 
-// ServeStream serves one request stream with a Ctx on a borrowed engine
-// conn whose exchange is the stream, as h2Door does an HTTP/2 stream.
+// ServeStream serves one request stream (stream.go).
 func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 	s := hc.srv
 	if max := s.cfg.maxReqs; max > 0 && hc.nreq.Add(1) >= int64(max) {
@@ -378,49 +376,30 @@ func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 	}
 	ex := h3Streams.Get().(*h3Stream)
 	ex.start(hc, st)
-	c := newConn(s, nil)
-	c.ex = ex
-	c.state.Store(int32(StateActive)) // state changes are the connection's, not its streams'
-	x := &c.ctx
-	s.stats.h3Streams.Add(1)
-	c.statRequestStart()
-	x.resetResponse()
-	switch err := c.fillH3Request(st); {
-	case err != nil:
-		// The engine built the same head before: not reached.
-		x.canned(400)
-	case len(x.req.Headers) > c.cfg.limits.MaxHeaders:
-		x.canned(431)
-	case overBodyLimit(s.cfg.maxBody, x.req.ContentLength):
-		x.resp.head = isHEAD(x.req.Method)
-		x.canned(413)
-	default:
-		x.resp.head = isHEAD(x.req.Method)
-		// A body of unknown length may turn out empty: the stream's end
-		// tells (h3srv reads no frame before the handler asks). One of
-		// length 0 may still be followed by trailers, read with the
-		// body's end, unless the stream ended with the head.
-		c.body.startStream(x.req.ContentLength != 0 || !st.Ended(), expects100(&x.req))
-		x.inHandler.Store(true)
-		c.callHandler()
-	}
-	// A compat body read left running on another goroutine returns now,
-	// before the stream and the exchange may serve another request.
-	c.body.endReads()
-	x.stopWatch(true)
-	x.finish()
-	if c.werr != nil {
-		// A write failed, or the handler panicked after the head went
-		// out: the client must not take the response as complete.
-		st.Reset(h3.CodeInternalError)
-	}
-	c.statRequestDone()
-	c.body.closed = true
-	c.body.stream = false
-	putConn(c)
+	s.serveStream(ex, &s.stats.h3Streams)
 	ex.end()
 	h3Streams.Put(ex)
 	hc.requestDone()
+}
+
+func (ex *h3Stream) isHEAD() bool { return string(ex.st.Head().Method) == "HEAD" }
+
+// hasBody: a body of unknown length may turn out empty (the stream's end
+// tells; h3srv reads no frame before the handler asks), and one of length 0
+// may still be followed by trailers, read with the body's end, unless the
+// stream ended with the head.
+func (ex *h3Stream) hasBody(req *h1.Request) bool {
+	return req.ContentLength != 0 || !ex.st.Ended()
+}
+func (ex *h3Stream) failed() { ex.st.Reset(h3.CodeInternalError) }
+
+// fillRequest builds the request head into c (fillH3Request); the
+// engine refused a header section over its size limit before.
+func (ex *h3Stream) fillRequest(c *conn) int {
+	if c.fillH3Request(ex.st) != nil {
+		return 400 // the engine built the same head before: not reached
+	}
+	return 0
 }
 
 // fillH3Request builds the request head into the Ctx from the stream's
@@ -503,8 +482,6 @@ type h3Stream struct {
 	fields []h1.Header // the head being sent, reused
 	clen   [20]byte    // the Content-Length value
 
-	// stop ends a watchRead (buffered: watchStop never blocks).
-	stop chan struct{}
 	// mu orders closeBody, which may come from any goroutine (a compat
 	// handler's Request.Body), with the end of the stream (end). Body
 	// reads left to another goroutine are counted, stopped and waited for
@@ -522,9 +499,6 @@ func (ex *h3Stream) start(hc *h3Conn, st *h3srv.Stream) {
 	ex.st, ex.hc = st, hc
 	ex.mu.Unlock()
 	ex.userRDL = false
-	if ex.stop == nil {
-		ex.stop = make(chan struct{}, 1)
-	}
 }
 
 func (ex *h3Stream) end() {
@@ -538,18 +512,14 @@ func (ex *h3Stream) end() {
 // writeHead sends the committed response's head, with the buffered body
 // in the same write when it fits (the engine keeps the head pending until
 // the first DATA, Flush or the end).
-func (ex *h3Stream) writeHead(x *Ctx, status int, streaming bool) {
+func (ex *h3Stream) writeHead(x *Ctx, oh *outHead, streaming bool) {
 	r := &x.resp
 	c := x.conn
-	body, bodyLen := x.takeBody()
+	body := x.takeBody()
 	r.sent = true
-	if err := ex.st.WriteHeaders(status, ex.head(x, status, streaming, bodyLen)); err != nil {
-		c.werr = err
-		return
-	}
-	if len(body) > 0 {
+	err := ex.st.WriteHeaders(oh.status, ex.head(oh))
+	if err == nil && len(body) > 0 {
 		r.written += int64(len(body))
-		var err error
 		if size := dataSize(r, len(body)); !streaming && size == uint64(len(body)) {
 			// Committed at the end (finish): endResponse follows, and
 			// the trailers or FIN leave in the same write.
@@ -557,10 +527,13 @@ func (ex *h3Stream) writeHead(x *Ctx, status int, streaming bool) {
 		} else {
 			_, err = ex.st.WriteDataSized(body, size)
 		}
-		if err != nil {
-			c.werr = err
-		}
 	}
+	if err != nil {
+		c.werr = err
+	}
+	// The stream copied the head and the body: lend the buffer out until
+	// the next write that buffers, if any.
+	c.giveBody()
 }
 
 // dataSize is the DATA frame size for n body bytes just counted as
@@ -574,50 +547,24 @@ func dataSize(r *response, n int) uint64 {
 	return uint64(n)
 }
 
-// head builds the head fields: the handler's, Date, Server and
-// Content-Length (h1.BodyFraming, Framed: an unknown length ends with the
-// stream), as views of the Ctx's buffers.
-func (ex *h3Stream) head(x *Ctx, status int, streaming bool, bodyLen int) []h1.Header {
-	r := &x.resp
-	fs := appendFieldHeaders(ex.fields[:0], &r.hdr, false)
-	if status >= 200 {
-		if !r.userDate {
-			fs = append(fs, h1.Header{Name: h3FieldDate, Value: stringBytes(h2Date())})
-		}
-		if s := x.conn.srv; s.addsServerHeader(r.userServer) {
-			fs = append(fs, h1.Header{Name: h3FieldServer, Value: stringBytes(s.Name)})
-		}
-		if n, ok := x.framedLength(status, streaming, bodyLen); ok {
-			fs = append(fs, h1.Header{Name: h3FieldContentLength, Value: strconv.AppendInt(ex.clen[:0], n, 10)})
-		}
+// head encodes oh as the stream's fields, views of the Ctx's buffers.
+func (ex *h3Stream) head(oh *outHead) []h1.Header {
+	fs := appendHeadFields(ex.fields[:0], oh, ex.hc.srv.Name, h3Field)
+	if oh.mode == h1.BodyLength {
+		fs = append(fs, h1.Header{Name: h3FieldContentLength, Value: strconv.AppendInt(ex.clen[:0], oh.length, 10)})
 	}
 	ex.fields = fs
 	return fs
 }
 
-// Field names the exchange adds to a head.
-var (
-	h3FieldDate          = []byte("date")
-	h3FieldServer        = []byte("server")
-	h3FieldContentLength = []byte("content-length")
-)
+var h3FieldContentLength = []byte("content-length")
+
+func h3Field(name, value string, _ bool) h1.Header {
+	return h1.Header{Name: stringBytes(name), Value: stringBytes(value)}
+}
 
 // stringBytes views s as bytes that are only read.
 func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
-
-// appendFieldHeaders appends the fields of h as views of its buffer;
-// for trailers, without those RFC 9110 §6.5.1 forbids (framing, routing,
-// authentication, controls).
-func appendFieldHeaders(dst []h1.Header, h *headerFields, trailers bool) []h1.Header {
-	for i := range h.len() {
-		name := h.name(i)
-		if trailers && forbiddenTrailer(unsafe.String(unsafe.SliceData(name), len(name))) {
-			continue
-		}
-		dst = append(dst, h1.Header{Name: name, Value: h.value(i)})
-	}
-	return dst
-}
 
 // writeBody sends body bytes after the head as DATA.
 func (ex *h3Stream) writeBody(x *Ctx, p []byte) (int, error) {
@@ -647,14 +594,15 @@ func (ex *h3Stream) endResponse(x *Ctx) {
 	case r.trl.len() == 0:
 		_ = ex.st.Close()
 	default:
-		ex.fields = appendFieldHeaders(ex.fields[:0], &r.trl, true)
+		ex.fields = appendFields(ex.fields[:0], &r.trl, true, h3Field)
 		_ = ex.st.WriteTrailers(ex.fields)
 	}
 }
 
 // writeInformational sends a 1xx response at once.
 func (ex *h3Stream) writeInformational(x *Ctx, code int) error {
-	return ex.st.WriteHeaders(code, ex.head(x, code, true, 0))
+	oh := x.outHead(code, true, 0)
+	return ex.st.WriteHeaders(code, ex.head(&oh))
 }
 
 // readBody reads the body from the stream's DATA frames, with
@@ -712,32 +660,14 @@ func (ex *h3Stream) setReadDeadline(t time.Time) error {
 // setWriteDeadline bounds response writes waiting for flow control.
 func (ex *h3Stream) setWriteDeadline(t time.Time) error { return ex.st.SetWriteDeadline(t) }
 
-// The disconnect watch: the stream's Done is closed when the client resets
-// or stops the stream, or the connection closes. It reads no body bytes,
-// so it may run while the body is read.
-func (ex *h3Stream) watchArm() bool {
-	select {
-	case <-ex.stop: // a stale stop
-	default:
-	}
-	return true
-}
-
-func (ex *h3Stream) watchRead() (int, error) {
-	select {
-	case <-ex.st.Done():
-		return 0, io.EOF
-	case <-ex.stop:
-		return 0, os.ErrDeadlineExceeded
-	}
-}
-
-func (ex *h3Stream) watchStop() {
-	select {
-	case ex.stop <- struct{}{}:
-	default:
-	}
-}
+// The disconnect watch is a callback on the stream's context, cancelled
+// when the client resets or stops the stream or the connection closes
+// (watchNotifier): no goroutine waits for it, so watchRead and watchStop
+// are not called.
+func (ex *h3Stream) watchContext() context.Context { return ex.st.Context() }
+func (ex *h3Stream) watchArm() bool                { return true }
+func (ex *h3Stream) watchRead() (int, error)       { return 0, os.ErrDeadlineExceeded }
+func (ex *h3Stream) watchStop()                    {}
 
 func (ex *h3Stream) remoteAddr() net.Addr     { return ex.hc.qc.RemoteAddr() }
 func (ex *h3Stream) remoteAddrString() string { return ex.hc.raddr }
@@ -762,14 +692,11 @@ func (ex *h3Stream) tlsState() *tls.ConnectionState {
 // transport: there is no net.Conn under a QUIC connection.
 func (ex *h3Stream) transport() net.Conn { return nil }
 func (ex *h3Stream) protoMajor() int     { return 3 }
-func (ex *h3Stream) abilities() ability  { return canFullDuplex }
+func (ex *h3Stream) abilities() ability  { return canFullDuplex | multiplexed | onQUIC }
 
 // errH3NetConn: an HTTP/3 connection's net.Conn (ConnState's) carries
 // streams, which the server serves.
 var errH3NetConn = errors.New("riptide: an HTTP/3 connection is not read or written as a net.Conn")
-
-// errHijackHTTP3 is Hijack's error on an HTTP/3 stream.
-var errHijackHTTP3 = errors.New("riptide: cannot hijack an HTTP/3 stream")
 
 // h3NetConn is an HTTP/3 connection as the net.Conn that ConnState
 // receives: its addresses, and Close closing it. Reads and writes fail:

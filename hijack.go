@@ -22,8 +22,8 @@ func (x *Ctx) Hijack() (net.Conn, []byte, error) {
 		return nil, nil, ErrHijacked
 	}
 	if c.ex.abilities()&canHijack == 0 {
-		if c.ex.protoMajor() == 3 {
-			return nil, nil, errHijackHTTP3
+		if c.ex.abilities()&onQUIC != 0 {
+			return nil, nil, ErrHijackHTTP3
 		}
 		return nil, nil, ErrHijackHTTP2 // a stream: the connection carries others
 	}

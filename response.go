@@ -66,6 +66,8 @@ type response struct {
 	userDate     bool
 	userServer   bool
 	userAltSvc   bool // the handler set Alt-Svc: the HTTP/3 one is not added (h3.go)
+	// out is the committed head (head.go).
+	out outHead
 	// resetOnPanic: a panic cuts the response even before anything of it
 	// was sent (a compat handler on HTTP/2, whose stream net/http resets).
 	resetOnPanic bool
@@ -327,7 +329,7 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 		}
 	case 14:
 		if ascii.EqualFold(name, "content-length") {
-			n, ok := parseUint(value)
+			n, ok := contentLengthValue(value)
 			if !ok {
 				r.badHeader = true
 			} else {
@@ -340,9 +342,6 @@ func special[V ~string | ~[]byte](x *Ctx, name string, value V) bool {
 	}
 	return false
 }
-
-// parseUint parses a Content-Length value: 1 to 18 ASCII digits.
-func parseUint[V ~string | ~[]byte](v V) (int64, bool) { return ascii.ParseLength(v) }
 
 // SetContentLength declares the body length, so a streamed body is sent
 // with Content-Length instead of chunked. Writing more fails with
@@ -464,30 +463,17 @@ func (x *Ctx) admitBody(p []byte, werr error) (send bool, n int, err error) {
 
 // takeBody hands a stream wire the buffered body when it commits the head:
 // the bytes to send (none for a response without a body, at most a
-// declared Content-Length) and how many were buffered; the buffer is
-// emptied.
-func (x *Ctx) takeBody() (body []byte, buffered int) {
+// declared Content-Length); the buffer is emptied.
+func (x *Ctx) takeBody() []byte {
 	r := &x.resp
-	body, buffered = r.body, len(r.body)
+	body := r.body
 	r.body = r.body[:0]
 	if r.noBody {
 		body = nil
 	} else if r.clen >= 0 && int64(len(body)) > r.clen {
 		body = body[:r.clen] // declared less than was buffered: send what was declared
 	}
-	return body, buffered
-}
-
-// framedLength is the Content-Length a protocol that delimits bodies
-// itself (HTTP/2, HTTP/3) sends for a final head, as h1.BodyFraming
-// decides it; ok is false when none is sent.
-func (x *Ctx) framedLength(status int, streaming bool, buffered int) (n int64, ok bool) {
-	r := &x.resp
-	mode, n := h1.BodyFraming(h1.Outgoing{
-		Status: status, Head: r.head, ContentLength: r.clen,
-		Complete: !streaming, Size: int64(buffered), Framed: true,
-	})
-	return n, mode == h1.BodyLength
+	return body
 }
 
 // bodyShort reports a response whose body ended before its declared
@@ -651,7 +637,10 @@ func (x *Ctx) commit(streaming bool) {
 		}
 	}
 	r.noBody = r.head || !h1.BodyAllowed(status)
-	c.ex.writeHead(x, status, streaming)
+	// Kept in the response: the exchange is an interface, and a head on
+	// the stack would escape through it.
+	r.out = x.outHead(status, streaming, len(r.body))
+	c.ex.writeHead(x, &r.out, streaming)
 	if bad {
 		// Whatever the handler writes after this is discarded.
 		r.noBody = true
@@ -660,30 +649,18 @@ func (x *Ctx) commit(streaming bool) {
 
 // writeHead is commit on HTTP/1.1: the status line, header lines and
 // framing into wbuf, then the buffered body.
-func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
+func (c *conn) writeHead(x *Ctx, h *outHead, streaming bool) {
 	r := &x.resp
 	if !r.close && (c.closeAfter || c.srv.draining.Load() || c.body.undrainable()) {
 		r.close = true
 	}
 	r.wmark = len(c.wbuf)
-	w := appendStatusLine(c.wbuf, status)
+	w := appendStatusLine(c.wbuf, h.status)
 	w = r.hdr.appendLines(w)
-	if !r.userDate {
-		w = append(w, c.date.Get()...)
-	}
-	if c.srv.addsServerHeader(r.userServer) {
-		w = append(w, c.cfg.serverHeader...)
-	}
-	if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
-		w = append(w, a.line...) // an HTTP/3 listener runs (h3.go)
-	}
-	switch mode, n := h1.BodyFraming(h1.Outgoing{
-		Status: status, Head: r.head, ContentLength: r.clen,
-		Complete: !streaming, Size: int64(len(r.body)), Trailers: r.trl.len() > 0,
-		HTTP10: x.req.Minor == 0,
-	}); mode {
+	w = c.appendServerLines(w, h)
+	switch h.mode {
 	case h1.BodyLength:
-		w = h1.AppendContentLength(w, n)
+		w = h1.AppendContentLength(w, h.length)
 	case h1.BodyChunked:
 		w = append(w, "Transfer-Encoding: chunked\r\n"...)
 		r.chunked = true

@@ -140,6 +140,10 @@ func (x *Ctx) startWatch() {
 	x.watching = true
 	ex := c.ex
 	c.watchWG.Add(1)
+	if wn, ok := ex.(watchNotifier); ok {
+		x.watchCancel = context.AfterFunc(wn.watchContext(), x.clientGone)
+		return
+	}
 	go func() {
 		defer c.watchWG.Done()
 		n, err := ex.watchRead()
@@ -150,6 +154,15 @@ func (x *Ctx) startWatch() {
 		}
 		x.watchMu.Unlock()
 	}()
+}
+
+// clientGone is the watch of a watchNotifier exchange: the client went
+// away.
+func (x *Ctx) clientGone() {
+	defer x.conn.watchWG.Done()
+	x.watchMu.Lock()
+	x.closeDone()
+	x.watchMu.Unlock()
 }
 
 // bodyEOF starts a watch that Done asked for while the body was unread.
@@ -181,8 +194,17 @@ func (x *Ctx) stopWatch(ending bool) {
 	x.watchOnEOF = false
 	watching := x.watching
 	x.watching = false
+	cancel := x.watchCancel
+	x.watchCancel = nil
 	x.watchMu.Unlock()
-	if watching {
+	if watching && cancel != nil {
+		// A callback (watchNotifier): it will not run, or it ran or is
+		// running and is waited for. The stream has no bytes to take in.
+		if cancel() {
+			c.watchWG.Done()
+		}
+		c.watchWG.Wait()
+	} else if watching {
 		// Not under watchMu: the watcher takes it to record its result.
 		c.ex.watchStop()
 		c.watchWG.Wait()

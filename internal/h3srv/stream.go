@@ -1,6 +1,7 @@
 package h3srv
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -131,6 +132,10 @@ func (st *Stream) FieldBytes() []byte { return st.dbuf }
 
 // Conn returns the engine serving the stream's connection.
 func (st *Stream) Conn() *Conn { return st.c }
+
+// Context is cancelled when the stream is reset or stopped by the peer,
+// or its connection closes: Done's context.
+func (st *Stream) Context() context.Context { return st.qs.Context() }
 
 // Done is closed when the response can no longer be sent: the client
 // reset the stream or stopped reading it, or the connection closed.
