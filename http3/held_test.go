@@ -55,19 +55,25 @@ func TestHeldStreamCost(t *testing.T) {
 	}
 	const n = heldConns * heldPerConn
 	var entered atomic.Int64
-	release := make(chan struct{})
+	// release is the channel of the current round, swapped by measure
+	// while the last round's handlers may still be reading it.
+	var release atomic.Pointer[chan struct{}]
+	first := make(chan struct{})
+	release.Store(&first)
 	native := riptide.HandlerFunc(func(x *riptide.Ctx) {
 		if string(x.Path()) == "/wait" {
+			ch := *release.Load()
 			entered.Add(1)
-			<-release
+			<-ch
 		}
 		x.Write(hello)
 	})
 	std := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/wait" {
+			ch := *release.Load()
 			entered.Add(1)
 			select {
-			case <-release:
+			case <-ch:
 			case <-r.Context().Done():
 			}
 		}
@@ -111,9 +117,8 @@ func TestHeldStreamCost(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond) // the last streams' reads settle
 		h1, g1 := settledHeap(), runtime.NumGoroutine()
-		old := release
-		release = make(chan struct{})
-		close(old)
+		next := make(chan struct{})
+		close(*release.Swap(&next))
 		fmt.Fprintln(in, "close")
 		read()
 		return float64(h1-h0) / n, float64(g1-g0) / n
