@@ -205,7 +205,9 @@ func (b h3Bound) MaxConns() int { return b.s.MaxConns }
 
 func (b h3Bound) Listen(port int, maxAge time.Duration, cfg *h3srv.Config, closeFn func()) (h3hook.Listener, error) {
 	s := b.s
-	s.init()
+	if err := s.configErr(); err != nil {
+		return nil, err
+	}
 	l := &h3Listener{s: s, port: port, maxAge: maxAge, cfg: cfg.Normalized(), closeFn: closeFn}
 	l.shared[0] = h3srv.NewShared(&l.cfg)
 	if s.cfg.stats {
