@@ -132,6 +132,10 @@ func (w *compatWriter) Header() http.Header {
 func (w *compatWriter) WriteHeader(code int) {
 	w.cx.lock()
 	defer w.cx.unlock()
+	if w.wroteHeader && !w.hijacked && w.rq != nil {
+		// Logged once per response, as net/http logs it (superfluous WriteHeader).
+		w.x.superfluousStatus("ResponseWriter.WriteHeader", w.status, code, 2)
+	}
 	w.writeHeader(code)
 }
 
