@@ -138,7 +138,7 @@ func (e *h2Exchange) head(x *Ctx, status int, streaming bool, bodyLen int) h2.He
 		if s := c.srv; s.addsServerHeader(r.userServer) {
 			c.h2fields = append(c.h2fields, h2.Field{Name: "server", Value: s.Name})
 		}
-		if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
+		if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc && e.tlsState() != nil { // TLS only
 			c.h2fields = append(c.h2fields, h2.Field{Name: "alt-svc", Value: a.value}) // h3.go
 		}
 		if n, ok := x.framedLength(status, streaming, bodyLen); ok {

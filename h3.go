@@ -55,8 +55,8 @@ func (x *Ctx) IsHTTP3() bool { return x.conn.ex.protoMajor() == 3 }
 // h3State is a Server's HTTP/3 state: its listeners (for Alt-Svc and
 // Shutdown) and live connections.
 type h3State struct {
-	// altSvc is the Alt-Svc advertised on HTTP/1.1 and HTTP/2 responses,
-	// nil when none: no listener, or draining.
+	// altSvc is the Alt-Svc advertised on HTTP/1.1 and HTTP/2 responses
+	// over TLS, nil when none: no listener, or draining.
 	altSvc atomic.Pointer[altSvc]
 
 	mu    sync.Mutex

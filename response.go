@@ -681,8 +681,10 @@ func (c *conn) writeHead(x *Ctx, status int, streaming bool) {
 	if c.srv.addsServerHeader(r.userServer) {
 		w = append(w, c.cfg.serverHeader...)
 	}
-	if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc {
-		w = append(w, a.line...) // an HTTP/3 listener runs (h3.go)
+	if a := c.srv.h3state.altSvc.Load(); a != nil && !r.userAltSvc && c.isTLS() {
+		// An HTTP/3 listener runs (h3.go): advertised on TLS only, as
+		// no browser takes an alternative from a cleartext origin.
+		w = append(w, a.line...)
 	}
 	switch mode, n := h1.BodyFraming(h1.Outgoing{
 		Status: status, Head: r.head, ContentLength: r.clen,

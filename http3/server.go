@@ -67,7 +67,7 @@ type Options struct {
 	RetryThreshold int
 
 	// AltSvcPort is the port advertised in Alt-Svc on the Server's
-	// HTTP/1.1 and HTTP/2 responses while Serve runs; zero means the
+	// HTTP/1.1 and HTTP/2 responses over TLS while Serve runs; zero means the
 	// packet connection's port. AltSvcMaxAge is its ma (zero: 24 hours).
 	// DisableAltSvc advertises nothing.
 	AltSvcPort    int
@@ -97,7 +97,7 @@ func ListenAndServe(srv *riptide.Server, addr string, tlsConf *tls.Config, opts 
 // run srv's Handler, native or compat (FromHTTP), as over HTTP/1.1 and
 // HTTP/2.
 //
-// While it runs, srv's HTTP/1.1 and HTTP/2 responses carry Alt-Svc
+// While it runs, srv's HTTPS (HTTP/1.1 and HTTP/2) responses carry Alt-Svc
 // (Options). srv.Shutdown stops it: no new connections, GOAWAY on each
 // connection, their handlers finish, then CONNECTION_CLOSE; Serve returns
 // riptide.ErrServerClosed once they are closed. srv.Drain sends GOAWAY and
