@@ -188,15 +188,26 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 	for {
 		qc, err := ln.Accept(context.Background())
 		if err != nil {
-			wg.Wait() // Shutdown: the connections finish; Close: they are closed
-			tr.Close()
-			sv.close()
+			sv.close() // no handshake is accepted now: connContext refuses
+			stopped := false
 			select {
 			case <-stop:
-				return riptide.ErrServerClosed
+				stopped = true
+				// While the open connections finish, a new one (a client
+				// of a server being restarted) is refused at once with
+				// CONNECTION_REFUSED, not left to its handshake timeout:
+				// the closed listener's transport would drop its packets.
+				if rl, err := tr.Listen(tc, qconf); err == nil {
+					defer rl.Close()
+				}
 			default:
-				return err
 			}
+			wg.Wait() // Shutdown: the connections finish; Close: they are closed
+			tr.Close()
+			if stopped {
+				return riptide.ErrServerClosed
+			}
+			return err
 		}
 		hs, _ := qc.Context().Value(handshakeKey{}).(*handshake)
 		if hs.accepted() {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -230,18 +229,7 @@ func TestServeShutdown(t *testing.T) {
 	// waiting for the blocked handler.
 	unblock := sync.OnceFunc(func() { close(release) })
 	t.Cleanup(unblock)
-	cl := h3Client(t)
-	res := make(chan string, 1)
-	go func() {
-		resp, err := cl.Get("https://" + addr + "/slow")
-		if err != nil {
-			res <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		res <- string(b)
-	}()
+	res := getAsync(h3Client(t), "https://"+addr+"/slow")
 	<-started
 	shut := make(chan error, 1)
 	go func() { shut <- srv.Shutdown(context.Background()) }()
@@ -251,16 +239,7 @@ func TestServeShutdown(t *testing.T) {
 		t.Fatalf("Shutdown returned %v with a handler running", err)
 	case <-time.After(200 * time.Millisecond):
 	}
-	unblock()
-	if got := <-res; got != "done" {
-		t.Fatalf("request in flight: %q, want done", got)
-	}
-	if err := <-shut; err != nil {
-		t.Fatalf("Shutdown: %v", err)
-	}
-	if err := <-served; !errors.Is(err, riptide.ErrServerClosed) {
-		t.Fatalf("Serve returned %v, want ErrServerClosed", err)
-	}
+	finishShutdown(t, unblock, res, shut, served)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(states) != 3 || states[0] != riptide.StateNew || states[1] != riptide.StateActive || states[2] != riptide.StateClosed {
