@@ -88,6 +88,11 @@ func (rw *compatResponse) WriteHeader(code int) {
 		return
 	}
 	defer rw.unlock()
+	if w.wroteHeader && !w.hijacked {
+		// Logged once per response, as net/http logs a superfluous
+		// WriteHeader call.
+		w.x.superfluousStatus("ResponseWriter.WriteHeader", w.status, code, 2)
+	}
 	w.writeHeader(code)
 }
 

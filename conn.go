@@ -481,7 +481,7 @@ func notFound(x *Ctx) { x.Error(404, "404 page not found") }
 func (c *conn) writeCanned(code int) {
 	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
 	var h outHead
-	h.serverFields(c.srv, 0, &noUserFields) // not over QUIC
+	h.serverFields(c.srv, c.abilities(), &noUserFields)
 	c.wbuf = c.appendServerLines(c.wbuf, &h)
 	c.wbuf = append(c.wbuf, "Content-Type: "+cannedType+"\r\nConnection: close\r\n"...)
 	c.wbuf = h1.AppendContentLength(c.wbuf, int64(cannedBodyLen(code)))

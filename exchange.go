@@ -125,6 +125,9 @@ const (
 	// onQUIC: the request came over HTTP/3, so Alt-Svc has nothing to
 	// tell the client.
 	onQUIC
+	// overTLS: the request came over TLS (HTTP/1.1 or HTTP/2), the only
+	// origin a browser takes an HTTP/3 alternative from (Alt-Svc).
+	overTLS
 )
 
 // The HTTP/1.1 connection is the exchange of its requests.
@@ -207,6 +210,9 @@ func (c *conn) abilities() ability {
 	a := canHijack | canFullDuplex
 	if _, ok := tcpConnOf(c.nc); ok || c.ec != nil {
 		a |= canSendfile
+	}
+	if c.isTLS() {
+		a |= overTLS
 	}
 	return a
 }

@@ -200,4 +200,9 @@ func (e *h2Exchange) localAddr() net.Addr            { return e.st().LocalAddr()
 func (e *h2Exchange) tlsState() *tls.ConnectionState { return e.st().TLS() }
 func (e *h2Exchange) transport() net.Conn            { return e.st().NetConn() }
 func (e *h2Exchange) protoMajor() int                { return 2 }
-func (e *h2Exchange) abilities() ability             { return canFullDuplex | multiplexed }
+func (e *h2Exchange) abilities() ability {
+	if e.st().TLS() != nil {
+		return canFullDuplex | multiplexed | overTLS
+	}
+	return canFullDuplex | multiplexed
+}

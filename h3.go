@@ -54,8 +54,8 @@ func (x *Ctx) IsHTTP3() bool { return x.conn.ex.protoMajor() == 3 }
 // h3State is a Server's HTTP/3 state: its listeners (for Alt-Svc and
 // Shutdown) and live connections.
 type h3State struct {
-	// altSvc is the Alt-Svc advertised on HTTP/1.1 and HTTP/2 responses,
-	// nil when none: no listener, or draining.
+	// altSvc is the Alt-Svc advertised on HTTP/1.1 and HTTP/2 responses
+	// over TLS, nil when none: no listener, or draining.
 	altSvc atomic.Pointer[altSvc]
 
 	mu    sync.Mutex
@@ -205,7 +205,9 @@ func (b h3Bound) MaxConns() int { return b.s.MaxConns }
 
 func (b h3Bound) Listen(port int, maxAge time.Duration, cfg *h3srv.Config, closeFn func()) (h3hook.Listener, error) {
 	s := b.s
-	s.init()
+	if err := s.configErr(); err != nil {
+		return nil, err
+	}
 	l := &h3Listener{s: s, port: port, maxAge: maxAge, cfg: cfg.Normalized(), closeFn: closeFn}
 	l.shared[0] = h3srv.NewShared(&l.cfg)
 	if s.cfg.stats {

@@ -55,12 +55,13 @@ func (x *Ctx) outHead(status int, streaming bool, buffered int) outHead {
 
 // serverFields sets the fields the server adds to a final head, for
 // every answer (the canned ones included): Date and Server, and Alt-Svc
-// while an HTTP/3 listener runs (h3.go), except to a client using it;
-// none of them where the handler set its own (r).
+// while an HTTP/3 listener runs (h3.go), over TLS only (no browser takes
+// an alternative from a cleartext origin; not to a client already on
+// HTTP/3); none of them where the handler set its own (r).
 func (h *outHead) serverFields(s *Server, ab ability, r *response) {
 	h.date = !r.userDate
 	h.server = s.addsServerHeader(r.userServer)
-	if ab&onQUIC == 0 && !r.userAltSvc {
+	if ab&(onQUIC|overTLS) == overTLS && !r.userAltSvc {
 		h.altSvc = s.h3state.altSvc.Load()
 	}
 }

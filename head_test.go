@@ -3,6 +3,7 @@ package riptide_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 	"golang.org/x/net/http2/hpack"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/testcert"
 )
 
 // headAnswer is a response as a head-rule test reads it off the wire:
@@ -42,7 +44,9 @@ type headRequest func(t *testing.T, method string, many bool) headAnswer
 // TestResponseHeadRules: one set of response-head rules over HTTP/1.1, h2c
 // and HTTP/3 (in memory), native and compat doors: every final head
 // carries Date and the Server's Name, and Alt-Svc while an HTTP/3
-// listener runs except over HTTP/3 itself; a body of known length says
+// listener runs over TLS only (HTTP/1.1 and HTTP/2 over TLS: not on
+// cleartext, which no browser takes an alternative from, nor over HTTP/3
+// itself); a body of known length says
 // its Content-Length, also in the answer to HEAD; no answer to HEAD
 // carries body bytes, the server's canned ones (431 here) included.
 func TestResponseHeadRules(t *testing.T) {
@@ -60,15 +64,23 @@ func TestResponseHeadRules(t *testing.T) {
 			HTTP2:          &riptide.HTTP2Config{H2C: true},
 			Logger:         slog.New(slog.DiscardHandler),
 		}
+		cert, err := testcert.Cert()
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 		addr := riptide.ServeTest(t, srv, riptide.TestServeOptions{}).Addr
-		h3c := h3PipeClient(t, srv) // an HTTP/3 listener: Alt-Svc on the others
+		tlsAddr := riptide.ServeTest(t, srv, riptide.TestServeOptions{TLS: true}).Addr
+		h3c := h3PipeClient(t, srv) // an HTTP/3 listener: Alt-Svc on the TLS ones
 		protos := []struct {
 			name   string
 			send   headRequest
 			altSvc bool
 		}{
-			{"HTTP/1.1", h1HeadRequest(addr), true},
-			{"h2c", h2cHeadRequest(addr), true},
+			{"HTTP/1.1", h1HeadRequest(addr), false},
+			{"h2c", h2cHeadRequest(addr), false},
+			{"HTTP/1.1+TLS", h1HeadRequest(tlsHead(addr, tlsAddr, cert, "http/1.1")), true},
+			{"h2", h2cHeadRequest(tlsHead(addr, tlsAddr, cert, "h2")), true},
 			{"HTTP/3", h3HeadRequest(h3c), false},
 		}
 		for _, p := range protos {
@@ -112,7 +124,7 @@ func TestResponseHeadRules(t *testing.T) {
 					case p.altSvc && (len(as) != 1 || as[0] != altSvc):
 						t.Errorf("Alt-Svc %q, want [%s]", as, altSvc)
 					case !p.altSvc && len(as) != 0:
-						t.Errorf("Alt-Svc %q over HTTP/3, want none", as)
+						t.Errorf("Alt-Svc %q over %s, want none", as, p.name)
 					}
 					if te := a.header.Values("Transfer-Encoding"); len(te) != 0 {
 						t.Errorf("Transfer-Encoding %q on a body of known length", te)
@@ -248,11 +260,36 @@ func h3HeadRequest(c *http.Client) headRequest {
 	}
 }
 
+// headTLS maps the names tlsHead makes to a TLS address and the client
+// configuration (its ALPN protocol) to dial it with.
+var headTLS = map[string]struct {
+	addr string
+	cfg  *tls.Config
+}{}
+
+// tlsHead names a TLS dial of tlsAddr offering proto for dialHead: the
+// head requests then speak HTTP/1.1 or HTTP/2 over TLS. (Tests using it
+// are not parallel: the map is written before their requests.)
+func tlsHead(addr, tlsAddr string, cert tls.Certificate, proto string) string {
+	name := "tls:" + proto + ":" + tlsAddr + ":" + addr
+	headTLS[name] = struct {
+		addr string
+		cfg  *tls.Config
+	}{tlsAddr, &tls.Config{RootCAs: testcert.Pool(cert), ServerName: "127.0.0.1", NextProtos: []string{proto}}}
+	return name
+}
+
 // dialHead connects to addr for one test request, closed when the test
 // ends.
 func dialHead(t *testing.T, addr string) net.Conn {
 	t.Helper()
-	nc, err := net.Dial("tcp", addr)
+	var nc net.Conn
+	var err error
+	if tc, ok := headTLS[addr]; ok {
+		nc, err = tls.Dial("tcp", tc.addr, tc.cfg)
+	} else {
+		nc, err = net.Dial("tcp", addr)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,6 +68,7 @@ type response struct {
 	userAltSvc   bool // the handler set Alt-Svc: the HTTP/3 one is not added (h3.go)
 	// out is the committed head (head.go).
 	out outHead
+	statusLogged bool // a status set too late was logged (superfluousStatus)
 	// resetOnPanic: a panic cuts the response even before anything of it
 	// was sent (a compat handler on HTTP/2, whose stream net/http resets).
 	resetOnPanic bool
@@ -82,7 +83,7 @@ func (x *Ctx) resetResponse() {
 	r.committed, r.sent, r.finished, r.chunked, r.noBody, r.head, r.close = false, false, false, false, false, false, false
 	r.wrote, r.filtering, r.inError = false, false, false
 	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
-	r.userAltSvc, r.resetOnPanic = false, false
+	r.userAltSvc, r.resetOnPanic, r.statusLogged = false, false, false
 	x.scratch = x.scratch[:0]
 	x.pv.n = 0
 	x.locals.reset()
@@ -104,16 +105,22 @@ func (x *Ctx) headFixed() bool {
 // SetStatus sets the response status code (default 200). It has no effect
 // once the body has been written to (the first Write, WriteString,
 // SendFile or Flush fixes the status and header fields, as in net/http,
-// however small the body). A final status must be in 200..599; any
-// other code is sent as 500 (interim 1xx responses are sent with
-// WriteInformational, 101 needs Hijack).
+// however small the body), except that a different code set then is
+// logged, once per response, on Server.Logger as net/http logs a
+// "superfluous response.WriteHeader call". A final status must be in
+// 200..599; any other code is sent as 500 (interim 1xx responses are sent
+// with WriteInformational, 101 needs Hijack).
 func (x *Ctx) SetStatus(code int) {
-	if !x.headFixed() {
-		if code < 200 || code > 599 {
-			code = 500
-		}
-		x.resp.status = code
+	if code < 200 || code > 599 {
+		code = 500
 	}
+	if x.headFixed() {
+		if code != x.Status() {
+			x.superfluousStatus("Ctx.SetStatus", x.Status(), code, 2)
+		}
+		return
+	}
+	x.resp.status = code
 }
 
 // Status returns the response status set so far (200 if none).

@@ -207,6 +207,7 @@ type Server struct {
 
 	once       sync.Once
 	cfg        config
+	cfgErr     error // validate's verdict (config.go)
 	mu         sync.Mutex
 	listeners  map[*net.Listener]struct{}
 	conns      map[*conn]struct{}
@@ -238,6 +239,7 @@ type config struct {
 
 func (s *Server) init() {
 	s.once.Do(func() {
+		s.cfgErr = s.validate()
 		c := &s.cfg
 		c.readHeader = orDefault(s.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 		c.idle = orDefault(s.IdleTimeout, DefaultIdleTimeout)
@@ -302,6 +304,9 @@ func (s *Server) ListenAndServe(addr string) error {
 	if s.shuttingDown() {
 		return ErrServerClosed
 	}
+	if err := s.configErr(); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -312,14 +317,18 @@ func (s *Server) ListenAndServe(addr string) error {
 // Serve accepts connections on ln and serves them on the engine of
 // s.Engine (the epoll event loop for a TCP listener on Linux, else a
 // goroutine per connection) until ln fails or the server is shut down. It closes ln before returning and
-// always returns a non-nil error; ErrServerClosed after Shutdown or Close.
+// always returns a non-nil error; ErrServerClosed after Shutdown or Close,
+// a *ConfigError at once when a Server field is invalid (config.go).
 func (s *Server) Serve(ln net.Listener) error {
 	return s.serve(s.proxyListen(ln)) // PROXY protocol (proxy.go), if on
 }
 
 // serve is Serve on a listener already wrapped for the PROXY protocol.
 func (s *Server) serve(ln net.Listener) error {
-	s.init()
+	if err := s.configErr(); err != nil {
+		ln.Close()
+		return err
+	}
 	if !s.trackListener(&ln, true) {
 		ln.Close()
 		return ErrServerClosed

@@ -30,6 +30,9 @@ func (s *Server) ListenAndServeTLS(addr, certFile, keyFile string) error {
 	if s.shuttingDown() {
 		return ErrServerClosed
 	}
+	if err := s.configErr(); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

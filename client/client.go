@@ -61,8 +61,25 @@ type Client struct {
 	// Proxy, if set, sends every request through this HTTP proxy: plain
 	// http requests in absolute form, https requests through a CONNECT
 	// tunnel. An https proxy URL is reached over TLS. User info in the URL
-	// is sent as Basic Proxy-Authorization.
+	// is sent as Basic Proxy-Authorization. A socks5 or socks5h URL sends
+	// every connection through that SOCKS5 proxy (RFC 1928; user info as
+	// RFC 1929 credentials), the proxy resolving the origin's name.
 	Proxy *url.URL
+	// ProxyFunc, if set, chooses the proxy of each origin in place of
+	// Proxy: it is called once per origin (scheme and host:port), when the
+	// client first sends a request there, with a URL holding just Scheme and
+	// Host; a nil URL means a direct connection, and an error fails the
+	// requests to that origin. ProxyFromEnvironment reads HTTP_PROXY,
+	// HTTPS_PROXY and NO_PROXY as net/http does. Neither is used unless
+	// set: a Client ignores the environment by default, as a zero
+	// http.Transport does.
+	ProxyFunc func(origin *url.URL) (*url.URL, error)
+	// Jar, if set, stores the cookies of Do's and DoStream's responses
+	// (Set-Cookie) and adds those it holds for a request's URL to the
+	// request, in its Cookie field, as http.Client's Jar does, also on each
+	// redirect Do follows. The caller's Request is left as it was.
+	// RoundTrip ignores it: set the Jar of the http.Client instead.
+	Jar http.CookieJar
 
 	// MaxConnsPerHost bounds the connections (idle, busy and dialing) to
 	// one origin; requests beyond it wait for a connection. 0: no limit.
@@ -248,6 +265,14 @@ func (c *Client) do(ctx context.Context, req *Request, resp *Response, stream bo
 	if err := c.checkRequest(req); err != nil {
 		return err
 	}
+	if c.Jar != nil {
+		return c.doJar(ctx, req, resp, stream)
+	}
+	return c.exchange(ctx, req, resp, stream)
+}
+
+// exchange is do once the request is checked.
+func (c *Client) exchange(ctx context.Context, req *Request, resp *Response, stream bool) error {
 	p, err := c.poolFor(req)
 	if err != nil {
 		return err

@@ -257,13 +257,38 @@ func (c *conn) readHead(h *h1.Response) (int, error) {
 		if err == nil {
 			return n, nil
 		}
+		if http2Frame(c.rbuf[c.r:c.w]) {
+			return 0, ErrHTTP2Only
+		}
 		if err != h1.ErrNeedMore {
 			return 0, err
 		}
 		if err := c.fill(); err != nil {
+			if http2Frame(c.rbuf[c.r:c.w]) {
+				return 0, ErrHTTP2Only
+			}
 			return 0, c.readErr(err, false)
 		}
 	}
+}
+
+// http2Frame reports whether b, where a response head should start, starts
+// with an HTTP/2 frame a server sends on a connection it reads as HTTP/2:
+// its SETTINGS (the server's connection preface, RFC 9113 §3.4) or a
+// GOAWAY, both on stream 0. A response head starts with "HTTP/", whose
+// first byte is never the 0 that begins every such frame under 64 KiB.
+func http2Frame(b []byte) bool {
+	if len(b) < 9 || b[0] != 0 || b[5]&0x7f != 0 || b[6] != 0 || b[7] != 0 || b[8] != 0 {
+		return false
+	}
+	length := int(b[1])<<8 | int(b[2])
+	switch b[3] {
+	case 0x4: // SETTINGS: six bytes per setting, or an ACK (flag 1) with none
+		return length%6 == 0 && b[4]&^1 == 0
+	case 0x7: // GOAWAY: last stream ID and error code, then debug data
+		return length >= 8 && b[4] == 0
+	}
+	return false
 }
 
 // write writes b, translating errors like readErr.

@@ -13,10 +13,14 @@ import (
 )
 
 // dial opens a connection to the pool's origin: TCP (to the proxy if one is
-// configured), TLS to an https proxy, a CONNECT tunnel for https origins
-// behind a proxy, and TLS to an https origin.
+// configured; through a SOCKS5 proxy's tunnel), TLS to an https proxy, a
+// CONNECT tunnel for https origins behind an HTTP proxy, and TLS to an
+// https origin.
 func (p *hostPool) dial(ctx context.Context, deadline time.Time) (*conn, error) {
 	cl := p.c
+	if p.proxyErr != nil {
+		return nil, p.proxyErr
+	}
 	addr := p.addr
 	if p.proxy != nil {
 		addr = proxyAddr(p.proxy)
@@ -35,6 +39,14 @@ func (p *hostPool) dial(ctx context.Context, deadline time.Time) (*conn, error) 
 	if dialFn == nil {
 		var d net.Dialer
 		dialFn = d.DialContext
+	}
+	if p.socks != nil {
+		// The SOCKS5 handshake is part of the dial, under DialTimeout.
+		var err error
+		if dialFn, err = p.socksDial(dialFn); err != nil {
+			tcancel()
+			return nil, err
+		}
 	}
 	nc, err := dialFn(tctx, "tcp", addr)
 	timedOut := tctx.Err() != nil && dctx.Err() == nil

@@ -88,6 +88,22 @@
 // Timeouts are listed above; those without a default (Timeout,
 // ResponseHeaderTimeout) are off when zero.
 //
+// # Proxies, cookies, HTTP/2
+//
+// Client.Proxy sends every request through one proxy: HTTP (absolute-form
+// requests, CONNECT tunnels for https), HTTPS, or SOCKS5 (socks5:// and
+// socks5h://, the proxy resolving names). Client.ProxyFunc chooses per
+// origin instead; ProxyFromEnvironment is net/http's HTTP_PROXY,
+// HTTPS_PROXY and NO_PROXY rule. A Client uses no proxy and ignores the
+// environment unless told, as a zero http.Transport does. Client.Jar (an
+// http.CookieJar, e.g. net/http/cookiejar) keeps the cookies of Do's
+// responses and sends them back. With both unset a request costs nothing
+// more: the proxy is chosen once per origin, and the jar is not asked.
+//
+// The client speaks HTTP/1.1 only. A server that answers with HTTP/2 frames
+// (an HTTP/2-only port: gRPC, h2c with prior knowledge) fails the request
+// with ErrHTTP2Only.
+//
 // # Ownership
 //
 // A Request and a Response belong to the goroutine using them. Everything a

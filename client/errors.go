@@ -36,6 +36,11 @@ var (
 	// ErrServerClosed is returned when the server closed the connection
 	// before sending a response.
 	ErrServerClosed = errors.New("client: server closed connection before responding")
+	// ErrHTTP2Only is returned when the server answered the HTTP/1.1
+	// request with HTTP/2 frames (its SETTINGS or a GOAWAY): it speaks
+	// only HTTP/2 on that port (a gRPC server, an h2c-only endpoint), which
+	// this client does not support yet. The connection is closed.
+	ErrHTTP2Only = errors.New("client: server speaks HTTP/2 only (got an HTTP/2 frame in place of an HTTP/1.1 response); riptide's client does not support HTTP/2 yet")
 )
 
 // TimeoutError reports which timeout expired. It implements net.Error.

@@ -343,50 +343,28 @@ func TestTLSHostAndSNI(t *testing.T) {
 // connectProxy is a minimal HTTP proxy: CONNECT tunnels, and absolute-form
 // requests forwarded to the origin over a fresh connection.
 func connectProxy(t *testing.T, seen *[]string, mu *sync.Mutex) *url.URL {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				r, err := http.ReadRequest(br)
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				*seen = append(*seen, r.Method+" "+r.RequestURI+" auth="+r.Header.Get("Proxy-Authorization"))
-				mu.Unlock()
-				if r.Method == "CONNECT" {
-					up, err := net.Dial("tcp", r.RequestURI)
-					if err != nil {
-						c.Write([]byte("HTTP/1.1 502 Bad Gateway\r\n\r\n"))
-						return
-					}
-					defer up.Close()
-					c.Write([]byte("HTTP/1.1 200 Connection Established\r\n\r\n"))
-					go io.Copy(up, br)
-					io.Copy(c, up)
-					return
-				}
-				r.RequestURI = ""
-				resp, err := http.DefaultTransport.RoundTrip(r)
-				if err != nil {
-					return
-				}
-				resp.Write(c)
-				resp.Body.Close()
-			}()
+	addr := serveLoopback(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		r, err := http.ReadRequest(br)
+		if err != nil {
+			return
 		}
-	}()
-	return &url.URL{Scheme: "http", Host: ln.Addr().String(), User: url.UserPassword("u", "p")}
+		mu.Lock()
+		*seen = append(*seen, r.Method+" "+r.RequestURI+" auth="+r.Header.Get("Proxy-Authorization"))
+		mu.Unlock()
+		if r.Method == "CONNECT" {
+			tunnel(c, br, r.RequestURI)
+			return
+		}
+		r.RequestURI = ""
+		resp, err := http.DefaultTransport.RoundTrip(r)
+		if err != nil {
+			return
+		}
+		resp.Write(c)
+		resp.Body.Close()
+	})
+	return &url.URL{Scheme: "http", Host: addr, User: url.UserPassword("u", "p")}
 }
 
 func TestProxy(t *testing.T) {

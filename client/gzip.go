@@ -11,9 +11,10 @@ import (
 
 var gzipReaders sync.Pool // *gzip.Reader
 
-// gunzip replaces a gzip-encoded body with its decompressed form and drops
-// the Content-Encoding it answered. Readers and buffers are reused, so
-// decoding allocates little once warm.
+// gunzip replaces a gzip-encoded body with its decompressed form and, as
+// net/http's Transport does, drops the Content-Encoding and Content-Length
+// fields, which described the encoded body (ContentLength becomes -1).
+// Readers and buffers are reused, so decoding allocates little once warm.
 func (r *Response) gunzip() error {
 	ce := r.head.Known(h1.HeaderContentEncoding)
 	if ce == nil || !h1.EqualFold(ce, "gzip") || len(r.body) == 0 {
@@ -49,6 +50,9 @@ func (r *Response) gunzip() error {
 		}
 	}
 	r.zbuf, r.body = r.body[:0], out
+	r.head.DelKnown(h1.HeaderContentEncoding)
+	r.head.DelKnown(h1.HeaderContentLength)
+	r.head.ContentLength = -1
 	return nil
 }
 

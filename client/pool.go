@@ -20,7 +20,9 @@ type hostPool struct {
 	addr      string // host:port to dial for the origin
 	hostname  string // host without port or brackets, for SNI
 	tlsConf   *tls.Config
-	proxy     *url.URL
+	proxy     *url.URL // HTTP(S) proxy, nil for none (proxy.go)
+	socks     *url.URL // SOCKS5 proxy, nil for none
+	proxyErr  error    // from ProxyFunc, or a proxy URL the client cannot use
 
 	mu        sync.Mutex
 	idle      []*conn // LIFO: the most recently used is reused first
@@ -34,7 +36,8 @@ type hostPool struct {
 }
 
 func newHostPool(c *Client, https bool, authority string) *hostPool {
-	p := &hostPool{c: c, https: https, authority: authority, proxy: c.Proxy, proxyAuth: proxyAuth(c.Proxy)}
+	p := &hostPool{c: c, https: https, authority: authority}
+	p.setProxy()
 	host, port := splitAuthority(authority)
 	if port == "" {
 		port = "80"

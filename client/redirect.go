@@ -44,11 +44,7 @@ func (c *Client) doRedirects(ctx context.Context, req *Request, resp *Response) 
 		if keepBody && cur.bodyStream != nil {
 			return nil
 		}
-		scheme := "http://"
-		if cur.https {
-			scheme = "https://"
-		}
-		base, err := url.Parse(scheme + string(cur.host) + string(cur.uri))
+		base, err := cur.url()
 		if err != nil {
 			return err
 		}
@@ -84,6 +80,15 @@ func (c *Client) doRedirects(ctx context.Context, req *Request, resp *Response) 
 			return err
 		}
 	}
+}
+
+// url returns the request's URL (allocating).
+func (r *Request) url() (*url.URL, error) {
+	scheme := "http://"
+	if r.https {
+		scheme = "https://"
+	}
+	return url.Parse(scheme + string(r.host) + string(r.uri))
 }
 
 // copyHeaders copies src's header lines to dst, without the sensitive ones

@@ -68,6 +68,31 @@ func (r *Response) Get(name string) []byte { return getHeader(r.Headers, name) }
 // Known returns the value of the first header of kind k, or nil.
 func (r *Response) Known(k Known) []byte { return knownHeader(r.Headers, &r.known, k) }
 
+// DelKnown removes every field of kind k (not Unknown) from Headers,
+// keeping the others in order, as a client does with Content-Encoding and
+// Content-Length once it has decoded the body. It does not change the
+// framing fields (ContentLength, Chunked...).
+func (r *Response) DelKnown(k Known) {
+	if k == Unknown {
+		return
+	}
+	n := 0
+	for i := range r.Headers {
+		if r.Headers[i].Key != k {
+			r.Headers[n] = r.Headers[i]
+			n++
+		}
+	}
+	clear(r.Headers[n:])
+	r.Headers = r.Headers[:n]
+	r.known = [numKnown]uint8{}
+	for i := range r.Headers {
+		if kk := r.Headers[i].Key; kk != Unknown && r.known[kk] == 0 && i < 255 {
+			r.known[kk] = uint8(i + 1)
+		}
+	}
+}
+
 // Parse parses a response head at the start of buf, with the same contract
 // as Request.Parse. A 1xx response is returned like any other; the caller
 // reads the final response after it.

@@ -10,7 +10,8 @@
 // streams to the Server's handler, native or compat, through the same
 // Ctx as HTTP/1.1 and HTTP/2. The Server's limits, Stats, ConnState,
 // Shutdown, Drain and Close cover the HTTP/3 connections, and its HTTP/1.1
-// and HTTP/2 responses advertise HTTP/3 with Alt-Svc while Serve runs.
+// and HTTP/2 responses over TLS advertise HTTP/3 with Alt-Svc while Serve
+// runs.
 //
 // The module also holds the adapters of quic-go's connections and streams
 // to the core's internal QUIC interfaces (quic.go) and the differential

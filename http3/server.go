@@ -76,7 +76,7 @@ type Options struct {
 	RetryThreshold int
 
 	// AltSvcPort is the port advertised in Alt-Svc on the Server's
-	// HTTP/1.1 and HTTP/2 responses while Serve runs; zero means the
+	// HTTP/1.1 and HTTP/2 responses over TLS while Serve runs; zero means the
 	// packet connection's port. AltSvcMaxAge is its ma (zero: 24 hours).
 	// DisableAltSvc advertises nothing.
 	AltSvcPort    int
@@ -106,7 +106,7 @@ func ListenAndServe(srv *riptide.Server, addr string, tlsConf *tls.Config, opts 
 // run srv's Handler, native or compat (FromHTTP), as over HTTP/1.1 and
 // HTTP/2.
 //
-// While it runs, srv's HTTP/1.1 and HTTP/2 responses carry Alt-Svc
+// While it runs, srv's HTTPS (HTTP/1.1 and HTTP/2) responses carry Alt-Svc
 // (Options). srv.Shutdown stops it: no new connections, GOAWAY on each
 // connection, their handlers finish, then CONNECTION_CLOSE; Serve returns
 // riptide.ErrServerClosed once they are closed. srv.Drain sends GOAWAY and
@@ -197,15 +197,26 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 	for {
 		qc, err := ln.Accept(context.Background())
 		if err != nil {
-			wg.Wait() // Shutdown: the connections finish; Close: they are closed
-			tr.Close()
-			sv.close()
+			sv.close() // no handshake is accepted now: connContext refuses
+			stopped := false
 			select {
 			case <-stop:
-				return riptide.ErrServerClosed
+				stopped = true
+				// While the open connections finish, a new one (a client
+				// of a server being restarted) is refused at once with
+				// CONNECTION_REFUSED, not left to its handshake timeout:
+				// the closed listener's transport would drop its packets.
+				if rl, err := tr.Listen(tc, qconf); err == nil {
+					defer rl.Close()
+				}
 			default:
-				return err
 			}
+			wg.Wait() // Shutdown: the connections finish; Close: they are closed
+			tr.Close()
+			if stopped {
+				return riptide.ErrServerClosed
+			}
+			return err
 		}
 		hs, _ := qc.Context().Value(handshakeKey{}).(*handshake)
 		wg.Go(func() { sv.serve(qc, hs) })

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -231,18 +230,7 @@ func TestServeShutdown(t *testing.T) {
 	// waiting for the blocked handler.
 	unblock := sync.OnceFunc(func() { close(release) })
 	t.Cleanup(unblock)
-	cl := h3Client(t)
-	res := make(chan string, 1)
-	go func() {
-		resp, err := cl.Get("https://" + addr + "/slow")
-		if err != nil {
-			res <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		res <- string(b)
-	}()
+	res := getAsync(h3Client(t), "https://"+addr+"/slow")
 	<-started
 	shut := make(chan error, 1)
 	go func() { shut <- srv.Shutdown(context.Background()) }()
@@ -252,16 +240,7 @@ func TestServeShutdown(t *testing.T) {
 		t.Fatalf("Shutdown returned %v with a handler running", err)
 	case <-time.After(200 * time.Millisecond):
 	}
-	unblock()
-	if got := <-res; got != "done" {
-		t.Fatalf("request in flight: %q, want done", got)
-	}
-	if err := <-shut; err != nil {
-		t.Fatalf("Shutdown: %v", err)
-	}
-	if err := <-served; !errors.Is(err, riptide.ErrServerClosed) {
-		t.Fatalf("Serve returned %v, want ErrServerClosed", err)
-	}
+	finishShutdown(t, unblock, res, shut, served)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(states) != 3 || states[0] != riptide.StateNew || states[1] != riptide.StateActive || states[2] != riptide.StateClosed {
@@ -272,29 +251,59 @@ func TestServeShutdown(t *testing.T) {
 // TestServeAltSvc: while Serve runs, the Server's HTTP/1.1 responses
 // advertise its UDP port; after Shutdown's GOAWAY they do not.
 func TestServeAltSvc(t *testing.T) {
-	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") })}
+	// Alt-Svc goes on the TLS port's responses (HTTP/1.1 and h2), never
+	// on cleartext HTTP/1.1 or h2c: a browser takes no alternative from a
+	// cleartext origin, and the cleartext port is often a redirect to TLS
+	// (it was sent on both).
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("ok") }), HTTP2: &riptide.HTTP2Config{H2C: true}}
+	srv.TLSConfig = testTLS(t)
+	srv.TLSConfig.NextProtos = nil
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	tln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	go srv.Serve(ln)
+	go srv.ServeTLS(tln, "", "")
 	addr, _ := startServe(t, srv, nil)
 	_, port, _ := net.SplitHostPort(addr)
-	var resp *http.Response
-	for range 1000 {
-		// Serve registers its listener on its own goroutine.
-		resp, err = http.Get("http://" + ln.Addr().String() + "/")
+	get := func(url string, h2 bool) *http.Response {
+		t.Helper()
+		tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, Protocols: new(http.Protocols)}
+		defer tr.CloseIdleConnections()
+		tr.Protocols.SetHTTP1(!h2)
+		tr.Protocols.SetHTTP2(h2)
+		tr.Protocols.SetUnencryptedHTTP2(h2)
+		resp, err := (&http.Client{Transport: tr}).Get(url)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.Header.Get("Alt-Svc") != "" {
+		if resp.ProtoMajor != map[bool]int{false: 1, true: 2}[h2] {
+			t.Fatalf("GET %s over %s", url, resp.Proto)
+		}
+		return resp
+	}
+	tlsURL := "https://" + tln.Addr().String() + "/"
+	var resp *http.Response
+	for range 1000 {
+		// Serve registers its listener on its own goroutine.
+		if resp = get(tlsURL, false); resp.Header.Get("Alt-Svc") != "" {
 			break
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if got, want := resp.Header.Get("Alt-Svc"), `h3=":`+port+`"; ma=86400`; got != want {
-		t.Fatalf("Alt-Svc %q, want %q", got, want)
+	want := `h3=":` + port + `"; ma=86400`
+	for _, h2 := range []bool{false, true} {
+		if got := get(tlsURL, h2).Header.Get("Alt-Svc"); got != want {
+			t.Errorf("TLS, HTTP/2 %v: Alt-Svc %q, want %q", h2, got, want)
+		}
+		if got := get("http://"+ln.Addr().String()+"/", h2).Header.Get("Alt-Svc"); got != "" {
+			t.Errorf("cleartext, HTTP/2 %v: Alt-Svc %q, want none", h2, got)
+		}
 	}
 }
 

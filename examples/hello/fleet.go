@@ -79,15 +79,22 @@ func fleetRoutes(srv *riptide.Server, next riptide.Handler) riptide.Handler {
 	})
 }
 
-// handleSignals serves signals until the server is shut down: SIGHUP
-// restarts (hand over, then drain and stop), SIGUSR1 drains (Unix only:
-// signal_unix.go), SIGINT and SIGTERM shut down.
-func handleSignals(srv *riptide.Server, h *listen.Handoff, log *slog.Logger) {
+// notifySignals starts catching the signals handleSignals serves; main
+// calls it before it logs "listening", so that a signal sent as soon as
+// that line appears is not fatal.
+func notifySignals() <-chan os.Signal {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
 	if drainSignal != nil {
 		signal.Notify(sig, drainSignal)
 	}
+	return sig
+}
+
+// handleSignals serves the signals of sig (notifySignals) until the server
+// is shut down: SIGHUP restarts (hand over, then drain and stop), SIGUSR1
+// drains (Unix only: signal_unix.go), SIGINT and SIGTERM shut down.
+func handleSignals(sig <-chan os.Signal, srv *riptide.Server, h *listen.Handoff, log *slog.Logger) {
 	for s := range sig {
 		switch s {
 		case drainSignal:

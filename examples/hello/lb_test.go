@@ -74,11 +74,12 @@ type backend struct {
 	addr string
 	cmd  *exec.Cmd
 
-	mu       sync.Mutex
-	pid      int          // the serving process
-	stopped  map[int]bool // pids that logged "stopped"
-	restarts int
-	changed  chan struct{}
+	mu        sync.Mutex
+	pid       int          // the serving process
+	listening string       // its "listening" line
+	stopped   map[int]bool // pids that logged "stopped"
+	restarts  int
+	changed   chan struct{}
 }
 
 var logPid = regexp.MustCompile(`msg=(\w+|"[^"]*").* pid=(\d+)`)
@@ -118,7 +119,7 @@ func (b *backend) readLog(r io.ReadCloser) {
 		b.mu.Lock()
 		switch strings.Trim(m[1], `"`) {
 		case "listening":
-			b.pid = pid
+			b.pid, b.listening = pid, sc.Text()
 		case "stopped":
 			b.stopped[pid] = true
 		}

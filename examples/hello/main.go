@@ -76,12 +76,14 @@ func main() {
 		os.Exit(1)
 	}
 	ln = h2Listener(srv, ln, log) // -h2c, -tls (h2.go)
-	log.Info("listening", "addr", listenURL(ln.Addr(), *tlsFlag), "mode", *mode, "engine", engine)
+	sig := notifySignals()
+	// The engine Serve runs, not the flag: "auto" resolved, TLS on goroutines.
+	log.Info("listening", "addr", listenURL(ln.Addr(), *tlsFlag), "mode", *mode, "engine", srv.EngineFor(ln))
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	handoff.Ready() // a previous process, if any, stops accepting now
-	handleSignals(srv, handoff, log)
+	handleSignals(sig, srv, handoff, log)
 	if err := <-served; !errors.Is(err, riptide.ErrServerClosed) {
 		log.Error("serve", "err", err)
 		os.Exit(1)

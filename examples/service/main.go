@@ -9,6 +9,10 @@
 //	go run . -door compat -engine goroutine       # compat door
 //	go run . -door nethttp                        # the compat handler on net/http
 //
+// The page and its assets (public/) are built into the binary, so a built
+// service runs from any directory (go build -o /usr/local/bin/service .);
+// -static serves another directory instead.
+//
 // Routes (the same on every door):
 //
 //	GET    /api/notes        the notes (JSON)
@@ -19,7 +23,8 @@
 //	GET    /admin            {"user": "..."}; Basic auth (-admin user:password)
 //	DELETE /admin/notes/{id} 204; Basic auth
 //	GET    /metrics          Prometheus text: riptide_* and notes_created_total
-//	GET    /, /assets/...    the page and its assets, from -static
+//	GET    /, /assets/...    the page and its assets: public/, built into the
+//	                         binary, or the directory -static names
 //
 // Every error is {"error": "...", "status": N}. Every response carries
 // X-Request-Id and is logged; /api answers CORS preflights from -origins;
@@ -37,6 +42,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -45,6 +51,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -66,6 +73,39 @@ type config struct {
 type service struct {
 	serve    func(net.Listener) error
 	shutdown func(context.Context) error
+	// engine names what serves ln: riptide's engine as Serve resolves
+	// it (Server.EngineFor), or "net/http".
+	engine func(ln net.Listener) string
+}
+
+// public is the page and its assets, built into the binary so that it
+// runs from any directory.
+//
+//go:embed public
+var public embed.FS
+
+// staticDir returns the directory served at /: dir, or when dir is empty
+// a temporary copy of the built-in public/ (static.New serves a
+// directory), which cleanup removes.
+func staticDir(dir string) (_ string, cleanup func(), err error) {
+	if dir != "" {
+		return dir, func() {}, nil
+	}
+	tmp, err := os.MkdirTemp("", "riptide-service-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	if err := os.CopyFS(tmp, public); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return filepath.Join(tmp, "public"), cleanup, nil
+}
+
+// riptideEngine is service.engine for a riptide door.
+func riptideEngine(srv *riptide.Server) func(net.Listener) string {
+	return func(ln net.Listener) string { return srv.EngineFor(ln).String() }
 }
 
 // newService builds the service for cfg.door.
@@ -77,7 +117,7 @@ func newService(cfg config, log *slog.Logger) (*service, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &service{serve: srv.Serve, shutdown: srv.Shutdown}, nil
+		return &service{serve: srv.Serve, shutdown: srv.Shutdown, engine: riptideEngine(srv)}, nil
 	case "compat":
 		srv := &riptide.Server{Engine: cfg.engine, Logger: log}
 		quit := make(chan struct{})
@@ -88,14 +128,14 @@ func newService(cfg config, log *slog.Logger) (*service, error) {
 			return riptide.AppendMetrics(dst, &s)
 		}
 		srv.Handler = riptide.FromHTTP(compatHandler(cfg, st, log, quit, riptideMetrics))
-		return &service{serve: srv.Serve, shutdown: srv.Shutdown}, nil
+		return &service{serve: srv.Serve, shutdown: srv.Shutdown, engine: riptideEngine(srv)}, nil
 	case "nethttp":
 		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		quit := make(chan struct{})
 		srv.RegisterOnShutdown(func() { close(quit) })
 		noMetrics := func(dst []byte) []byte { return dst }
 		srv.Handler = compatHandler(cfg, st, log, quit, noMetrics)
-		return &service{serve: srv.Serve, shutdown: srv.Shutdown}, nil
+		return &service{serve: srv.Serve, shutdown: srv.Shutdown, engine: func(net.Listener) string { return "net/http" }}, nil
 	}
 	return nil, fmt.Errorf("unknown -door %q: want native, compat or nethttp", cfg.door)
 }
@@ -114,7 +154,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	door := flag.String("door", "native", "native (riptide's Ctx API), compat (net/http handlers on riptide) or nethttp (the same on net/http)")
 	engine := flag.String("engine", cmp.Or(os.Getenv("RIPTIDE_ENGINE"), "auto"), "riptide engine: auto (the event loop on Linux), eventloop, goroutine or onloop (default $RIPTIDE_ENGINE)")
-	dir := flag.String("static", "public", "directory served at /")
+	dir := flag.String("static", "", "directory served at / (default: public/, built into the binary)")
 	admin := flag.String("admin", "admin:secret", "user:password allowed on /admin")
 	origins := flag.String("origins", "http://localhost:3000", "comma-separated origins allowed to call /api from a browser (CORS)")
 	grace := flag.Duration("grace", 10*time.Second, "how long in-flight requests may take to finish at shutdown")
@@ -130,10 +170,16 @@ func main() {
 		log.Error("flags", "err", err)
 		os.Exit(2)
 	}
+	static, cleanup, err := staticDir(*dir)
+	if err != nil {
+		log.Error("static", "err", err)
+		os.Exit(1)
+	}
+	defer cleanup()
 	svc, err := newService(config{
 		door:    *door,
 		engine:  e,
-		static:  *dir,
+		static:  static,
 		users:   map[string]string{user: pass},
 		origins: strings.Split(*origins, ","),
 	}, log)
@@ -146,12 +192,13 @@ func main() {
 		log.Error("listen", "err", err)
 		os.Exit(1)
 	}
-	log.Info("listening", "url", "http://"+ln.Addr().String(), "door", *door, "engine", e)
+	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// The engine Serve runs ("auto" resolved), not the flag.
+	log.Info("listening", "url", "http://"+ln.Addr().String(), "door", *door, "engine", svc.engine(ln))
 
 	served := make(chan error, 1)
 	go func() { served <- svc.serve(ln) }()
-	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	select {
 	case err := <-served: // did not even start
 		log.Error("serve", "err", err)
