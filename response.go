@@ -67,7 +67,7 @@ type response struct {
 	userServer   bool
 	userAltSvc   bool // the handler set Alt-Svc: the HTTP/3 one is not added (h3.go)
 	// out is the committed head (head.go).
-	out outHead
+	out          outHead
 	statusLogged bool // a status set too late was logged (superfluousStatus)
 	// resetOnPanic: a panic cuts the response even before anything of it
 	// was sent (a compat handler on HTTP/2, whose stream net/http resets).
