@@ -259,6 +259,14 @@ func hostIsField(hr *h1.Request) bool {
 	return false
 }
 
+// wholeHead copies head into buf, at least as long and never written
+// again (the string made from it is immutable), and returns the
+// headString over the copy. head is not empty: it starts with the method.
+func wholeHead(head, buf []byte) headString {
+	n := copy(buf, head)
+	return headString{s: unsafe.String(unsafe.SliceData(buf), n), base: unsafe.Pointer(unsafe.SliceData(head))}
+}
+
 // compactHead copies the pieces compactSegs found into buf, which is as
 // long as their total and never written again (the string made from it is
 // immutable), and returns the headString over them.

@@ -5,7 +5,6 @@ import (
 	"net/textproto"
 	"net/url"
 	"strings"
-	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
@@ -36,10 +35,17 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 
 	// One string holds the bytes of the head the Request refers to;
 	// every string in the Request (method, target, header names and
-	// values) is a substring.
-	base := c.rbuf[:c.pin]
-	head := base[offsetIn(base, hr.Method):]
-	sub := headString{base: unsafe.Pointer(unsafe.SliceData(hr.Method))}
+	// values) is a substring, found by its offset in the head: every
+	// protocol's fill leaves the head contiguous, method first (reqhead),
+	// which Check makes sure of before any offset is taken.
+	if !c.head.Check(hr) {
+		// A fill broke the contract: no string is made of bytes that
+		// are not the head's. Not reached (TestRequestHeadContract).
+		x.canned(http.StatusInternalServerError)
+		return nil, false
+	}
+	head := c.head.Bytes()
+	var sub headString
 	fs := summarize(hr)
 	nvals := fs.values
 	var rq *compatRequest
@@ -50,15 +56,12 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 		// are this state's, reset; the head is copied into a new array,
 		// never reused, so the strings stay immutable and may be kept.
 		rq, vals, hdr = st.reused(nvals)
-		buf := make([]byte, len(head))
-		n := copy(buf, head)
-		sub.s = unsafe.String(unsafe.SliceData(buf), n)
+		sub = wholeHead(head, make([]byte, len(head)))
 	} else if wholeHeadFits(nvals, len(head)) {
 		// The whole head: one copy, and its strings found by offset.
 		var buf []byte
 		rq, vals, buf = st.take(c, nvals, len(head), x.resp.close)
-		n := copy(buf, head)
-		sub.s = unsafe.String(&buf[0], n)
+		sub = wholeHead(head, buf)
 		vals = vals[:nvals]
 	} else {
 		n := st.compactSegs(hr, head)

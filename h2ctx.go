@@ -80,10 +80,11 @@ func expects100(req *h1.Request) bool {
 // h1.Request at it. It returns 0, or the status for a request the server
 // refuses (431 for too many or too large fields, 400 for a bad target).
 func (c *conn) fillH2Request(st *h2.Stream) int {
-	buf, n, code := st.FillRequest(&c.ctx.req, c.rbuf, c.cfg.limits.MaxHeaders)
+	buf, head, code := st.FillRequest(&c.ctx.req, c.rbuf, c.cfg.limits.MaxHeaders)
 	c.rbuf = buf
 	if code == 0 {
-		c.r, c.w, c.pin = 0, 0, n
+		c.head = head
+		c.r, c.w, c.pin = 0, 0, len(head.Bytes())
 	}
 	return code
 }
