@@ -1,5 +1,43 @@
 package riptide
 
+// Every use of package unsafe in the compat door's request side is in
+// this file (compat_request.go, compat_context.go, compat_body.go and
+// compat.go import none; compat_writer.go has one of its own, its
+// WriteString's view of a string's bytes, written and never kept), each
+// with the invariant it relies on and the test that checks it:
+//
+//   - compatBlock.at, block: a request block and its two arrays are
+//     found by offsets (unsafe.Offsetof, unsafe.Sizeof) of the one
+//     compatRequestBlock instantiation the slab was made of, at index i <
+//     n of a slab of n blocks. TestCompatBlockSizeClasses.
+//   - compatSlab.base: the slab is held as an unsafe.Pointer, which the
+//     GC follows, so a slab lives while a conn may take from it or any of
+//     its requests is kept; each block is given out once.
+//     TestCompatSlabTakesEachBlockOnce.
+//   - wholeHead, compactHead: the strings of a Request are made with
+//     unsafe.String from a copy of the head that is never written again
+//     (never the read buffer, which the next request overwrites).
+//     TestCompatHeadStringsOwnTheirBytes, TestCompatCompactHead.
+//   - headString.of, offsetIn: a view's substring is found by its address
+//     minus the head's. The views are the head's: every protocol's fill
+//     keeps the reqhead contract, and newRequest checks it
+//     (reqhead.Head.Check) before any offset is taken.
+//     TestRequestHeadContract, TestCompatBrokenHeadContractRefused.
+//   - hostIsField: compares the addresses of Host and the field values (no
+//     pointer is made from them). TestCompatHostIsField.
+//   - requestCtxField, setRequestContext: the Request's Context is set by
+//     writing net/http's unexported ctx field at its reflect-found offset,
+//     only if that field exists with type context.Context and a probe
+//     shows Request.Context returning what is written there; otherwise a
+//     copy as WithContext makes (one allocation more per request, nothing
+//     wrong). TestCompatRequestCtxField fails on a Go release that
+//     renames, retypes or stops using the field (each refused:
+//     TestCompatCtxFieldRefusesChanges); a moved field is found where it
+//     moved.
+//   - compatBody.rq: the body finds its request by subtracting its offset
+//     in compatRequest: a compatBody exists only as compatRequest.body
+//     (never copied or made on its own). TestCompatBodyFindsItsRequest.
+
 import (
 	"context"
 	"net/http"
@@ -289,24 +327,53 @@ func offsetIn(base, sub []byte) int {
 
 // requestCtxField locates http.Request's unexported context field so that
 // the request's Context can be set without the copy WithContext makes (one
-// allocation per request). If a future Go renames the field, the lookup
-// fails and setRequestContext falls back to WithContext.
-var requestCtxField = func() uintptr {
-	f, ok := reflect.TypeFor[http.Request]().FieldByName("ctx")
+// allocation per request). It is 0, and setRequestContext copies instead,
+// unless the field is there with type context.Context and is what
+// Request.Context returns (findRequestCtxField): a Go release that renames,
+// retypes or stops using the field costs an allocation, not a wrong
+// Context, and fails TestCompatRequestCtxField.
+var requestCtxField = findRequestCtxField()
+
+// findRequestCtxField returns the offset of http.Request's ctx field, or 0
+// unless a context written there is what Request.Context returns.
+func findRequestCtxField() uintptr {
+	return ctxField("ctx", (*http.Request).Context)
+}
+
+// ctxField returns the offset in T of its field name if that field has
+// type context.Context and get returns a context written there; else 0
+// (also for a field at offset 0: 0 means "not found").
+func ctxField[T any](name string, get func(*T) context.Context) uintptr {
+	f, ok := reflect.TypeFor[T]().FieldByName(name)
 	if !ok || f.Type != reflect.TypeFor[context.Context]() {
 		return 0
 	}
+	var v T
+	probe := context.WithValue(context.Background(), ctxFieldProbe{}, name)
+	*(*context.Context)(unsafe.Add(unsafe.Pointer(&v), f.Offset)) = probe
+	if get(&v) != probe {
+		return 0
+	}
 	return f.Offset
-}()
+}
+
+// ctxFieldProbe is the key of the context ctxField writes.
+type ctxFieldProbe struct{}
 
 // setRequestContext makes ctx the Context of r, which must be a fresh
 // Request no other goroutine has seen.
 func setRequestContext(r *http.Request, ctx context.Context) {
 	if requestCtxField == 0 {
-		*r = *r.WithContext(ctx)
+		setRequestContextCopy(r, ctx)
 		return
 	}
 	*(*context.Context)(unsafe.Add(unsafe.Pointer(r), requestCtxField)) = ctx
+}
+
+// setRequestContextCopy is setRequestContext without the field: r becomes
+// the copy WithContext makes (an allocation).
+func setRequestContextCopy(r *http.Request, ctx context.Context) {
+	*r = *r.WithContext(ctx)
 }
 
 // compatBodyOffset is where compatRequest.body lies in its compatRequest.
