@@ -1,14 +1,17 @@
 package riptide
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/reqhead"
 )
 
 // compactHead keeps only the pieces of the head a Request refers to, and
@@ -263,5 +266,44 @@ func TestCompatRepeatedFields(t *testing.T) {
 		if g := h[k]; strings.Join(g, ",") != strings.Join(vs, ",") || len(g) != len(vs) {
 			t.Errorf("%s: %q, want %q", k, g, vs)
 		}
+	}
+}
+
+// A request whose head breaks the reqhead contract (here: its views lie
+// in the read buffer, the head the door is given is a copy elsewhere) is
+// answered 500 by the compat door, which closes the connection, before any
+// string is made from it: the handler never runs, and nothing panics
+// (without the check, the door's offsets fall outside its copy of the
+// head: a panic, recovered into a 500). A request whose head keeps the
+// contract is served.
+func TestCompatBrokenHeadContractRefused(t *testing.T) {
+	served := make(chan string, 2)
+	door := FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served <- r.URL.Path
+		io.WriteString(w, "ok")
+	}))
+	srv := &Server{Logger: slog.New(slog.DiscardHandler), Handler: HandlerFunc(func(x *Ctx) {
+		if string(x.Path()) == "/broken" {
+			x.conn.head = reqhead.Of(bytes.Clone(x.conn.head.Bytes()))
+		}
+		door.ServeCtx(x)
+	})}
+	addr := serveTest(t, srv, testServeOptions{}).Addr
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{{"/broken", 500}, {"/kept", 200}} {
+		nc, br := dialRaw(t, addr)
+		io.WriteString(nc, "GET "+tc.path+" HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n\r\n")
+		if res, _ := readResponse(t, br); res.StatusCode != tc.status {
+			t.Errorf("%s: status %d, want %d", tc.path, res.StatusCode, tc.status)
+		}
+	}
+	if got := <-served; got != "/kept" || len(served) != 0 {
+		t.Errorf("handler served %q (and %d more), want only /kept", got, len(served))
+	}
+	var st Stats
+	if srv.Stats(&st); st.Panics != 0 {
+		t.Errorf("%d handler panics, want 0: the broken head was not refused before use", st.Panics)
 	}
 }

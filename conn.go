@@ -14,6 +14,7 @@ import (
 	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
+	"github.com/riptide-http/riptide/internal/reqhead"
 )
 
 // conn is the per-connection engine state. It is pooled: a connection's
@@ -85,6 +86,10 @@ type conn struct {
 	h2up       bool // hijacked by an h2c upgrade: the request is stream 1 of the HTTP/2 connection
 	untracked  bool // untrack ran: the server no longer counts c
 	nreq       int
+
+	// head is the current request's head as the protocol's fill left it
+	// (reqhead): method first, in rbuf[:pin], for the compat door.
+	head reqhead.Head
 
 	// Read and write deadline bookkeeping; see armRead.
 	rkind, wkind uint8
@@ -226,6 +231,7 @@ func putConn(c *conn) {
 	c.nc, c.ec, c.parked, c.headArmed, c.resumed = nil, nil, false, false, false
 	c.sf.reset()
 	c.r, c.w, c.pin = 0, 0, 0
+	c.head = reqhead.Head{}
 	c.wbuf = c.wbuf[:0]
 	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger, c.untracked = nil, false, false, 0, false, false
 	c.h2up = false
@@ -324,6 +330,7 @@ func (c *conn) readRequest() bool {
 		if c.r < c.w {
 			n, err := req.Parse(c.rbuf[c.r:c.w], &c.cfg.limits)
 			if err == nil {
+				c.head = reqhead.Parsed(c.rbuf[c.r : c.r+n])
 				c.r += n
 				c.pin = c.r
 				c.setState(StateActive)

@@ -31,3 +31,11 @@ type SyncBuffer = syncBuffer
 func AppendFrameHeader(b []byte, length int, typ http2.FrameType, flags http2.Flags, id uint32) []byte {
 	return h2.AppendFrameHeader(b, length, h2.FrameType(typ), h2.Flags(flags), id)
 }
+
+// RequestHead returns the head the protocol's fill left for the request x
+// serves (conn.head) and whether the request keeps the reqhead contract
+// with it (reqhead.Head.Check), for TestRequestHeadContract.
+func RequestHead(x *Ctx) ([]byte, bool) {
+	h := x.conn.head
+	return h.Bytes(), h.Check(&x.req)
+}

@@ -55,10 +55,11 @@ func (e *h2Exchange) failed() {}
 // more than MaxHeaders fields before copying them (431, the rule of
 // serveStream), and a target h1 refuses (400).
 func (e *h2Exchange) fillRequest(c *conn) int {
-	buf, n, code := e.st().FillRequest(&c.ctx.req, c.rbuf, c.cfg.limits.MaxHeaders)
+	buf, head, code := e.st().FillRequest(&c.ctx.req, c.rbuf, c.cfg.limits.MaxHeaders)
 	c.rbuf = buf
 	if code == 0 {
-		c.r, c.w, c.pin = 0, 0, n
+		c.head = head
+		c.r, c.w, c.pin = 0, 0, len(head.Bytes())
 	}
 	return code
 }

@@ -40,6 +40,7 @@ import (
 	"github.com/riptide-http/riptide/internal/h3hook"
 	"github.com/riptide-http/riptide/internal/h3srv"
 	"github.com/riptide-http/riptide/internal/quicx"
+	"github.com/riptide-http/riptide/internal/reqhead"
 )
 
 func init() {
@@ -460,6 +461,7 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 	if !ok {
 		return errH3Head
 	}
+	c.head = reqhead.Of(b[:need])
 	c.r, c.w, c.pin = 0, 0, need
 	return nil
 }

@@ -24,6 +24,7 @@ var layers = []struct {
 }{
 	{pkg: "internal/h2", forbid: []string{"net/http/...", "golang.org/x/net/http2", modulePath, modulePath + "/compress/...", modulePath + "/internal/evloop"}},
 	{pkg: "internal/evloop", forbid: []string{"net/http/...", modulePath, modulePath + "/h1/...", modulePath + "/compress/..."}},
+	{pkg: "internal/reqhead", forbid: []string{"net/http/...", modulePath, modulePath + "/internal/h2", modulePath + "/internal/h3srv", modulePath + "/internal/evloop"}},
 	{pkg: "internal/workq", forbid: []string{"net/http/...", modulePath, modulePath + "/h1/...", modulePath + "/internal/evloop"}},
 }
 

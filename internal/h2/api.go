@@ -17,6 +17,7 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/ascii"
+	"github.com/riptide-http/riptide/internal/reqhead"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -178,12 +179,14 @@ func (st *Stream) Trailers() []hpack.HeaderField {
 
 // FillRequest copies the request head into buf (grown when too small) and
 // points req at it, as an HTTP/1.1 request with the :authority as Host.
-// It returns the buffer and how much of it the head takes, and 0 or the
-// status for a request to refuse: 431 for a header list over the limit or
-// more than maxHeaders fields, 400 for a request line h1 refuses.
-func (st *Stream) FillRequest(req *h1.Request, buf []byte, maxHeaders int) ([]byte, int, int) {
+// It returns the buffer, the head it holds at its start (the method,
+// the target, the :authority, then each field's name and value: the
+// contract reqhead.Head names), and 0 or the status for a request to
+// refuse: 431 for a header list over the limit or more than maxHeaders
+// fields, 400 for a request line h1 refuses.
+func (st *Stream) FillRequest(req *h1.Request, buf []byte, maxHeaders int) ([]byte, reqhead.Head, int) {
 	if st.tooLarge || len(st.fields) > maxHeaders {
-		return buf, 0, 431
+		return buf, reqhead.Head{}, 431
 	}
 	target := st.path
 	if st.method == "CONNECT" {
@@ -201,7 +204,7 @@ func (st *Stream) FillRequest(req *h1.Request, buf []byte, maxHeaders int) ([]by
 	method, b := AppendView(b, st.method)
 	tgt, b := AppendView(b, target)
 	if req.SetRequestLine(method, tgt, 1) != nil {
-		return buf, 0, 400
+		return buf, reqhead.Head{}, 400
 	}
 	req.Host, b = AppendView(b, st.authority)
 	for _, f := range st.fields {
@@ -221,7 +224,7 @@ func (st *Stream) FillRequest(req *h1.Request, buf []byte, maxHeaders int) ([]by
 	default:
 		req.ContentLength = -1 // unknown; HTTP/2 has no Transfer-Encoding
 	}
-	return buf, len(b), 0
+	return buf, reqhead.Of(b), 0
 }
 
 // AppendView appends s to b, which has room for it, and returns the copy.
