@@ -508,9 +508,10 @@ func (c *Conn) writeFrame(fin bool, op ws.Opcode, rsv uint8, p []byte) error {
 	}
 }
 
+// writeFailed makes a write error sticky for writers; reading goes on (a
+// close frame the peer sent may still be buffered).
 func (c *Conn) writeFailed(err error) error {
 	c.werr = err
-	c.closeConn()
 	return err
 }
 

@@ -70,15 +70,7 @@ func nativeEcho(o *Options) riptide.Handler {
 	})
 }
 
-func compatEcho(o *Options) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := Accept(w, r, o)
-		if err != nil {
-			return
-		}
-		echoLoop(c)
-	})
-}
+func compatEcho(o *Options) http.Handler { return compatHandler(o, echoLoop) }
 
 // exercise runs messages of every kind through an echo server at url and
 // checks each comes back as sent, then closes with a handshake.
@@ -237,4 +229,13 @@ func TestDialRefused(t *testing.T) {
 	if !errors.As(err, &he) || resp == nil || resp.StatusCode != 403 {
 		t.Fatalf("Dial to a refusing server: %v, %v", resp, err)
 	}
+}
+
+// compatHandler accepts with o and hands the Conn to serve.
+func compatHandler(o *Options, serve func(*Conn)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, err := Accept(w, r, o); err == nil {
+			serve(c)
+		}
+	})
 }

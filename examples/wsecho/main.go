@@ -14,7 +14,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -79,24 +78,17 @@ func main() {
 	}
 }
 
-// echo sends every message back, streaming it frame by frame, until the
-// connection ends.
+// echo sends every message back whole once it has arrived whole (a peer
+// that writes a long message before reading its echo would deadlock with a
+// server that echoes frame by frame), until the connection ends.
 func echo(c *websocket.Conn) {
 	defer c.Close()
 	for {
-		mt, r, err := c.NextReader()
+		mt, msg, err := c.ReadMessage()
 		if err != nil {
 			return
 		}
-		w, err := c.NextWriter(mt)
-		if err != nil {
-			return
-		}
-		if _, err := io.Copy(w, r); err != nil {
-			w.Close()
-			return
-		}
-		if err := w.Close(); err != nil {
+		if err := c.WriteMessage(mt, msg); err != nil {
 			return
 		}
 	}
