@@ -56,9 +56,6 @@ var ErrClosed = errors.New("websocket: connection closed")
 // the same goroutine's conn.
 var errWriterOpen = errors.New("websocket: previous NextWriter not closed")
 
-// compressMin is the smallest message worth compressing.
-const compressMin = 64
-
 // retainMax is the largest ReadMessage buffer a connection keeps between
 // messages; a larger one is dropped after the message.
 const retainMax = 64 << 10
@@ -99,16 +96,17 @@ type Conn struct {
 	gotClose  chan struct{} // closed when the peer's close frame arrives
 
 	// Write side.
-	wmu        sync.Mutex
-	wbuf       []byte
-	zbuf       []byte
-	compressor ws.Compressor
-	writer     messageWriter
-	werr       error
-	closeSent  bool
-	closeOnce  sync.Once
-	closeErr   error
-	wcompress  bool
+	wmu         sync.Mutex
+	wbuf        []byte
+	zbuf        []byte
+	compressor  ws.Compressor
+	writer      messageWriter
+	werr        error
+	closeSent   bool
+	closeOnce   sync.Once
+	closeErr    error
+	wcompress   bool
+	compressMin int
 }
 
 // newConn wraps nc, whose first len(buffered) bytes already arrived.
@@ -122,6 +120,9 @@ func newConn(nc net.Conn, client bool, buffered []byte, o *Options, subprotocol 
 		rbuf:         make([]byte, max(rsize, len(buffered))),
 		wbuf:         make([]byte, 0, wsize),
 		gotClose:     make(chan struct{}),
+	}
+	if o != nil {
+		c.compressMin = o.CompressionThreshold
 	}
 	c.w = copy(c.rbuf, buffered)
 	c.rs = ws.Reader{Client: client, MaxFrame: o.readLimit(), MaxMessage: o.readLimit()}
@@ -516,7 +517,7 @@ func (c *Conn) writeFailed(err error) error {
 }
 
 // WriteMessage writes p as one message, compressed when permessage-deflate
-// was negotiated and p is long enough to gain.
+// was negotiated (and p is at least Options.CompressionThreshold long).
 func (c *Conn) WriteMessage(mt MessageType, p []byte) error {
 	if mt != TextMessage && mt != BinaryMessage {
 		return c.WriteControl(mt, p, time.Time{})
@@ -529,7 +530,7 @@ func (c *Conn) WriteMessage(mt MessageType, p []byte) error {
 	if c.writer.open {
 		return errWriterOpen
 	}
-	if c.wcompress && len(p) >= compressMin {
+	if c.wcompress && len(p) >= c.compressMin {
 		z, err := c.compressor.Compress(c.zbuf[:0], p)
 		if err != nil {
 			return err

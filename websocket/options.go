@@ -30,6 +30,10 @@ type Options struct {
 	// which holds no compression state on an idle connection). A client
 	// honours whatever the server answers.
 	Deflate ws.DeflateConfig
+	// CompressionThreshold is the shortest message WriteMessage
+	// compresses when permessage-deflate is on; 0 compresses every
+	// message (as gorilla/websocket does). Short messages rarely shrink.
+	CompressionThreshold int
 	// ReadLimit bounds one message after decompression (and one frame);
 	// 0 means DefaultReadLimit, negative means no limit.
 	ReadLimit int64

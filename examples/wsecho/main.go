@@ -44,28 +44,12 @@ func main() {
 		ReadLimit:   *limit,
 		CheckOrigin: func(string, string) bool { return true },
 	}
-	srv := &riptide.Server{Logger: log, Engine: engine}
-	switch *mode {
-	case "native":
-		srv.Handler = riptide.HandlerFunc(func(x *riptide.Ctx) {
-			c, err := websocket.Upgrade(x, opts)
-			if err != nil {
-				return
-			}
-			echo(c)
-		})
-	case "compat":
-		srv.Handler = riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, err := websocket.Accept(w, r, opts)
-			if err != nil {
-				return
-			}
-			echo(c)
-		}))
-	default:
-		log.Error("unknown -mode; want native or compat", "mode", *mode)
+	h, err := handler(*mode, opts)
+	if err != nil {
+		log.Error("bad -mode", "err", err)
 		os.Exit(2)
 	}
+	srv := &riptide.Server{Logger: log, Engine: engine, Handler: h}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Error("listen", "err", err)
@@ -76,6 +60,30 @@ func main() {
 		log.Error("serve", "err", err)
 		os.Exit(1)
 	}
+}
+
+// handler is the echo at / through the native door (websocket.Upgrade) or
+// the compat door (websocket.Accept on riptide.FromHTTP).
+func handler(mode string, opts *websocket.Options) (riptide.Handler, error) {
+	switch mode {
+	case "native":
+		return riptide.HandlerFunc(func(x *riptide.Ctx) {
+			c, err := websocket.Upgrade(x, opts)
+			if err != nil {
+				return
+			}
+			go echo(c) // the handler returns: the engine keeps nothing for it
+		}), nil
+	case "compat":
+		return riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, err := websocket.Accept(w, r, opts)
+			if err != nil {
+				return
+			}
+			go echo(c)
+		})), nil
+	}
+	return nil, fmt.Errorf("unknown mode %q; want native or compat", mode)
 }
 
 // echo sends every message back whole once it has arrived whole (a peer
