@@ -131,9 +131,11 @@ func newConn(nc net.Conn, client bool, buffered []byte, o *Options, subprotocol 
 		c.rs.Deflate = true
 		if client {
 			c.compressor.Takeover = !deflate.ClientNoContextTakeover
+			c.compressor.HuffmanOnly = ws.HuffmanOnly(deflate.ClientMaxWindowBits)
 			c.inflater.Takeover = !deflate.ServerNoContextTakeover
 		} else {
 			c.compressor.Takeover = !deflate.ServerNoContextTakeover
+			c.compressor.HuffmanOnly = ws.HuffmanOnly(deflate.ServerMaxWindowBits)
 			c.inflater.Takeover = !deflate.ClientNoContextTakeover
 		}
 	}

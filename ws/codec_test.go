@@ -329,8 +329,8 @@ func TestNegotiateDeflate(t *testing.T) {
 		{[]string{"permessage-deflate"}, DeflateConfig{true, true}, "permessage-deflate", true},
 		{[]string{"permessage-deflate"}, DeflateConfig{}, "permessage-deflate; server_no_context_takeover; client_no_context_takeover", true},
 		{[]string{"permessage-deflate; client_max_window_bits"}, DeflateConfig{true, true}, "permessage-deflate", true},
-		{[]string{"permessage-deflate; server_max_window_bits=10"}, DeflateConfig{true, true}, "", false},
-		{[]string{"permessage-deflate; server_max_window_bits=10, permessage-deflate"}, DeflateConfig{true, true}, "permessage-deflate", true},
+		{[]string{"permessage-deflate; server_max_window_bits=10"}, DeflateConfig{true, true}, "permessage-deflate; server_max_window_bits=10", true},
+		{[]string{"permessage-deflate; server_max_window_bits=7, permessage-deflate"}, DeflateConfig{true, true}, "permessage-deflate", true},
 		{[]string{"permessage-deflate; server_max_window_bits=15"}, DeflateConfig{true, true}, "permessage-deflate; server_max_window_bits=15", true},
 		{[]string{"permessage-deflate; server_no_context_takeover; client_no_context_takeover"}, DeflateConfig{true, true}, "permessage-deflate; server_no_context_takeover; client_no_context_takeover", true},
 		{[]string{"permessage-deflate; foo"}, DeflateConfig{}, "", false},
@@ -349,9 +349,50 @@ func TestNegotiateDeflate(t *testing.T) {
 	if p, on, err := AcceptDeflateResponse([]string{"permessage-deflate; server_no_context_takeover"}); !on || err != nil || !p.ServerNoContextTakeover {
 		t.Errorf("client accepts a plain response: %+v %v %v", p, on, err)
 	}
-	for _, bad := range []string{"permessage-deflate; client_max_window_bits=10", "foo", "permessage-deflate, permessage-deflate", "permessage-deflate; client_max_window_bits"} {
+	if p, on, err := AcceptDeflateResponse([]string{"permessage-deflate; client_max_window_bits=10"}); !on || err != nil || !HuffmanOnly(p.ClientMaxWindowBits) {
+		t.Errorf("client refuses a window limit it honours with Huffman-only: %+v %v %v", p, on, err)
+	}
+	for _, bad := range []string{"foo", "permessage-deflate, permessage-deflate", "permessage-deflate; client_max_window_bits"} {
 		if _, _, err := AcceptDeflateResponse([]string{bad}); err == nil {
 			t.Errorf("client accepted response %q", bad)
 		}
+	}
+}
+
+// Huffman-only output refers to no earlier byte: every message inflates
+// without the earlier messages' window even with the compressor kept
+// (takeover), where LZ77 output does not; and it is no smaller than LZ77
+// on repetitive text (no matches at all), so it honours a peer's
+// server_max_window_bits of 8.
+func TestHuffmanOnlyNoBackReferences(t *testing.T) {
+	msg := []byte(strings.Repeat("abcabcabc ", 200))
+	c := Compressor{Takeover: true, HuffmanOnly: true}
+	for i := range 3 {
+		z, err := c.Compress(nil, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(z) >= len(msg) {
+			t.Errorf("message %d: %d bytes compressed from %d", i, len(z), len(msg))
+		}
+		var fresh Inflater // no window: a back-reference would fail
+		out, err := fresh.Inflate(nil, z, 0)
+		if err != nil || !bytes.Equal(out, msg) {
+			t.Fatalf("message %d without a window: %d bytes, %v", i, len(out), err)
+		}
+	}
+	// An LZ77 compressor with takeover refers back to the first message.
+	lzt := Compressor{Takeover: true}
+	lzt.Compress(nil, msg)
+	z2, _ := lzt.Compress(nil, msg)
+	var fresh Inflater
+	if out, err := fresh.Inflate(nil, z2, 0); err == nil && bytes.Equal(out, msg) {
+		t.Error("LZ77 takeover message inflated without its window: the check above proves nothing")
+	}
+	var lz Compressor
+	z, _ := lz.Compress(nil, msg)
+	zh, _ := (&Compressor{HuffmanOnly: true}).Compress(nil, msg)
+	if len(z) >= len(zh) {
+		t.Errorf("LZ77 %d bytes, Huffman-only %d: LZ77 found no matches", len(z), len(zh))
 	}
 }

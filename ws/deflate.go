@@ -24,7 +24,8 @@ var inflateTail = [...]byte{0x00, 0x00, 0xff, 0xff, 0x01, 0x00, 0x00, 0xff, 0xff
 // CompressionLevel is the compress/flate level compressors use.
 const CompressionLevel = flate.BestSpeed
 
-var writerPool sync.Pool // *flate.Writer
+// Pooled compressors: LZ77 at CompressionLevel, and Huffman-only.
+var writerPool, huffPool sync.Pool // *flate.Writer
 
 // sliceWriter appends to b.
 type sliceWriter struct{ b []byte }
@@ -38,21 +39,38 @@ func (w *sliceWriter) Write(p []byte) (int, error) {
 // compression context between messages (the compressor stays with its
 // Compressor); without it, each message borrows a pooled compressor. The
 // zero value compresses without takeover.
+//
+// HuffmanOnly compresses without LZ77 back-references (flate.HuffmanOnly):
+// the output refers to no earlier byte, so it honours any
+// server_max_window_bits (8 to 15) a peer asks for, which compress/flate's
+// LZ77 levels, always using a 32 KiB window, cannot.
 type Compressor struct {
-	Takeover bool
-	fw       *flate.Writer
-	out      sliceWriter
+	Takeover    bool
+	HuffmanOnly bool
+	fw          *flate.Writer
+	out         sliceWriter
+}
+
+func (c *Compressor) pool() *sync.Pool {
+	if c.HuffmanOnly {
+		return &huffPool
+	}
+	return &writerPool
 }
 
 // Begin starts a message whose compressed bytes are appended to dst.
 func (c *Compressor) Begin(dst []byte) {
 	c.out.b = dst
 	if c.fw == nil {
-		if w, ok := writerPool.Get().(*flate.Writer); ok {
+		if w, ok := c.pool().Get().(*flate.Writer); ok {
 			c.fw = w
 			c.fw.Reset(&c.out)
 		} else {
-			c.fw, _ = flate.NewWriter(&c.out, CompressionLevel)
+			level := CompressionLevel
+			if c.HuffmanOnly {
+				level = flate.HuffmanOnly
+			}
+			c.fw, _ = flate.NewWriter(&c.out, level)
 		}
 	}
 }
@@ -102,7 +120,7 @@ func (c *Compressor) Compress(dst, p []byte) ([]byte, error) {
 func (c *Compressor) Release() {
 	if c.fw != nil {
 		c.fw.Reset(io.Discard)
-		writerPool.Put(c.fw)
+		c.pool().Put(c.fw)
 		c.fw = nil
 	}
 	c.out.b = nil

@@ -109,16 +109,18 @@ func parseDeflate(params []string) (p DeflateParams, ok bool) {
 // the parameters in force and the response's extension value. ok is false
 // when no offer is acceptable (the connection goes on uncompressed).
 //
-// compress/flate always compresses with a 32 KiB window, so an offer with
-// server_max_window_bits below 15 is declined; any client window decompresses,
-// so client_max_window_bits needs no answer.
+// An offer with server_max_window_bits is accepted with the same value:
+// below 15 the server must compress with Compressor.HuffmanOnly (compress/flate's
+// LZ77 always uses a 32 KiB window; Huffman-only output uses none). Any
+// client window inflates with a 32 KiB one, so client_max_window_bits needs
+// no answer.
 func NegotiateDeflate(values []string, cfg DeflateConfig) (p DeflateParams, response string, ok bool) {
 	forEachExtension(values, func(name string, params []string) bool {
 		if name != ExtensionDeflate {
 			return true
 		}
 		offer, valid := parseDeflate(params)
-		if !valid || (offer.ServerMaxWindowBits != 0 && offer.ServerMaxWindowBits < 15) {
+		if !valid {
 			return true
 		}
 		p = DeflateParams{
@@ -132,6 +134,10 @@ func NegotiateDeflate(values []string, cfg DeflateConfig) (p DeflateParams, resp
 	})
 	return p, response, ok
 }
+
+// HuffmanOnly reports whether the side whose window limit is bits (a
+// *_max_window_bits value in force, 0 if none) must compress without LZ77.
+func HuffmanOnly(bits int) bool { return bits > 0 && bits < 15 }
 
 // String is p as an extension value: "permessage-deflate" and its parameters.
 func (p DeflateParams) String() string {
@@ -166,10 +172,9 @@ func ClientOffer(noServerTakeover, noClientTakeover bool) string {
 }
 
 // AcceptDeflateResponse checks a server's Sec-WebSocket-Extensions values
-// against a client's offer: nil (ok, no compression), one
-// permessage-deflate the client can honour, or an error. A client
-// compresses with a 32 KiB window, so a response that limits
-// client_max_window_bits below 15 is refused.
+// against a client's offer: nil (ok, no compression), or one
+// permessage-deflate, whose client_max_window_bits below 15 the client
+// honours with Compressor.HuffmanOnly.
 func AcceptDeflateResponse(values []string) (p DeflateParams, on bool, err error) {
 	forEachExtension(values, func(name string, params []string) bool {
 		if name != ExtensionDeflate || on {
@@ -180,10 +185,6 @@ func AcceptDeflateResponse(values []string) (p DeflateParams, on bool, err error
 		p, valid = parseDeflate(params)
 		if !valid || p.ClientMaxWindowBits < 0 {
 			err = &Error{CloseProtocolError, "invalid permessage-deflate response"}
-			return false
-		}
-		if p.ClientMaxWindowBits != 0 && p.ClientMaxWindowBits < 15 {
-			err = &Error{CloseMandatoryExt, "server asks for a compression window below 32 KiB"}
 			return false
 		}
 		on = true
