@@ -1,12 +1,16 @@
 package websocket
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,4 +145,71 @@ func checkAutobahnReport(t *testing.T, path, agent string) int {
 	}
 	t.Logf("%d cases", len(cases))
 	return len(cases)
+}
+
+// The client (Dial) against kosoku's fuzzing server, the same subset:
+// every case OK, NON-STRICT or INFORMATIONAL.
+func TestAutobahnClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Autobahn run skipped in -short mode")
+	}
+	bin := kosoku(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	out := t.TempDir()
+	args := []string{"-m", "fuzzingserver", "-o", out}
+	for _, c := range autobahnSubset {
+		args = append(args, "-i", c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, addr)...)
+	cmd.Dir = out
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && !strings.Contains(lines.Text(), "listening") {
+	}
+	go io.Copy(io.Discard, stdout)
+	base := "ws://" + addr
+	c, _, err := Dial(ctx, base+"/getCaseCount", nil)
+	if err != nil {
+		t.Fatalf("getCaseCount: %v", err)
+	}
+	_, msg, err := c.ReadMessage()
+	c.Close()
+	n, _ := strconv.Atoi(string(msg))
+	if err != nil || n == 0 {
+		t.Fatalf("getCaseCount: %q, %v", msg, err)
+	}
+	// The default offer: no context takeover asked either way (Autobahn's
+	// 13.2, 13.5 and 13.6 need the client to offer client_no_context_takeover).
+	o := &Options{Compression: true, ReadLimit: 64 << 20}
+	for i := 1; i <= n; i++ {
+		c, _, err := Dial(ctx, base+"/runCase?case="+strconv.Itoa(i)+"&agent=riptide", o)
+		if err != nil {
+			t.Errorf("case %d: %v", i, err)
+			continue
+		}
+		wholeEcho(c)
+	}
+	if c, _, err := Dial(ctx, base+"/updateReports?agent=riptide", nil); err == nil {
+		c.Close()
+	}
+	// kosoku writes the reports and exits.
+	if err := cmd.Wait(); err != nil {
+		t.Logf("kosoku: %v", err)
+	}
+	checkAutobahnReport(t, filepath.Join(out, "index.json"), "riptide")
 }

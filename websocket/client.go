@@ -130,6 +130,9 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, o *Opt
 			return fail(err.Error())
 		}
 		if on {
+			// Offering client_no_context_takeover promised it whatever
+			// the answer (RFC 7692 section 7.1.1.2).
+			p.ClientNoContextTakeover = p.ClientNoContextTakeover || !o.Deflate.ClientContextTakeover
 			deflate = &p
 		}
 	}
