@@ -7,7 +7,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/riptide-http/riptide/ws"
@@ -92,8 +91,8 @@ type Conn struct {
 	ctrl      [ws.MaxControlPayload]byte
 	onPing    func([]byte) error
 	onPong    func([]byte) error
-	reading   atomic.Bool
-	gotClose  chan struct{} // closed when the peer's close frame arrives
+	rmu       sync.Mutex    // held by whoever reads: NextReader, ReadMessage, a message reader's Read, CloseWith
+	readEnded chan struct{} // closed when reading ends (rerr set)
 
 	// Write side.
 	wmu         sync.Mutex
@@ -119,7 +118,7 @@ func newConn(nc net.Conn, client bool, buffered []byte, o *Options, subprotocol 
 		closeTimeout: o.closeTimeout(),
 		rbuf:         make([]byte, max(rsize, len(buffered))),
 		wbuf:         make([]byte, 0, wsize),
-		gotClose:     make(chan struct{}),
+		readEnded:    make(chan struct{}),
 	}
 	if o != nil {
 		c.compressMin = o.CompressionThreshold
@@ -220,6 +219,15 @@ func (c *Conn) fill(n int) error {
 	return nil
 }
 
+// endRead makes err the sticky read error (the first one wins) and tells a
+// CloseWith waiting for the end of reading.
+func (c *Conn) endRead(err error) {
+	if c.rerr == nil {
+		c.rerr = err
+		close(c.readEnded)
+	}
+}
+
 // fail sends a close frame for a protocol error and closes the connection;
 // reads from now on return the error.
 func (c *Conn) fail(err error) error {
@@ -229,14 +237,14 @@ func (c *Conn) fail(err error) error {
 		code = pe.Code
 	} else {
 		// A network error: there is no one to tell.
-		c.rerr = err
+		c.endRead(err)
 		c.closeConn()
-		return err
+		return c.rerr
 	}
 	c.sendClose(code, pe.Msg)
-	c.rerr = err
+	c.endRead(err)
 	c.closeConn()
-	return err
+	return c.rerr
 }
 
 // nextFrame reads frame headers, handling control frames, until a data
@@ -304,10 +312,9 @@ func (c *Conn) control(op ws.Opcode, p []byte) error {
 			reply = ws.CloseNormal
 		}
 		c.sendClose(reply, "")
-		close(c.gotClose)
-		c.rerr = ce
+		c.endRead(ce)
 		c.closeConn()
-		return ce
+		return c.rerr
 	}
 	return nil
 }
@@ -362,7 +369,18 @@ func (r *payloadReader) Read(p []byte) (int, error) { return r.c.readPayload(p) 
 type messageReader struct{ c *Conn }
 
 func (m *messageReader) Read(p []byte) (int, error) {
-	c := m.c
+	m.c.rmu.Lock()
+	defer m.c.rmu.Unlock()
+	return m.c.readMessage(p)
+}
+
+// unlockedReader is messageReader for a caller that holds c.rmu.
+type unlockedReader struct{ c *Conn }
+
+func (u unlockedReader) Read(p []byte) (int, error) { return u.c.readMessage(p) }
+
+// readMessage reads the current message; the caller holds c.rmu.
+func (c *Conn) readMessage(p []byte) (int, error) {
 	if !c.msgActive {
 		if c.rerr != nil {
 			return 0, c.rerr
@@ -401,7 +419,7 @@ func (m *messageReader) Read(p []byte) (int, error) {
 			return n, c.fail(err)
 		}
 		if c.rerr == nil {
-			c.rerr = err
+			c.endRead(err)
 			c.closeConn()
 		}
 		return n, c.rerr
@@ -414,10 +432,15 @@ func (m *messageReader) Read(p []byte) (int, error) {
 // discarded. Control frames met on the way are handled. After the peer's
 // close frame it returns a *CloseError; after any error, the same error.
 func (c *Conn) NextReader() (MessageType, io.Reader, error) {
-	c.reading.Store(true)
-	defer c.reading.Store(false)
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	return c.nextReader()
+}
+
+// nextReader is NextReader for a caller that holds c.rmu.
+func (c *Conn) nextReader() (MessageType, io.Reader, error) {
 	if c.msgActive {
-		if _, err := io.Copy(io.Discard, &c.msg); err != nil {
+		if _, err := io.Copy(io.Discard, unlockedReader{c}); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -426,7 +449,7 @@ func (c *Conn) NextReader() (MessageType, io.Reader, error) {
 	}
 	if err := c.nextFrame(); err != nil {
 		if c.rerr == nil {
-			c.rerr = err
+			c.endRead(err)
 			c.closeConn()
 		}
 		return 0, nil, c.rerr
@@ -442,18 +465,18 @@ func (c *Conn) NextReader() (MessageType, io.Reader, error) {
 // connection's buffer, valid until the next ReadMessage: copy what must
 // outlive it. Steady state it allocates nothing.
 func (c *Conn) ReadMessage() (MessageType, []byte, error) {
-	mt, _, err := c.NextReader()
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	mt, _, err := c.nextReader()
 	if err != nil {
 		return 0, nil, err
 	}
-	c.reading.Store(true)
-	defer c.reading.Store(false)
 	b := c.msgBuf[:0]
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
 		}
-		n, err := c.msg.Read(b[len(b):cap(b)])
+		n, err := c.readMessage(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err == io.EOF {
 			break
@@ -710,26 +733,28 @@ func (w *messageWriter) Close() error {
 func (c *Conn) Close() error { return c.CloseWith(ws.CloseNormal, "") }
 
 // CloseWith sends a close frame with code and reason, waits up to the close
-// timeout (Options.CloseTimeout) for the peer's close frame (reading and
-// discarding messages meanwhile, unless another goroutine is reading), and
-// closes the connection.
+// timeout (Options.CloseTimeout) for the peer's close frame, and closes the
+// connection. If no other goroutine is reading it reads (and discards
+// messages) itself; otherwise it waits for that reader to see the end.
 func (c *Conn) CloseWith(code int, reason string) error {
 	c.sendClose(code, reason)
-	deadline := time.Now().Add(c.closeTimeout)
-	if c.reading.Load() {
+	if c.rmu.TryLock() {
+		if c.rerr == nil {
+			c.nc.SetReadDeadline(time.Now().Add(c.closeTimeout))
+			for {
+				if _, _, err := c.nextReader(); err != nil {
+					break
+				}
+			}
+		}
+		c.rmu.Unlock()
+	} else {
 		t := time.NewTimer(c.closeTimeout)
 		select {
-		case <-c.gotClose:
+		case <-c.readEnded:
 		case <-t.C:
 		}
 		t.Stop()
-	} else if c.rerr == nil {
-		c.nc.SetReadDeadline(deadline)
-		for {
-			if _, _, err := c.NextReader(); err != nil {
-				break
-			}
-		}
 	}
 	return c.closeConn()
 }

@@ -239,3 +239,32 @@ func compatHandler(o *Options, serve func(*Conn)) http.Handler {
 		}
 	})
 }
+
+// Close from one goroutine while another is blocked reading: the reader
+// sees the peer's answer (close 1000) and Close returns once it has, with
+// no data race (run under -race).
+func TestCloseWhileReading(t *testing.T) {
+	url := serve(t, riptide.EngineAuto, nativeEcho(nil))
+	c := dial(t, url, nil)
+	errc := make(chan error, 1)
+	go func() {
+		_, _, err := c.ReadMessage()
+		errc <- err
+	}()
+	if err := c.WriteMessage(TextMessage, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("first read: %v", err)
+	}
+	go func() {
+		_, _, err := c.ReadMessage()
+		errc <- err
+	}()
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := <-errc; CloseStatus(err) != ws.CloseNormal {
+		t.Errorf("reader: %v, want the peer's close 1000", err)
+	}
+}
