@@ -96,7 +96,8 @@ type Conn struct {
 
 	// Write side.
 	wmu         sync.Mutex
-	wbuf        []byte
+	wsize       int    // write buffer size
+	wbuf        []byte // the write buffer when wsize is not the pooled size
 	zbuf        []byte
 	compressor  ws.Compressor
 	writer      messageWriter
@@ -117,7 +118,7 @@ func newConn(nc net.Conn, client bool, buffered []byte, o *Options, subprotocol 
 		subprotocol:  subprotocol,
 		closeTimeout: o.closeTimeout(),
 		rbuf:         make([]byte, max(rsize, len(buffered))),
-		wbuf:         make([]byte, 0, wsize),
+		wsize:        wsize,
 		readEnded:    make(chan struct{}),
 	}
 	if o != nil {
@@ -495,16 +496,43 @@ func (c *Conn) ReadMessage() (MessageType, []byte, error) {
 
 // ---- writing ----
 
+// wbufPool holds write buffers of DefaultBufferSize: a Conn borrows one
+// for each frame, so an idle connection holds none.
+var wbufPool sync.Pool // *[]byte
+
+// writeBuffer borrows the write buffer; release gives it back.
+func (c *Conn) writeBuffer() *[]byte {
+	if c.wsize != DefaultBufferSize {
+		if c.wbuf == nil {
+			c.wbuf = make([]byte, 0, c.wsize)
+		}
+		return &c.wbuf
+	}
+	if b, ok := wbufPool.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, DefaultBufferSize)
+	return &b
+}
+
+func (c *Conn) releaseWriteBuffer(b *[]byte) {
+	if c.wsize == DefaultBufferSize {
+		wbufPool.Put(b)
+	}
+}
+
 // writeFrame writes one frame; the caller holds c.wmu.
 func (c *Conn) writeFrame(fin bool, op ws.Opcode, rsv uint8, p []byte) error {
 	if c.werr != nil {
 		return c.werr
 	}
+	wb := c.writeBuffer()
+	defer c.releaseWriteBuffer(wb)
 	h := ws.Header{Fin: fin, Op: op, RSV: rsv, Masked: c.client, Length: int64(len(p))}
 	if c.client {
 		h.Key = ws.KeyUint32(rand.Uint32())
 	}
-	b := ws.AppendHeader(c.wbuf[:0], h)
+	b := ws.AppendHeader((*wb)[:0], h)
 	if !c.client && len(p) > cap(b)-len(b) {
 		// Large server payload: no copy, two writes.
 		if _, err := c.nc.Write(b); err != nil {
@@ -530,7 +558,7 @@ func (c *Conn) writeFrame(fin bool, op ws.Opcode, rsv uint8, p []byte) error {
 		if len(p) == 0 {
 			return nil
 		}
-		b = c.wbuf[:0]
+		b = (*wb)[:0]
 	}
 }
 
@@ -653,7 +681,7 @@ func (c *Conn) NextWriter(mt MessageType) (io.WriteCloser, error) {
 }
 
 // frameSize is the payload of each streamed frame.
-func (w *messageWriter) frameSize() int { return max(cap(w.c.wbuf)-ws.MaxHeaderLen, 512) }
+func (w *messageWriter) frameSize() int { return max(w.c.wsize-ws.MaxHeaderLen, 512) }
 
 func (w *messageWriter) send(fin bool, p []byte) error {
 	op, rsv := w.op, uint8(0)
