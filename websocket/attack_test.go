@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -211,4 +212,47 @@ func TestPingFlood(t *testing.T) {
 		t.Errorf("server heap grew %d bytes over %d pings, want under 1 MiB", r.heap, sent)
 	}
 	t.Logf("%d pings before the client's write blocked", sent)
+}
+
+// Connections opened and dropped without a close frame give everything
+// back: each server Conn's read ends, its goroutine exits, and three more
+// rounds of as many connections leave the heap within 256 KiB (under 90
+// bytes per connection; the event loop's pools move by tens of KiB) of
+// where the first left it (the first grows the engine's tables to the
+// number of sockets). A Conn left behind would be some 5 KiB each.
+func TestDroppedConnsReleased(t *testing.T) {
+	var live atomic.Int64
+	url := serve(t, riptide.EngineAuto, riptide.HandlerFunc(func(x *riptide.Ctx) {
+		if c, err := Upgrade(x, nil); err == nil {
+			live.Add(1)
+			go func() {
+				wholeEcho(c)
+				live.Add(-1)
+			}()
+		}
+	}))
+	const n = 1000
+	round := func() {
+		for _, nc := range idleConns(t, url, n) {
+			nc.Close() // no close frame
+		}
+		for i := 0; live.Load() > 0; i++ {
+			if i == 20000 {
+				t.Fatalf("%d connections still served 20 s after their clients dropped", live.Load())
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	round()
+	g0, before := runtime.NumGoroutine(), quietMem()
+	for range 3 {
+		round()
+	}
+	after := quietMem()
+	if g := runtime.NumGoroutine(); g > g0+2 {
+		t.Errorf("%d goroutines after %d more dropped connections, %d before", g, 3*n, g0)
+	}
+	if grew := int64(after) - int64(before); grew > 256<<10 {
+		t.Errorf("heap and stacks %d bytes above the first round's after %d more dropped connections, want under 256 KiB", grew, 3*n)
+	}
 }
