@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/israce"
 	"github.com/riptide-http/riptide/ws"
 )
 
@@ -185,8 +186,8 @@ func TestPingFlood(t *testing.T) {
 		_, _, err = c.ReadMessage()
 		res <- result{err, int64(heapNow()) - int64(before)}
 	}))
-	g0 := runtime.NumGoroutine()
 	c := dial(t, url, nil)
+	g0 := runtime.NumGoroutine() // the engine's goroutines have started
 	started <- heapNow()
 	ping := make([]byte, 125)
 	var sent int
@@ -252,7 +253,7 @@ func TestDroppedConnsReleased(t *testing.T) {
 	if g := runtime.NumGoroutine(); g > g0+2 {
 		t.Errorf("%d goroutines after %d more dropped connections, %d before", g, 3*n, g0)
 	}
-	if grew := int64(after) - int64(before); grew > 256<<10 {
+	if grew := int64(after) - int64(before); grew > 256<<10 && !israce.Enabled {
 		t.Errorf("heap and stacks %d bytes above the first round's after %d more dropped connections, want under 256 KiB", grew, 3*n)
 	}
 }
