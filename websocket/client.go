@@ -67,7 +67,15 @@ func Dial(ctx context.Context, rawURL string, o *Options) (*Conn, *http.Response
 
 func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, o *Options) (*Conn, *http.Response, error) {
 	if secure {
-		tc := tls.Client(nc, &tls.Config{ServerName: u.Hostname(), NextProtos: []string{"http/1.1"}})
+		cfg := &tls.Config{}
+		if o != nil && o.TLSClientConfig != nil {
+			cfg = o.TLSClientConfig.Clone()
+		}
+		if cfg.ServerName == "" {
+			cfg.ServerName = u.Hostname()
+		}
+		cfg.NextProtos = []string{"http/1.1"}
+		tc := tls.Client(nc, cfg)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			return nil, nil, err
 		}

@@ -1,6 +1,7 @@
 package websocket
 
 import (
+	"crypto/tls"
 	"net/http"
 	"time"
 
@@ -49,6 +50,9 @@ type Options struct {
 	// a page elsewhere cannot talk to this server with its visitor's
 	// cookies.
 	CheckOrigin func(origin, host string) bool
+	// TLSClientConfig (client) configures wss:// connections (nil: the
+	// defaults, with the URL's host as ServerName).
+	TLSClientConfig *tls.Config
 	// Header (client) is added to the handshake request; a server's
 	// response headers go through ResponseHeader.
 	Header http.Header

@@ -268,3 +268,22 @@ func TestCloseWhileReading(t *testing.T) {
 		t.Errorf("reader: %v, want the peer's close 1000", err)
 	}
 }
+
+// Dial over TLS (wss://) to net/http's TLS test server, with the server's
+// certificate trusted through Options.TLSClientConfig.
+func TestDialTLS(t *testing.T) {
+	ts := httptest.NewTLSServer(compatEcho(echoOpts))
+	defer ts.Close()
+	o := &Options{Compression: true, TLSClientConfig: ts.Client().Transport.(*http.Transport).TLSClientConfig}
+	c, _, err := Dial(context.Background(), "wss"+strings.TrimPrefix(ts.URL, "https"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.WriteMessage(TextMessage, []byte("over TLS")); err != nil {
+		t.Fatal(err)
+	}
+	if _, msg, err := c.ReadMessage(); err != nil || string(msg) != "over TLS" {
+		t.Errorf("echo over TLS: %q, %v", msg, err)
+	}
+}
