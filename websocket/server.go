@@ -67,9 +67,12 @@ func IsUpgrade(x *riptide.Ctx) bool {
 // net/http's server (both through http.Hijacker). It answers refusals the
 // same way. A ResponseWriter that cannot hijack (HTTP/2, HTTP/3) gets 501.
 func Accept(w http.ResponseWriter, r *http.Request, o *Options) (*Conn, error) {
-	n, herr := checkRequest(r.Method, r.ProtoAtLeast(1, 1) && r.ProtoMajor == 1, r.Host, r.Header.Values, o)
-	if herr == nil && r.ProtoMajor != 1 {
+	var n negotiated
+	var herr *HandshakeError
+	if r.ProtoMajor != 1 {
 		herr = &HandshakeError{http.StatusNotImplemented, "WebSocket over HTTP/" + strconv.Itoa(r.ProtoMajor) + " is not served yet"}
+	} else {
+		n, herr = checkRequest(r.Method, r.ProtoAtLeast(1, 1), r.Host, r.Header.Values, o)
 	}
 	if herr != nil {
 		refuse(herr, w.Header().Set)

@@ -19,12 +19,17 @@ import (
 // serve starts a riptide server on loopback with engine e, closed when the
 // test ends, and returns its ws:// URL.
 func serve(t testing.TB, e riptide.Engine, h riptide.Handler) string {
+	return serveServer(t, &riptide.Server{Handler: h, Engine: e})
+}
+
+// serveServer starts srv on loopback, closed when the test ends, and
+// returns its ws:// URL.
+func serveServer(t testing.TB, srv *riptide.Server) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &riptide.Server{Handler: h, Engine: e}
 	done := make(chan struct{})
 	go func() { srv.Serve(ln); close(done) }()
 	t.Cleanup(func() { srv.Close(); <-done })
@@ -285,5 +290,33 @@ func TestDialTLS(t *testing.T) {
 	}
 	if _, msg, err := c.ReadMessage(); err != nil || string(msg) != "over TLS" {
 		t.Errorf("echo over TLS: %q, %v", msg, err)
+	}
+}
+
+// Over HTTP/2 (riptide's compat door, h2c prior knowledge) Accept answers
+// 501 until extended CONNECT is served, and gives no Conn.
+func TestAcceptHTTP2Refused(t *testing.T) {
+	got := make(chan error, 1)
+	url := serveServer(t, &riptide.Server{
+		HTTP2: &riptide.HTTP2Config{H2C: true},
+		Handler: riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, err := Accept(w, r, nil)
+			got <- err
+		})),
+	})
+	tr := &http.Transport{Protocols: new(http.Protocols)}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest("GET", "http"+strings.TrimPrefix(url, "ws"), nil)
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var he *HandshakeError
+	if err := <-got; resp.ProtoMajor != 2 || resp.StatusCode != http.StatusNotImplemented || !errors.As(err, &he) {
+		t.Errorf("HTTP/%d %d, Accept error %v; want HTTP/2 501 and a *HandshakeError", resp.ProtoMajor, resp.StatusCode, err)
 	}
 }
