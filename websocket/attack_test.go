@@ -3,6 +3,7 @@ package websocket
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"runtime"
 	"sync/atomic"
@@ -255,5 +256,47 @@ func TestDroppedConnsReleased(t *testing.T) {
 	}
 	if grew := int64(after) - int64(before); grew > 256<<10 && !israce.Enabled {
 		t.Errorf("heap and stacks %d bytes above the first round's after %d more dropped connections, want under 256 KiB", grew, 3*n)
+	}
+}
+
+// A message dripping in a byte at a time, and a connection that sends
+// nothing: with Options.ReadTimeout each read fails with a timeout and the
+// connection is closed, so a slow client holds a Conn no longer than that.
+func TestSlowDrip(t *testing.T) {
+	errc := make(chan error, 1)
+	url := serve(t, riptide.EngineAuto, riptide.HandlerFunc(func(x *riptide.Ctx) {
+		if c, err := Upgrade(x, &Options{ReadTimeout: 200 * time.Millisecond}); err == nil {
+			_, _, err := c.ReadMessage()
+			errc <- err
+		}
+	}))
+	for _, drip := range []bool{true, false} {
+		nc := idleConns(t, url, 1)[0]
+		stop := make(chan struct{})
+		if drip {
+			go func() {
+				frame := append(ws.AppendHeader(nil, ws.Header{Fin: true, Op: ws.OpBinary, Masked: true, Length: 1000}), make([]byte, 1000)...)
+				for _, b := range frame {
+					select {
+					case <-stop:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+					if _, err := nc.Write([]byte{b}); err != nil {
+						return
+					}
+				}
+			}()
+		}
+		var ne net.Error
+		if err := <-errc; !errors.As(err, &ne) || !ne.Timeout() {
+			t.Errorf("drip %v: server read %v, want a timeout", drip, err)
+		}
+		close(stop)
+		nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.Copy(io.Discard, nc); err != nil {
+			t.Errorf("drip %v: the server did not close the connection: %v", drip, err)
+		}
+		nc.Close()
 	}
 }

@@ -74,6 +74,7 @@ type Conn struct {
 	subprotocol  string
 	compress     bool // permessage-deflate negotiated
 	closeTimeout time.Duration
+	readTimeout  time.Duration
 
 	// Read side: one goroutine.
 	rbuf      []byte
@@ -123,6 +124,7 @@ func newConn(nc net.Conn, client bool, buffered []byte, o *Options, subprotocol 
 	}
 	if o != nil {
 		c.compressMin = o.CompressionThreshold
+		c.readTimeout = o.ReadTimeout
 	}
 	c.w = copy(c.rbuf, buffered)
 	c.rs = ws.Reader{Client: client, MaxFrame: o.readLimit(), MaxMessage: o.readLimit()}
@@ -285,6 +287,16 @@ func (c *Conn) nextFrame() error {
 		if err := c.control(h.Op, p); err != nil {
 			return err
 		}
+		if !c.msgActive {
+			c.armReadTimeout() // a control frame between messages keeps the connection alive
+		}
+	}
+}
+
+// armReadTimeout gives the next message Options.ReadTimeout to arrive whole.
+func (c *Conn) armReadTimeout() {
+	if c.readTimeout > 0 {
+		c.nc.SetReadDeadline(time.Now().Add(c.readTimeout))
 	}
 }
 
@@ -448,6 +460,7 @@ func (c *Conn) nextReader() (MessageType, io.Reader, error) {
 	if c.rerr != nil {
 		return 0, nil, c.rerr
 	}
+	c.armReadTimeout()
 	if err := c.nextFrame(); err != nil {
 		if c.rerr == nil {
 			c.endRead(err)

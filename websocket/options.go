@@ -41,6 +41,12 @@ type Options struct {
 	// ReadBufferSize and WriteBufferSize are the Conn's buffer sizes (0:
 	// DefaultBufferSize).
 	ReadBufferSize, WriteBufferSize int
+	// ReadTimeout (0: none) bounds the wait for each message: from the
+	// moment a read starts waiting for it (or the last control frame
+	// between messages) until its last byte. An idle connection with no
+	// ping from the peer, or a message dripping in too slowly, fails the
+	// read with a timeout and the connection is closed.
+	ReadTimeout time.Duration
 	// CloseTimeout bounds the wait for the peer's close frame and the
 	// writes of control frames (0: DefaultCloseTimeout).
 	CloseTimeout time.Duration
