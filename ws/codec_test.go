@@ -396,3 +396,21 @@ func TestHuffmanOnlyNoBackReferences(t *testing.T) {
 		t.Errorf("LZ77 %d bytes, Huffman-only %d: LZ77 found no matches", len(z), len(zh))
 	}
 }
+
+func BenchmarkMask(b *testing.B) {
+	p := make([]byte, 4096)
+	key := [4]byte{1, 2, 3, 4}
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		Mask(key, 1, p)
+	}
+}
+
+func BenchmarkMaskBytewise(b *testing.B) {
+	p := make([]byte, 4096)
+	key := [4]byte{1, 2, 3, 4}
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		maskBytewise(key, 1, p)
+	}
+}
