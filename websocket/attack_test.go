@@ -222,7 +222,7 @@ func TestPingFlood(t *testing.T) {
 // bytes per connection; the event loop's pools move by tens of KiB) of
 // where the first left it (the first grows the engine's tables to the
 // number of sockets). A Conn left behind would be some 5 KiB each.
-func TestDroppedConnsReleased(t *testing.T) {
+func TestDroppedConnsIdleMemory(t *testing.T) {
 	var live atomic.Int64
 	url := serve(t, riptide.EngineAuto, riptide.HandlerFunc(func(x *riptide.Ctx) {
 		if c, err := Upgrade(x, nil); err == nil {

@@ -68,7 +68,7 @@ func quietMem() uint64 {
 // under 10 KiB on its own goroutine after the handler returned
 // (docs/websocket.md has the numbers; the event-driven mode is what will
 // bring it under 1 KiB).
-func TestIdleConnMemory(t *testing.T) {
+func TestIdleMemory(t *testing.T) {
 	if israce.Enabled {
 		t.Skip("memory is not meaningful under -race")
 	}
