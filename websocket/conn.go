@@ -104,6 +104,7 @@ type Conn struct {
 	writer      messageWriter
 	werr        error
 	closeSent   bool
+	pinger      *time.Timer
 	closeOnce   sync.Once
 	closeErr    error
 	wcompress   bool
@@ -144,6 +145,18 @@ func newConn(nc net.Conn, client bool, buffered []byte, o *Options, subprotocol 
 	c.payload.c = c
 	c.msg.c = c
 	c.writer.c = c
+	if o != nil && o.PingInterval > 0 {
+		every := o.PingInterval
+		c.wmu.Lock() // orders the assignment before the timer's reads
+		c.pinger = time.AfterFunc(every, func() {
+			if c.Ping(nil) == nil {
+				c.wmu.Lock()
+				c.pinger.Reset(every)
+				c.wmu.Unlock()
+			}
+		})
+		c.wmu.Unlock()
+	}
 	return c
 }
 
@@ -804,6 +817,9 @@ func (c *Conn) CloseWith(code int, reason string) error {
 // state.
 func (c *Conn) closeConn() error {
 	c.closeOnce.Do(func() {
+		if c.pinger != nil {
+			c.pinger.Stop()
+		}
 		c.closeErr = c.nc.Close()
 	})
 	return c.closeErr

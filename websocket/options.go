@@ -47,6 +47,11 @@ type Options struct {
 	// ping from the peer, or a message dripping in too slowly, fails the
 	// read with a timeout and the connection is closed.
 	ReadTimeout time.Duration
+	// PingInterval (0: none) sends a ping whenever that long has passed
+	// since the last one, from a timer (no goroutine while waiting). With
+	// ReadTimeout above it, a peer that answers stays connected while idle
+	// and one that vanished is dropped.
+	PingInterval time.Duration
 	// CloseTimeout bounds the wait for the peer's close frame and the
 	// writes of control frames (0: DefaultCloseTimeout).
 	CloseTimeout time.Duration

@@ -320,3 +320,33 @@ func TestAcceptHTTP2Refused(t *testing.T) {
 		t.Errorf("HTTP/%d %d, Accept error %v; want HTTP/2 501 and a *HandshakeError", resp.ProtoMajor, resp.StatusCode, err)
 	}
 }
+
+// PingInterval pings an idle client, and its pongs keep the connection past
+// ReadTimeout: after ten pings (twice the read timeout) a message still
+// echoes.
+func TestKeepAlivePings(t *testing.T) {
+	url := serve(t, riptide.EngineAuto, nativeEcho(&Options{PingInterval: 20 * time.Millisecond, ReadTimeout: 100 * time.Millisecond}))
+	c := dial(t, url, nil)
+	pings := make(chan struct{}, 100)
+	c.SetPingHandler(func(p []byte) error {
+		pings <- struct{}{}
+		return c.WriteControl(PongMessage, p, time.Now().Add(time.Second))
+	})
+	errc := make(chan error, 1)
+	go func() {
+		_, msg, err := c.ReadMessage()
+		if err == nil && string(msg) != "still here" {
+			err = errors.New("echo " + string(msg))
+		}
+		errc <- err
+	}()
+	for range 10 {
+		<-pings
+	}
+	if err := c.WriteMessage(TextMessage, []byte("still here")); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Errorf("after 10 pings: %v", err)
+	}
+}
