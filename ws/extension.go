@@ -24,7 +24,7 @@ type DeflateParams struct {
 type DeflateConfig struct {
 	// ServerContextTakeover keeps the server's compression context from
 	// one message to the next, when the client allows it: better ratio,
-	// but a compressor (about 1 MiB in compress/flate) held per connection.
+	// but a compressor (1.2 MB in compress/flate) held per connection.
 	// Off, the server answers server_no_context_takeover and borrows a
 	// pooled compressor for each message.
 	ServerContextTakeover bool
