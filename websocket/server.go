@@ -1,0 +1,100 @@
+package websocket
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/riptide-http/riptide"
+)
+
+// Upgrade answers a native riptide request that asks for a WebSocket
+// (HTTP/1.1 GET with Upgrade: websocket, Sec-WebSocket-Version 13 and a
+// key) with 101 Switching Protocols and returns the connection. The handler
+// then owns the Conn and must Close it; the Ctx must not be written to.
+//
+// A request that is not a valid upgrade gets the status of the returned
+// *HandshakeError (400, 403, 405, or 426 with Sec-WebSocket-Version: 13)
+// and no Conn. On HTTP/2 and HTTP/3 the upgrade is refused with 501 until
+// extended CONNECT (RFC 8441, RFC 9220) is served.
+func Upgrade(x *riptide.Ctx, o *Options) (*Conn, error) {
+	if x.IsHTTP2() || x.IsHTTP3() {
+		herr := &HandshakeError{http.StatusNotImplemented, "WebSocket over HTTP/2 and HTTP/3 is not served yet"}
+		x.Error(herr.Status, herr.Msg)
+		return nil, herr
+	}
+	req := x.Request()
+	get := func(name string) []string {
+		var vs []string
+		for _, h := range req.Headers {
+			if bytes.EqualFold(h.Name, []byte(name)) {
+				vs = append(vs, string(h.Value))
+			}
+		}
+		return vs
+	}
+	n, herr := checkRequest(string(x.Method()), x.ProtoMinor() >= 1, string(x.Host()), get, o)
+	if herr != nil {
+		refuse(herr, x.SetHeader)
+		x.Error(herr.Status, herr.Msg)
+		return nil, herr
+	}
+	nc, buffered, err := x.Hijack()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := nc.Write(appendResponse(nil, &n, o)); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return newConn(nc, false, buffered, o, n.subprotocol, n.deflate), nil
+}
+
+// refuse sets the headers of a refusal: the version this server speaks.
+func refuse(herr *HandshakeError, set func(name, value string)) {
+	if herr.Status == http.StatusUpgradeRequired {
+		set("Sec-WebSocket-Version", "13")
+	}
+}
+
+// IsUpgrade reports whether a native request asks for a WebSocket.
+func IsUpgrade(x *riptide.Ctx) bool {
+	return bytes.EqualFold(x.Header("Upgrade"), []byte("websocket"))
+}
+
+// Accept is Upgrade for http.Handler code: on riptide's compat door and on
+// net/http's server (both through http.Hijacker). It answers refusals the
+// same way. A ResponseWriter that cannot hijack (HTTP/2, HTTP/3) gets 501.
+func Accept(w http.ResponseWriter, r *http.Request, o *Options) (*Conn, error) {
+	var n negotiated
+	var herr *HandshakeError
+	if r.ProtoMajor != 1 {
+		herr = &HandshakeError{http.StatusNotImplemented, "WebSocket over HTTP/" + strconv.Itoa(r.ProtoMajor) + " is not served yet"}
+	} else {
+		n, herr = checkRequest(r.Method, r.ProtoAtLeast(1, 1), r.Host, r.Header.Values, o)
+	}
+	if herr != nil {
+		refuse(herr, w.Header().Set)
+		http.Error(w, herr.Msg, herr.Status)
+		return nil, herr
+	}
+	nc, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		if errors.Is(err, http.ErrNotSupported) {
+			http.Error(w, "connection cannot be hijacked", http.StatusNotImplemented)
+		}
+		return nil, err
+	}
+	var buffered []byte
+	if brw != nil {
+		if k := brw.Reader.Buffered(); k > 0 {
+			buffered, _ = brw.Reader.Peek(k)
+		}
+	}
+	if _, err := nc.Write(appendResponse(nil, &n, o)); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return newConn(nc, false, buffered, o, n.subprotocol, n.deflate), nil
+}
