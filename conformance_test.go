@@ -65,7 +65,7 @@ var commonWarns = []keptWarn{
 	{"COMP-HTTP12-VERSION", "505 for HTTP/1.2 (RFC 9110 §15.6.6); the check has no Pass outcome"},
 	{"COMP-DUPLICATE-CT", "riptide does not interpret Content-Type; both fields reach the handler, which owns media-type validation"},
 	{"COMP-ACCEPT-NONSENSE", "content negotiation belongs to the handler; ignoring Accept and sending the default representation is allowed (RFC 9110 §12.5.1)"},
-	{"COMP-UPGRADE-INVALID-VER", "riptide does not implement WebSocket; the Upgrade request reaches a handler that ignores it, which RFC 9110 §7.8 allows (426 is for servers that implement it)"},
+	{"COMP-UPGRADE-INVALID-VER", "the server does not answer an Upgrade itself: WebSocket is a handler's (package websocket answers a bad version with 426); here the Upgrade request reaches a handler that ignores it, which RFC 9110 §7.8 allows"},
 	{"MAL-RANGE-OVERLAPPING", "the probe route has no range support and sends the full 200, as RFC 9110 §14.2 allows; range handling is the handler's"},
 	{"MAL-URL-PERCENT-CRLF", "%0d%0a is a valid percent-encoding; the path reaches the handler still encoded (Ctx.Path), so nothing is injected; the route answers 404"},
 	{"MAL-URL-PERCENT-NULL", "%00 is a valid percent-encoding passed through encoded; decoding (and refusing NUL) is the handler's; the route answers 404"},
