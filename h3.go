@@ -101,32 +101,34 @@ func (st *h3State) killCtxLocked() context.Context {
 	return st.kill
 }
 
-// h3Drain stops advertising HTTP/3 and sends the HTTP/3 connections open
-// now GOAWAY; they close when their streams are done. Called by Drain.
-func (s *Server) h3Drain() {
+// h3Conns is the HTTP/3 listeners and connections as a connSet
+// (connset.go).
+type h3Conns struct{ s *Server }
+
+// drain stops advertising HTTP/3 and sends the HTTP/3 connections open now
+// GOAWAY: later streams are refused with H3_REQUEST_REJECTED, open ones
+// finish, then CONNECTION_CLOSE. On shutdown it also closes the listeners
+// (their connections go on) and sends GOAWAY to connections that arrive
+// later (h3Track).
+func (h h3Conns) drain(shutdown bool) {
+	s := h.s
 	st := &s.h3state
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	s.setAltSvcLocked()
+	if shutdown {
+		st.shut = true
+		s.closeH3ListenersLocked()
+	} else {
+		s.setAltSvcLocked()
+	}
 	for hc := range st.conns {
 		hc.goAwayLocked()
 	}
 }
 
-// h3Shutdown closes the HTTP/3 listeners (their connections go on) and
-// sends every HTTP/3 connection GOAWAY: later streams are refused with
-// H3_REQUEST_REJECTED, open ones finish, then CONNECTION_CLOSE. Called by
-// Shutdown.
-func (s *Server) h3Shutdown() {
-	st := &s.h3state
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.shut = true
-	s.closeH3ListenersLocked()
-	for hc := range st.conns {
-		hc.goAwayLocked()
-	}
-}
+// closeIdle does nothing: an HTTP/3 connection closes itself once GOAWAY
+// was sent and its streams are done.
+func (h3Conns) closeIdle(int64) {}
 
 // closeH3ListenersLocked stops every HTTP/3 listener and the Alt-Svc.
 func (s *Server) closeH3ListenersLocked() {
@@ -138,9 +140,9 @@ func (s *Server) closeH3ListenersLocked() {
 	st.altSvc.Store(nil)
 }
 
-// h3CloseAll closes the HTTP/3 listeners and connections at once. Called
-// by Close and by Shutdown when its context expires.
-func (s *Server) h3CloseAll() {
+// closeAll closes the HTTP/3 listeners and connections at once.
+func (h h3Conns) closeAll() {
+	s := h.s
 	st := &s.h3state
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -154,13 +156,13 @@ func (s *Server) h3CloseAll() {
 	}
 }
 
-// h3CountStates adds the HTTP/3 connections to the gauges: active, as
+// countStates adds the HTTP/3 connections to the gauges: active, as
 // HTTP/2 connections are.
-func (s *Server) h3CountStates(st *Stats) {
-	h := &s.h3state
-	h.mu.Lock()
-	st.ConnsActive += int64(len(h.conns))
-	h.mu.Unlock()
+func (h h3Conns) countStates(st *Stats) {
+	hs := &h.s.h3state
+	hs.mu.Lock()
+	st.ConnsActive += int64(len(hs.conns))
+	hs.mu.Unlock()
 }
 
 // QUICOptions configures an HTTP/3 listener (Server.ListenQUIC) beyond
