@@ -109,9 +109,11 @@ type Server struct {
 	// and DefaultMaxReadBodySize for Ctx.ReadBody, which holds the whole
 	// body in memory. Negative means no limit at all.
 	MaxRequestBodySize int64
-	// MaxConns bounds the number of open connections. A connection accepted
-	// beyond it is answered 503 with Connection: close and closed. Zero
-	// means no limit.
+	// MaxConns bounds the number of open connections, of every protocol
+	// together: HTTP/1.1 and HTTP/2 connections from their accept, HTTP/3
+	// ones once their address is validated (see the http3 module). A TCP
+	// connection accepted beyond it is answered 503 with Connection: close
+	// and closed; a QUIC one is refused. Zero means no limit.
 	MaxConns int
 	// MaxRequestsPerConn closes a connection after this many requests:
 	// over HTTP/1.1 the last response carries Connection: close; over
