@@ -18,8 +18,7 @@ import (
 
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/h3hook"
-	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
+	"github.com/riptide-http/riptide/internal/quicxtest"
 )
 
 // TestCompatBodyReadAfterReturn checks a compat handler that leaves
@@ -174,9 +173,7 @@ func testBodyReadAfterReturn(t *testing.T, client *http.Client, url func(string)
 // client whose requests are streams on it, framed with the h3 codec.
 func h3PipeClient(t *testing.T, srv *riptide.Server) *http.Client {
 	t.Helper()
-	b := h3hook.Bind(srv)
-	cfg := b.Config()
-	l, err := b.Listen(443, time.Hour, &cfg, func() {})
+	l, err := srv.ListenQUIC(riptide.QUICOptions{AltSvcPort: 443, AltSvcMaxAge: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

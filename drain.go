@@ -25,9 +25,9 @@ import (
 func (s *Server) Drain() {
 	s.init()
 	s.draining.Store(true)
-	s.h2() // built now, so that h2Shutdown does not turn HTTP/2 off for the connections still to come
-	s.h2Shutdown()
-	s.h3Drain()
+	for _, cs := range s.connSets() {
+		cs.drain(false)
+	}
 	s.closeIdle()
 }
 

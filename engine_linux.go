@@ -102,8 +102,7 @@ func (h *elHandler) srv() *Server { return (*Server)(h) }
 func (h *elHandler) Admit(fd int) bool {
 	s := h.srv()
 	s.count(statAccepted)
-	if s.MaxConns > 0 && s.nconns.Load() >= int64(s.MaxConns) {
-		s.count(statRefused)
+	if !s.admit() {
 		if nc, err := evloop.FileConn(fd); err == nil {
 			refuse(nc)
 		}
@@ -119,7 +118,6 @@ func (h *elHandler) Admit(fd int) bool {
 	// Connection: close.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.nconns.Add(1)
 	s.connsDone.Add(1)
 	return true
 }
@@ -185,7 +183,7 @@ func (h *elHandler) CloseParked(ec *evloop.Conn) {
 func (h *elHandler) Gone() {
 	s := h.srv()
 	s.mu.Lock()
-	s.nconns.Add(-1)
+	s.release()
 	s.connsDone.Done()
 	s.mu.Unlock()
 }
@@ -220,18 +218,16 @@ func (s *Server) elEach(f func(*elConn)) {
 	}
 }
 
-// elCloseIdle is Server.closeIdle for the event-loop connections.
-func (s *Server) elCloseIdle() {
-	now := clock.Sec()
+// elCloseIdle is connSet.closeIdle for the event-loop connections.
+func (s *Server) elCloseIdle(now int64) {
 	s.elEach(func(ec *elConn) {
-		st := ConnState(ec.Status.Load())
-		if st == StateIdle || st == StateNew && now-ec.Born > 5 {
+		if idleToClose(ConnState(ec.Status.Load()), ec.Born, now) {
 			ec.SetReadDeadline(aLongTimeAgo)
 		}
 	})
 }
 
-// elCloseAll is Server.closeAll for the event-loop connections.
+// elCloseAll is connSet.closeAll for the event-loop connections.
 func (s *Server) elCloseAll() {
 	s.elEach(func(ec *elConn) { ec.Close() })
 }

@@ -24,7 +24,7 @@ func (s *Server) serveEventLoop(net.Listener) (bool, error) { return false, nil 
 
 // elCloseIdle, elCloseAll and elCountStates have no event-loop
 // connections to act on.
-func (s *Server) elCloseIdle()         {}
+func (s *Server) elCloseIdle(int64)    {}
 func (s *Server) elCloseAll()          {}
 func (s *Server) elCountStates(*Stats) {}
 

@@ -3,9 +3,9 @@ package riptide
 // HTTP/3 for both front doors, on the core's HTTP/3 engine
 // (internal/h3srv). The QUIC side lives in the separate http3 module
 // (github.com/riptide-http/riptide/http3), so that the core module never
-// depends on quic-go; that module reaches this adapter through
-// internal/h3hook, whose Bind this file sets, and the root package exports
-// nothing for it.
+// depends on quic-go; that module drives this adapter through exported
+// API only: Server.ListenQUIC returns a QUICListener, to which it hands
+// each QUIC connection as the quicx interfaces.
 //
 // Each request stream is served by the per-stream sequence HTTP/2's
 // streams share (stream.go): a Ctx on a conn of the stream pool, whose
@@ -17,7 +17,7 @@ package riptide
 // from compat.go; its requests say HTTP/3.0.
 //
 // QUIC connections are the unit of accounting, as TCP connections are for
-// HTTP/1.1 and HTTP/2: MaxConns (admitted before the handshake), Stats,
+// HTTP/1.1 and HTTP/2: MaxConns (a slot once the address is validated), Stats,
 // ConnState (the net.Conn is the QUIC connection's, h3NetConn), Shutdown
 // and Drain (GOAWAY, handlers finish, CONNECTION_CLOSE), Close, MaxConnAge
 // and MaxRequestsPerConn (GOAWAY).
@@ -37,15 +37,10 @@ import (
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/h3"
 	"github.com/riptide-http/riptide/internal/clock"
-	"github.com/riptide-http/riptide/internal/h3hook"
 	"github.com/riptide-http/riptide/internal/h3srv"
-	"github.com/riptide-http/riptide/internal/quicx"
 	"github.com/riptide-http/riptide/internal/reqhead"
+	"github.com/riptide-http/riptide/quicx"
 )
-
-func init() {
-	h3hook.Bind = func(v any) h3hook.Server { return h3Bound{v.(*Server)} }
-}
 
 // IsHTTP3 reports whether the request arrived over HTTP/3. As for HTTP/2,
 // Request() shows it as HTTP/1.1 (the :authority as Host; a body of
@@ -60,7 +55,7 @@ type h3State struct {
 	altSvc atomic.Pointer[altSvc]
 
 	mu    sync.Mutex
-	lns   []*h3Listener
+	lns   []*QUICListener
 	conns map[*h3Conn]struct{}
 	shut  bool // Shutdown or Close began
 	// kill bounds the graceful shutdowns of connections: cancelled by
@@ -80,7 +75,7 @@ type altSvc struct {
 // draining. h3state.mu is held.
 func (s *Server) setAltSvcLocked() {
 	st := &s.h3state
-	var l *h3Listener
+	var l *QUICListener
 	for _, x := range st.lns {
 		if x.port > 0 {
 			l = x
@@ -107,46 +102,48 @@ func (st *h3State) killCtxLocked() context.Context {
 	return st.kill
 }
 
-// h3Drain stops advertising HTTP/3 and sends the HTTP/3 connections open
-// now GOAWAY; they close when their streams are done. Called by Drain.
-func (s *Server) h3Drain() {
+// h3Conns is the HTTP/3 listeners and connections as a connSet
+// (connset.go).
+type h3Conns struct{ s *Server }
+
+// drain stops advertising HTTP/3 and sends the HTTP/3 connections open now
+// GOAWAY: later streams are refused with H3_REQUEST_REJECTED, open ones
+// finish, then CONNECTION_CLOSE. On shutdown it also closes the listeners
+// (their connections go on) and sends GOAWAY to connections that arrive
+// later (h3Track).
+func (h h3Conns) drain(shutdown bool) {
+	s := h.s
 	st := &s.h3state
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	s.setAltSvcLocked()
+	if shutdown {
+		st.shut = true
+		s.closeH3ListenersLocked()
+	} else {
+		s.setAltSvcLocked()
+	}
 	for hc := range st.conns {
 		hc.goAwayLocked()
 	}
 }
 
-// h3Shutdown closes the HTTP/3 listeners (their connections go on) and
-// sends every HTTP/3 connection GOAWAY: later streams are refused with
-// H3_REQUEST_REJECTED, open ones finish, then CONNECTION_CLOSE. Called by
-// Shutdown.
-func (s *Server) h3Shutdown() {
-	st := &s.h3state
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.shut = true
-	s.closeH3ListenersLocked()
-	for hc := range st.conns {
-		hc.goAwayLocked()
-	}
-}
+// closeIdle does nothing: an HTTP/3 connection closes itself once GOAWAY
+// was sent and its streams are done.
+func (h3Conns) closeIdle(int64) {}
 
 // closeH3ListenersLocked stops every HTTP/3 listener and the Alt-Svc.
 func (s *Server) closeH3ListenersLocked() {
 	st := &s.h3state
 	for _, l := range st.lns {
-		go l.closeFn()
+		l.stop.Do(func() { close(l.done) })
 	}
 	st.lns = nil
 	st.altSvc.Store(nil)
 }
 
-// h3CloseAll closes the HTTP/3 listeners and connections at once. Called
-// by Close and by Shutdown when its context expires.
-func (s *Server) h3CloseAll() {
+// closeAll closes the HTTP/3 listeners and connections at once.
+func (h h3Conns) closeAll() {
+	s := h.s
 	st := &s.h3state
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -160,21 +157,70 @@ func (s *Server) h3CloseAll() {
 	}
 }
 
-// h3CountStates adds the HTTP/3 connections to the gauges: active, as
+// countStates adds the HTTP/3 connections to the gauges: active, as
 // HTTP/2 connections are.
-func (s *Server) h3CountStates(st *Stats) {
-	h := &s.h3state
-	h.mu.Lock()
-	st.ConnsActive += int64(len(h.conns))
-	h.mu.Unlock()
+func (h h3Conns) countStates(st *Stats) {
+	hs := &h.s.h3state
+	hs.mu.Lock()
+	st.ConnsActive += int64(len(hs.conns))
+	hs.mu.Unlock()
 }
 
-// h3Bound is a Server as the http3 module sees it (h3hook.Server).
-type h3Bound struct{ s *Server }
+// QUICOptions configures an HTTP/3 listener (Server.ListenQUIC) beyond
+// what the Server's own fields set. It is for the http3 module, or another
+// QUIC stack serving HTTP/3 for a Server; a zero field takes its default.
+type QUICOptions struct {
+	// AltSvcPort is the UDP port advertised in Alt-Svc on the Server's
+	// HTTP/1.1 and HTTP/2 responses over TLS while the listener runs (not
+	// while draining); zero advertises nothing. AltSvcMaxAge is its ma
+	// (zero: 24 hours).
+	AltSvcPort   int
+	AltSvcMaxAge time.Duration
+	// MaxStreams bounds a connection's concurrent request streams (zero:
+	// HTTP2.MaxConcurrentStreams when set, else 100); MaxUniStreams its
+	// unidirectional streams (zero: 8); HeaderBudget the HEADERS bytes it
+	// may have partly received at once (zero: 1 MiB).
+	MaxStreams, MaxUniStreams, HeaderBudget int
+	// Allow0RTT says the QUIC layer accepts 0-RTT data: requests before
+	// the handshake completes run only if their method is safe; others
+	// are answered 425 Too Early, or wait for the handshake with Wait0RTT.
+	Allow0RTT, Wait0RTT bool
+}
 
-func (b h3Bound) Config() h3srv.Config {
-	s := b.s
+// QUICLimits is what the QUIC layer under a QUICListener must be
+// configured with (QUICListener.Limits).
+type QUICLimits struct {
+	// MaxStreams and MaxUniStreams are the concurrent request and
+	// unidirectional streams a client may open; a request stream's credit
+	// must be given back only when the listener calls
+	// quicx.ReceiveStream.ReleaseStreamCredit (after its handler returns).
+	MaxStreams, MaxUniStreams int
+	// IdleTimeout is the QUIC idle timeout (the Server's IdleTimeout),
+	// HandshakeTimeout the handshake's (its ReadHeaderTimeout).
+	IdleTimeout, HandshakeTimeout time.Duration
+	// Allow0RTT is QUICOptions.Allow0RTT.
+	Allow0RTT bool
+	// StreamReceiveWindow and ConnReceiveWindow are the most request body
+	// bytes one stream and one connection may have buffered (the QUIC
+	// receive windows): HTTP2.MaxReceiveBufferPerStream and
+	// PerConnection, 1 MiB each by default.
+	StreamReceiveWindow, ConnReceiveWindow int64
+}
+
+// ListenQUIC registers an HTTP/3 listener for the Server: the seam through
+// which the http3 module (or another QUIC stack) serves HTTP/3 with the
+// Server's handler, limits and accounting. The caller configures its QUIC
+// layer with the listener's Limits, admits each connection attempt under
+// MaxConns with Admit, hands each connection to ServeConn, stops accepting
+// when Done is closed and calls Close when it stops. Until Close the
+// Server's HTTP/1.1 and HTTP/2 responses over TLS carry Alt-Svc
+// (QUICOptions.AltSvcPort). It fails with the Server's configuration error,
+// or with ErrServerClosed once the Server is shut down.
+func (s *Server) ListenQUIC(o QUICOptions) (*QUICListener, error) {
 	s.init()
+	if err := s.configErr(); err != nil {
+		return nil, err
+	}
 	c := &s.cfg
 	cfg := h3srv.Config{
 		MaxHeaderBytes:    c.limits.MaxHeadBytes,
@@ -182,34 +228,20 @@ func (b h3Bound) Config() h3srv.Config {
 		IdleTimeout:       c.idle,
 		HandshakeTimeout:  c.readHeader,
 		WriteTimeout:      c.write,
+		MaxStreams:        o.MaxStreams,
+		MaxUniStreams:     o.MaxUniStreams,
+		HeaderBudget:      o.HeaderBudget,
+		Allow0RTT:         o.Allow0RTT,
+		Wait0RTT:          o.Wait0RTT,
 	}
-	if s.HTTP2 != nil && s.HTTP2.MaxConcurrentStreams > 0 {
+	if cfg.MaxStreams <= 0 && s.HTTP2 != nil && s.HTTP2.MaxConcurrentStreams > 0 {
 		cfg.MaxStreams = int(s.HTTP2.MaxConcurrentStreams)
 	}
-	return cfg.Normalized()
-}
-
-func (b h3Bound) ReceiveWindows() (stream, conn int64) {
-	stream, conn = 1<<20, 1<<20
-	if h := b.s.HTTP2; h != nil {
-		if h.MaxReceiveBufferPerStream > 0 {
-			stream = int64(h.MaxReceiveBufferPerStream)
-		}
-		if h.MaxReceiveBufferPerConnection > 0 {
-			conn = int64(h.MaxReceiveBufferPerConnection)
-		}
+	maxAge := o.AltSvcMaxAge
+	if maxAge <= 0 {
+		maxAge = 24 * time.Hour
 	}
-	return stream, conn
-}
-
-func (b h3Bound) MaxConns() int { return b.s.MaxConns }
-
-func (b h3Bound) Listen(port int, maxAge time.Duration, cfg *h3srv.Config, closeFn func()) (h3hook.Listener, error) {
-	s := b.s
-	if err := s.configErr(); err != nil {
-		return nil, err
-	}
-	l := &h3Listener{s: s, port: port, maxAge: maxAge, cfg: cfg.Normalized(), closeFn: closeFn}
+	l := &QUICListener{s: s, port: o.AltSvcPort, maxAge: maxAge, cfg: cfg.Normalized(), done: make(chan struct{})}
 	l.shared[0] = h3srv.NewShared(&l.cfg)
 	if s.cfg.stats {
 		// Stats.BytesIn/BytesOut: the engine counts what it reads and
@@ -236,35 +268,63 @@ func (b h3Bound) Listen(port int, maxAge time.Duration, cfg *h3srv.Config, close
 	return l, nil
 }
 
-// h3Listener is one running HTTP/3 listener of a Server.
-type h3Listener struct {
-	s       *Server
-	port    int
-	maxAge  time.Duration
-	cfg     h3srv.Config
-	closeFn func()
+// QUICListener is a running HTTP/3 listener of a Server (ListenQUIC), for
+// the http3 module or another QUIC stack. Its connections are the Server's
+// as TCP ones are: counted under MaxConns and in Stats and ConnState, sent
+// GOAWAY by Shutdown and Drain, closed by Close, MaxConnAge and
+// MaxRequestsPerConn applied. Its methods may be called concurrently.
+type QUICListener struct {
+	s      *Server
+	port   int
+	maxAge time.Duration
+	cfg    h3srv.Config
+	done   chan struct{}
+	stop   sync.Once
 	// shared is cfg as the engine's connections share it: one per stats
 	// shard when the Server keeps Stats (each with its shard's byte
 	// counters), else shared[0].
 	shared [statShards]*h3srv.Shared
 }
 
-// Admit reserves a connection under MaxConns.
-func (l *h3Listener) Admit() bool {
-	s := l.s
-	if n := s.nconns.Add(1); s.MaxConns > 0 && n > int64(s.MaxConns) {
-		s.nconns.Add(-1)
-		s.count(statRefused)
-		return false
+// Limits returns what the QUIC layer must be configured with.
+func (l *QUICListener) Limits() QUICLimits {
+	c := &l.cfg
+	lim := QUICLimits{
+		MaxStreams:          c.MaxStreams,
+		MaxUniStreams:       c.MaxUniStreams,
+		IdleTimeout:         c.IdleTimeout,
+		HandshakeTimeout:    c.HandshakeTimeout,
+		Allow0RTT:           c.Allow0RTT,
+		StreamReceiveWindow: 1 << 20,
+		ConnReceiveWindow:   1 << 20,
 	}
-	return true
+	if h := l.s.HTTP2; h != nil {
+		if h.MaxReceiveBufferPerStream > 0 {
+			lim.StreamReceiveWindow = int64(h.MaxReceiveBufferPerStream)
+		}
+		if h.MaxReceiveBufferPerConnection > 0 {
+			lim.ConnReceiveWindow = int64(h.MaxReceiveBufferPerConnection)
+		}
+	}
+	return lim
 }
 
-// Release frees a connection Admit reserved.
-func (l *h3Listener) Release() { l.s.nconns.Add(-1) }
+// Admit takes one of the Server's MaxConns slots for a connection attempt
+// (counted in Stats.Refused when none is left, and then it must be
+// refused). Release, called once per slot taken, frees it when the attempt
+// ends: the connection served and closed, or its handshake failed.
+func (l *QUICListener) Admit() bool { return l.s.admit() }
 
-// Close unregisters the listener.
-func (l *h3Listener) Close() {
+// Release frees a slot Admit took.
+func (l *QUICListener) Release() { l.s.release() }
+
+// Done is closed when the Server stops the listener (Shutdown, Close): the
+// caller accepts no more connections, lets those it serves finish and
+// calls Close.
+func (l *QUICListener) Done() <-chan struct{} { return l.done }
+
+// Close unregisters the listener (Alt-Svc is no longer sent).
+func (l *QUICListener) Close() {
 	s := l.s
 	st := &s.h3state
 	st.mu.Lock()
@@ -279,8 +339,9 @@ func (l *h3Listener) Close() {
 	s.setAltSvcLocked()
 }
 
-// ServeConn serves qc until it closes.
-func (l *h3Listener) ServeConn(qc quicx.Conn) {
+// ServeConn serves qc, a connection the caller admitted (its handshake
+// complete, or accepted with 0-RTT data), until it closes.
+func (l *QUICListener) ServeConn(qc quicx.Conn) {
 	s := l.s
 	hc := &h3Conn{srv: s, qc: qc, nc: &h3NetConn{qc: qc}, raddr: qc.RemoteAddr().String(), laddr: qc.LocalAddr()}
 	sh := l.shared[0]

@@ -8,12 +8,10 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/riptide-http/riptide/internal/clock"
-	"github.com/riptide-http/riptide/internal/h3hook"
 	"github.com/riptide-http/riptide/internal/testcert"
 )
 
@@ -30,13 +28,10 @@ func altSvcTLS(t *testing.T, protos ...string) (server, client *tls.Config) {
 }
 
 // listenH3 registers an HTTP/3 listener on srv as the http3 module's Serve
-// does, without QUIC: Alt-Svc and shutdown see it. closed counts the
-// calls of its close function.
-func listenH3(t *testing.T, srv *Server, port int, closed *atomic.Int32) h3hook.Listener {
+// does, without QUIC: Alt-Svc and shutdown see it.
+func listenH3(t *testing.T, srv *Server, port int) *QUICListener {
 	t.Helper()
-	b := h3hook.Bind(srv)
-	cfg := b.Config()
-	l, err := b.Listen(port, 24*time.Hour, &cfg, func() { closed.Add(1) })
+	l, err := srv.ListenQUIC(QUICOptions{AltSvcPort: port})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,8 +99,7 @@ func TestAltSvc(t *testing.T) {
 				if got := get("/"); len(got) != 0 {
 					t.Fatalf("no HTTP/3 listener: Alt-Svc %q", got)
 				}
-				var closed atomic.Int32
-				l := listenH3(t, srv, 4433, &closed)
+				l := listenH3(t, srv, 4433)
 				if !useTLS {
 					if got := get("/"); len(got) != 0 {
 						t.Fatalf("cleartext %s: Alt-Svc %q, want none", proto, got)
@@ -122,7 +116,7 @@ func TestAltSvc(t *testing.T) {
 				if got := get("/"); len(got) != 0 {
 					t.Fatalf("listener closed: Alt-Svc %q", got)
 				}
-				listenH3(t, srv, 4433, &closed)
+				l2 := listenH3(t, srv, 4433)
 				srv.Drain()
 				if got := get("/"); len(got) != 0 {
 					t.Fatalf("draining: Alt-Svc %q", got)
@@ -133,16 +127,18 @@ func TestAltSvc(t *testing.T) {
 				if err := srv.Shutdown(ctx); err != nil {
 					t.Fatal(err)
 				}
-				for i := 0; closed.Load() != 1 && i < 1000; i++ {
-					time.Sleep(time.Millisecond) // the close function runs on a goroutine of its own
+				select {
+				case <-l2.Done():
+				default:
+					t.Fatal("Shutdown did not stop the running HTTP/3 listener (Done open)")
 				}
-				if n := closed.Load(); n != 1 {
-					t.Fatalf("Shutdown called the listener's close function %d times, want 1", n)
+				select {
+				case <-l.Done():
+					t.Fatal("Shutdown stopped a listener closed before it (Done closed)")
+				default:
 				}
-				b := h3hook.Bind(srv)
-				cfg := b.Config()
-				if _, err := b.Listen(4433, time.Hour, &cfg, func() {}); err != ErrServerClosed {
-					t.Fatalf("Listen after Shutdown: %v, want ErrServerClosed", err)
+				if _, err := srv.ListenQUIC(QUICOptions{AltSvcPort: 4433}); err != ErrServerClosed {
+					t.Fatalf("ListenQUIC after Shutdown: %v, want ErrServerClosed", err)
 				}
 			})
 		}
@@ -171,8 +167,7 @@ func TestAltSvcZeroAllocs(t *testing.T) {
 		return newAllocClientOn(t, nc, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	}
 	without := testing.AllocsPerRun(2000, client().roundTrip)
-	var closed atomic.Int32
-	listenH3(t, srv, 443, &closed)
+	listenH3(t, srv, 443)
 	ac := client()
 	if !strings.Contains(string(ac.buf[:ac.size]), "\r\nAlt-Svc: h3=\":443\"; ma=86400\r\n") {
 		t.Fatalf("response without Alt-Svc:\n%s", ac.buf[:ac.size])
@@ -210,9 +205,8 @@ func TestH3ListenerHoldsClock(t *testing.T) {
 	if clock.Sec() != 0 {
 		t.Skip("another user holds the clock")
 	}
-	var closed atomic.Int32
 	srv := &Server{Handler: HandlerFunc(func(x *Ctx) {})}
-	l := listenH3(t, srv, 4433, &closed)
+	l := listenH3(t, srv, 4433)
 	if clock.Sec() == 0 {
 		t.Error("the clock is not running while an HTTP/3 listener runs")
 	}

@@ -3,6 +3,7 @@ package riptide
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,45 @@ var layers = []struct {
 	{pkg: "internal/evloop", forbid: []string{"net/http/...", modulePath, modulePath + "/h1/...", modulePath + "/compress/..."}},
 	{pkg: "internal/reqhead", forbid: []string{"net/http/...", modulePath, modulePath + "/internal/h2", modulePath + "/internal/h3srv", modulePath + "/internal/evloop"}},
 	{pkg: "internal/workq", forbid: []string{"net/http/...", modulePath, modulePath + "/h1/...", modulePath + "/internal/evloop"}},
+	// The HTTP/3 engine is written against the quicx interfaces: no QUIC
+	// implementation, no face, no other engine.
+	{pkg: "internal/h3srv", forbid: []string{"net/http/...", modulePath, "github.com/quic-go/...", modulePath + "/internal/h2", modulePath + "/internal/evloop", modulePath + "/compress/..."}},
+	// The HTTP/3 codec is sans-I/O: no QUIC, no engine, no face.
+	{pkg: "h3", forbid: []string{"net/http/...", modulePath, "github.com/quic-go/...", modulePath + "/quicx", modulePath + "/internal/h3srv"}},
+	// The QUIC seam's interfaces depend on nothing of the module.
+	{pkg: "quicx", forbid: []string{"net/http/...", modulePath, modulePath + "/h1/...", modulePath + "/h3/...", modulePath + "/internal/..."}},
+}
+
+// TestLayeringHTTP3UsesExportedAPI fails when the http3 module's package
+// imports an internal package of the core module: it drives HTTP/3
+// through the exported seam (Server.ListenQUIC, QUICListener, package
+// quicx), so that it versions on its own. Its direct imports are checked
+// (the root package it imports uses internal packages itself), as go list
+// sees them from the http3 module's directory.
+func TestLayeringHTTP3UsesExportedAPI(t *testing.T) {
+	imports := goListImports(t, "http3", modulePath+"/http3")
+	if !slices.Contains(imports, modulePath) {
+		t.Fatalf("http3 imports %q: not the core (wrong package listed?)", imports)
+	}
+	for _, d := range imports {
+		if forbidden(d, modulePath+"/internal/...") {
+			t.Errorf("http3 imports %s: the core's internal packages are not its API", d)
+		}
+	}
+}
+
+// goListImports returns the packages pkg imports directly, go list run in
+// dir (a module's directory).
+func goListImports(t *testing.T, dir, pkg string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, pkg)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
 }
 
 // TestLayering fails when an engine package imports an HTTP package (go

@@ -14,6 +14,7 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/clock"
+	"github.com/riptide-http/riptide/internal/netx"
 )
 
 // Handler responds to one HTTP request.
@@ -108,9 +109,11 @@ type Server struct {
 	// and DefaultMaxReadBodySize for Ctx.ReadBody, which holds the whole
 	// body in memory. Negative means no limit at all.
 	MaxRequestBodySize int64
-	// MaxConns bounds the number of open connections. A connection accepted
-	// beyond it is answered 503 with Connection: close and closed. Zero
-	// means no limit.
+	// MaxConns bounds the number of open connections, of every protocol
+	// together: HTTP/1.1 and HTTP/2 connections from their accept, HTTP/3
+	// ones once their address is validated (see the http3 module). A TCP
+	// connection accepted beyond it is answered 503 with Connection: close
+	// and closed; a QUIC one is refused. Zero means no limit.
 	MaxConns int
 	// MaxRequestsPerConn closes a connection after this many requests:
 	// over HTTP/1.1 the last response carries Connection: close; over
@@ -363,8 +366,7 @@ func (s *Server) serve(ln net.Listener) error {
 		}
 		backoff = 0
 		s.count(statAccepted)
-		if s.MaxConns > 0 && s.nconns.Load() >= int64(s.MaxConns) {
-			s.count(statRefused)
+		if !s.admit() {
 			refuse(nc)
 			continue
 		}
@@ -451,23 +453,18 @@ var refusal = func() []byte {
 	return appendCannedBody(b, 503)
 }()
 
-// refuse answers a connection beyond MaxConns and closes it, on its own
-// goroutine so the accept loop never waits on a client. It half-closes and
-// discards input briefly first, so that a request the client already sent
-// does not turn the close into an RST that destroys the 503.
+// refuse answers a connection beyond MaxConns (admit) and closes it, on
+// its own goroutine so the accept loop never waits on a client. It
+// half-closes and discards input briefly first (netx.HalfCloseAndDrain,
+// on the TCP connection itself, also under the PROXY protocol wrapper), so
+// that a request the client already sent does not turn the close into an
+// RST that destroys the 503.
 func refuse(nc net.Conn) {
 	go func() {
 		nc.SetDeadline(time.Now().Add(time.Second))
 		nc.Write(refusal)
-		if tc, ok := tcpConnOf(nc); ok { // also under the PROXY protocol wrapper
-			tc.CloseWrite()
-			tc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-			var buf [512]byte
-			for i := 0; i < 16; i++ {
-				if _, err := tc.Read(buf[:]); err != nil {
-					break
-				}
-			}
+		if tc, ok := tcpConnOf(nc); ok {
+			netx.HalfCloseAndDrain(tc, tc)
 		}
 		nc.Close()
 	}()
@@ -492,13 +489,12 @@ func (s *Server) trackListener(ln *net.Listener, add bool) bool {
 func (s *Server) trackConn(c *conn, add bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if add {
+	if add { // admitted: its MaxConns slot is taken
 		s.conns[c] = struct{}{}
-		s.nconns.Add(1)
 		s.connsDone.Add(1)
 	} else {
 		delete(s.conns, c)
-		s.nconns.Add(-1)
+		s.release()
 		s.connsDone.Done()
 	}
 }
@@ -567,8 +563,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		go f()
 	}
 	s.acceptors.Wait() // every accepted connection is tracked now
-	s.h2Shutdown()     // HTTP/2 connections: GOAWAY, finish open streams, close
-	s.h3Shutdown()     // HTTP/3 listeners closed, connections as HTTP/2's
+	// HTTP/2 and HTTP/3 connections: GOAWAY, finish open streams, close;
+	// the HTTP/3 listeners are closed.
+	for _, cs := range s.connSets() {
+		cs.drain(true)
+	}
 	// Poll like net/http: connections finish on their own goroutines and
 	// the common case is a few short waits.
 	wait := time.Millisecond
@@ -588,26 +587,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 }
 
-// closeIdle wakes every idle connection so that it closes, and reports
-// whether no connection is left.
+// closeIdle wakes every idle connection (idleToClose) so that it closes,
+// and reports whether no connection is left.
 func (s *Server) closeIdle() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for c := range s.conns {
-		// Ordering contract with conn.readRequest: the connection stores
-		// StateIdle after arming its own deadline and then checks
-		// draining; Drain and Shutdown set draining before this. Either it
-		// sees the flag or we see it idle, and our deadline comes last.
-		st := ConnState(c.state.Load())
-		// A connection that has sent nothing for 5s after the accept is
-		// treated as idle too (as net/http does); a younger one may have
-		// its first request in flight.
-		if st == StateIdle || st == StateNew && clock.Sec()-c.born > 5 {
-			c.nc.SetReadDeadline(aLongTimeAgo)
-		}
+	now := clock.Sec()
+	for _, cs := range s.connSets() {
+		cs.closeIdle(now)
 	}
-	s.elCloseIdle()
-	// nconns counts the connections of both engines.
+	// nconns counts the connections of every engine and protocol.
 	return s.nconns.Load() == 0
 }
 
@@ -623,14 +610,11 @@ func (s *Server) Close() error {
 	return nil
 }
 
+// closeAll closes every connection at once.
 func (s *Server) closeAll() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for c := range s.conns {
-		c.nc.Close()
+	for _, cs := range s.connSets() {
+		cs.closeAll()
 	}
-	s.elCloseAll()
-	s.h3CloseAll()
 }
 
 // aLongTimeAgo is a deadline in the past, used to wake blocked I/O at once.

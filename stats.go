@@ -244,13 +244,9 @@ func (s *Server) Stats(st *Stats) {
 	}
 	st.Duration.Count = cum + hist[len(DurationBuckets)]
 	st.Requests = st.Duration.Count
-	s.mu.Lock()
-	for c := range s.conns {
-		st.countConn(ConnState(c.state.Load()))
+	for _, cs := range s.connSets() {
+		cs.countStates(st)
 	}
-	s.mu.Unlock()
-	s.elCountStates(st)
-	s.h3CountStates(st)
 }
 
 // countConn adds a connection in state cs to the gauges.

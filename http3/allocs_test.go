@@ -117,7 +117,7 @@ func TestServerAllocsVsFloor(t *testing.T) {
 	engine := dialRaw(t, addr)
 	resp := slices.Clone(engine.do(t))
 
-	ln, err := quic.ListenAddr("127.0.0.1:0", testTLS(t), quicConfig(nil))
+	ln, err := quic.ListenAddr("127.0.0.1:0", testTLS(t), engineQUICConfig(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,7 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/h3hook"
-	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
+	"github.com/riptide-http/riptide/internal/quicxtest"
 )
 
 // The attacks of the in-memory engine tests (internal/h3srv: TestUniStreamFlood,
@@ -197,7 +196,7 @@ func TestUniFloodServe(t *testing.T) {
 	const maxUni = 8
 	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("Hello") })}
 	addr, base := attackServer(t, srv, &Options{MaxUniStreams: maxUni})
-	_, connWindow := h3hook.Bind(srv).ReceiveWindows()
+	connWindow := quicConnWindow(t, srv)
 	heap0 := quicxtest.LiveHeap()
 	// heapSlack is what the live heap may differ by between two
 	// measurements with nothing held (as in internal/h3srv's baseline).

@@ -5,16 +5,19 @@
 //	err := http3.ListenAndServe(srv, ":443", nil, nil)
 //
 // Serve and ListenAndServe run quic-go's Transport (a stateless reset key,
-// a token key, Retry under load) and hand each QUIC connection to the core
-// module's HTTP/3 engine (internal/h3srv), which serves its request
-// streams to the Server's handler, native or compat, through the same
-// Ctx as HTTP/1.1 and HTTP/2. The Server's limits, Stats, ConnState,
+// a token key, Retry under load) and hand each QUIC connection to the
+// Server through the core's exported seam (riptide.Server.ListenQUIC, a
+// riptide.QUICListener), whose HTTP/3 engine serves its request streams
+// to the Server's handler, native or compat, through the same Ctx as
+// HTTP/1.1 and HTTP/2. The package imports no internal package of the
+// core module, so it versions on its own. The Server's limits, Stats, ConnState,
 // Shutdown, Drain and Close cover the HTTP/3 connections, and its HTTP/1.1
 // and HTTP/2 responses over TLS advertise HTTP/3 with Alt-Svc while Serve
 // runs.
 //
 // The module also holds the adapters of quic-go's connections and streams
-// to the core's internal QUIC interfaces (quic.go) and the differential
+// to the core's QUIC interfaces, package
+// github.com/riptide-http/riptide/quicx (quic.go), and the differential
 // test of riptide's QPACK codec (package
 // github.com/riptide-http/riptide/h3) against quic-go's qpack package. It
 // is a module of its own so that the core module never depends on

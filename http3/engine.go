@@ -1,50 +1,38 @@
 package http3
 
-// The QUIC configuration derived from the engine's (used by Serve,
-// server.go), and a bare accept loop that hands quic-go connections to the
-// core's HTTP/3 engine (internal/h3srv) with any stream Handler, for the
-// engine's own tests.
+// The quic-go configuration for a riptide.QUICListener's limits (used by
+// Serve, server.go).
 
 import (
-	"context"
-	"sync"
-
 	"github.com/quic-go/quic-go"
-	"github.com/riptide-http/riptide/internal/h3srv"
+	"github.com/riptide-http/riptide"
 )
 
-// quicConfig returns the quic-go configuration for an engine configured by
-// cfg: its stream limits, with stream credit released by the engine only
-// after a handler returns (RequireStreamCreditRelease), its timeouts and
-// its 0-RTT choice.
-func quicConfig(cfg *h3srv.Config) *quic.Config {
-	c := cfg.Normalized()
-	return &quic.Config{
-		MaxIncomingStreams:         int64(c.MaxStreams),
-		MaxIncomingUniStreams:      int64(c.MaxUniStreams),
+// quicConfig returns the quic-go configuration for the limits lim: its
+// stream limits, with stream credit released by the core's engine only
+// after a handler returns (RequireStreamCreditRelease), its timeouts, its
+// 0-RTT choice and, when set, its receive windows.
+func quicConfig(lim riptide.QUICLimits) *quic.Config {
+	c := &quic.Config{
+		MaxIncomingStreams:         int64(lim.MaxStreams),
+		MaxIncomingUniStreams:      int64(lim.MaxUniStreams),
 		RequireStreamCreditRelease: true,
-		MaxIdleTimeout:             c.IdleTimeout,
-		HandshakeIdleTimeout:       c.HandshakeTimeout,
-		Allow0RTT:                  c.Allow0RTT,
+		MaxIdleTimeout:             lim.IdleTimeout,
+		HandshakeIdleTimeout:       lim.HandshakeTimeout,
+		Allow0RTT:                  lim.Allow0RTT,
 	}
+	if lim.StreamReceiveWindow > 0 && lim.ConnReceiveWindow > 0 {
+		setWindows(c, lim.StreamReceiveWindow, lim.ConnReceiveWindow)
+	}
+	return c
 }
 
-// serveListener serves every connection ln accepts with the engine until
-// ln is closed or ctx is done, then waits for the connections' Serve to
-// return. The listener must have been made with quicConfig(cfg).
-func serveListener(ctx context.Context, ln *quic.Listener, cfg *h3srv.Config, h h3srv.Handler) error {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	sh := h3srv.NewShared(cfg)
-	for {
-		qc, err := ln.Accept(ctx)
-		if err != nil {
-			return err
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			h3srv.NewConnShared(conn{qc}, sh, h).Serve()
-		}()
-	}
+// setWindows bounds the QUIC receive windows: the request body a stream
+// and a connection may have buffered before the handlers read it.
+func setWindows(c *quic.Config, stream, conn int64) {
+	const initial = 512 << 10 // quic-go's initial windows, grown by auto-tuning up to the max
+	c.MaxStreamReceiveWindow = uint64(stream)
+	c.InitialStreamReceiveWindow = uint64(min(stream, initial))
+	c.MaxConnectionReceiveWindow = uint64(conn)
+	c.InitialConnectionReceiveWindow = uint64(min(conn, initial))
 }

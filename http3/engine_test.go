@@ -14,15 +14,46 @@ import (
 
 	"github.com/quic-go/quic-go"
 	qhttp3 "github.com/quic-go/quic-go/http3"
+	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/h3srv"
 )
 
+// engineQUICConfig is quicConfig for the engine configured by cfg (nil:
+// the defaults), with quic-go's default receive windows.
+func engineQUICConfig(cfg *h3srv.Config) *quic.Config {
+	c := cfg.Normalized()
+	return quicConfig(riptide.QUICLimits{
+		MaxStreams:       c.MaxStreams,
+		MaxUniStreams:    c.MaxUniStreams,
+		IdleTimeout:      c.IdleTimeout,
+		HandshakeTimeout: c.HandshakeTimeout,
+		Allow0RTT:        c.Allow0RTT,
+	})
+}
+
+// serveListener serves every connection ln accepts with the core's engine
+// directly (no riptide.Server) until ln is closed or ctx is done, then
+// waits for the connections' Serve to return. The listener must have been
+// made with engineQUICConfig(cfg).
+func serveListener(ctx context.Context, ln *quic.Listener, cfg *h3srv.Config, h h3srv.Handler) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	sh := h3srv.NewShared(cfg)
+	for {
+		qc, err := ln.Accept(ctx)
+		if err != nil {
+			return err
+		}
+		wg.Go(func() { h3srv.NewConnShared(conn{qc}, sh, h).Serve() })
+	}
+}
+
 // startEngine serves h with the core's engine on a loopback QUIC listener
-// configured by quicConfig(cfg) and returns its address.
+// configured by engineQUICConfig(cfg) and returns its address.
 func startEngine(t *testing.T, cfg *h3srv.Config, h h3srv.Handler) string {
 	t.Helper()
-	ln, err := quic.ListenAddr("127.0.0.1:0", testTLS(t), quicConfig(cfg))
+	ln, err := quic.ListenAddr("127.0.0.1:0", testTLS(t), engineQUICConfig(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

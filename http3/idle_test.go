@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
+	"github.com/riptide-http/riptide/internal/quicxtest"
 )
 
 // idleCost opens n connections to addr with quic-go's HTTP/3 client, one

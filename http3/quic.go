@@ -8,7 +8,7 @@ import (
 	"context"
 
 	"github.com/quic-go/quic-go"
-	"github.com/riptide-http/riptide/internal/quicx"
+	"github.com/riptide-http/riptide/quicx"
 )
 
 // conn adapts *quic.Conn.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicx"
+	"github.com/riptide-http/riptide/quicx"
 )
 
 func testTLS(t testing.TB) *tls.Config {

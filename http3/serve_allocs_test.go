@@ -56,7 +56,7 @@ func TestServeAllocs(t *testing.T) {
 	// the engine.
 	engine := startEngine(t, nil, engineHello)
 	resp := slices.Clone(dialRaw(t, engine).do(t))
-	ln, err := quic.ListenAddr("127.0.0.1:0", testTLS(t), quicConfig(nil))
+	ln, err := quic.ListenAddr("127.0.0.1:0", testTLS(t), engineQUICConfig(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,6 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/h3hook"
-	"github.com/riptide-http/riptide/internal/h3srv"
 )
 
 // Options configures HTTP/3 for a Server beyond what the Server's own
@@ -122,12 +120,32 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 	if tlsConf == nil || len(tlsConf.Certificates) == 0 && tlsConf.GetCertificate == nil && tlsConf.GetConfigForClient == nil {
 		return errNoCertificate
 	}
-	b := h3hook.Bind(srv)
-	cfg := b.Config()
-	applyOptions(&cfg, opts)
-	cfg = cfg.Normalized()
+	port := opts.AltSvcPort
+	if port == 0 {
+		if a, ok := pc.LocalAddr().(*net.UDPAddr); ok {
+			port = a.Port
+		}
+	}
+	if opts.DisableAltSvc {
+		port = 0
+	}
+	l, err := srv.ListenQUIC(riptide.QUICOptions{
+		AltSvcPort:    port,
+		AltSvcMaxAge:  opts.AltSvcMaxAge,
+		MaxStreams:    opts.MaxStreams,
+		MaxUniStreams: opts.MaxUniStreams,
+		HeaderBudget:  opts.HeaderBudget,
+		Allow0RTT:     opts.Allow0RTT,
+		Wait0RTT:      opts.Wait0RTT,
+	})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	lim := l.Limits()
+	stop := l.Done()
 
-	sv := &server{}
+	sv := &server{l: l}
 	tr := &quic.Transport{
 		Conn:              pc,
 		StatelessResetKey: opts.StatelessResetKey,
@@ -145,36 +163,13 @@ func Serve(srv *riptide.Server, pc net.PacketConn, tlsConf *tls.Config, opts *Op
 	}
 	tr.VerifySourceAddress = func(net.Addr) bool { return threshold < 0 || sv.handshakes.Load() >= threshold }
 
-	port := opts.AltSvcPort
-	if port == 0 {
-		if a, ok := pc.LocalAddr().(*net.UDPAddr); ok {
-			port = a.Port
-		}
-	}
-	maxAge := opts.AltSvcMaxAge
-	if maxAge <= 0 {
-		maxAge = 24 * time.Hour
-	}
-	if opts.DisableAltSvc {
-		port = 0
-	}
-	stop := make(chan struct{})
-	l, err := b.Listen(port, maxAge, &cfg, sync.OnceFunc(func() { close(stop) }))
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	sv.l = l
-
-	qconf := quicConfig(&cfg)
-	sw, cw := b.ReceiveWindows()
-	setWindows(qconf, sw, cw)
+	qconf := quicConfig(lim)
 	tc := tlsConf.Clone()
 	if !slices.Contains(tc.NextProtos, "h3") {
 		tc.NextProtos = []string{"h3"}
 	}
 	var ln acceptor
-	if cfg.Allow0RTT {
+	if lim.Allow0RTT {
 		ln, err = tr.ListenEarly(tc, qconf)
 	} else {
 		ln, err = tr.Listen(tc, qconf)
@@ -293,30 +288,6 @@ func (sv *server) admit(qc *quic.Conn, hs *handshake) bool {
 
 var errNoCertificate = errors.New("http3: a TLS configuration with a certificate is required")
 
-// applyOptions sets the engine configuration's HTTP/3 fields.
-func applyOptions(cfg *h3srv.Config, o *Options) {
-	if o.MaxStreams > 0 {
-		cfg.MaxStreams = o.MaxStreams
-	}
-	if o.MaxUniStreams > 0 {
-		cfg.MaxUniStreams = o.MaxUniStreams
-	}
-	if o.HeaderBudget > 0 {
-		cfg.HeaderBudget = o.HeaderBudget
-	}
-	cfg.Allow0RTT, cfg.Wait0RTT = o.Allow0RTT, o.Wait0RTT
-}
-
-// setWindows bounds the QUIC receive windows: the request body a stream
-// and a connection may have buffered before the handlers read it.
-func setWindows(c *quic.Config, stream, conn int64) {
-	const initial = 512 << 10 // quic-go's initial windows, grown by auto-tuning up to the max
-	c.MaxStreamReceiveWindow = uint64(stream)
-	c.InitialStreamReceiveWindow = uint64(min(stream, initial))
-	c.MaxConnectionReceiveWindow = uint64(conn)
-	c.InitialConnectionReceiveWindow = uint64(min(conn, initial))
-}
-
 // acceptor is a quic.Listener or a quic.EarlyListener.
 type acceptor interface {
 	Accept(context.Context) (*quic.Conn, error)
@@ -325,7 +296,7 @@ type acceptor interface {
 
 // server is the state of one Serve.
 type server struct {
-	l h3hook.Listener
+	l *riptide.QUICListener
 	// handshakes counts the handshakes in progress, from a connection's
 	// first packet to its handshake's completion or failure (a refused
 	// one is not counted), whatever MaxConns: the Retry decision.

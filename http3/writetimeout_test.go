@@ -12,7 +12,7 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
+	"github.com/riptide-http/riptide/internal/quicxtest"
 )
 
 // stallRequest is the HEADERS frame of a GET /stall.

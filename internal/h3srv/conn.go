@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicx"
+	"github.com/riptide-http/riptide/quicx"
 )
 
 // maxIdleWorkers is how many goroutines a busy connection keeps waiting

@@ -13,7 +13,7 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
+	"github.com/riptide-http/riptide/internal/quicxtest"
 )
 
 func hdr(name, value string) h1.Header { return h1.Header{Name: []byte(name), Value: []byte(value)} }

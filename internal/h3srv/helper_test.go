@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
+	"github.com/riptide-http/riptide/internal/quicxtest"
 )
 
 // peer is a test client on an in-memory connection to an engine.

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicx"
+	"github.com/riptide-http/riptide/quicx"
 )
 
 // reader reads frames from a stream through a small buffer: frame headers

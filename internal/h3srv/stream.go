@@ -11,7 +11,7 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicx"
+	"github.com/riptide-http/riptide/quicx"
 )
 
 // Buffer sizes of a pooled Stream; larger buffers a stream grew are not

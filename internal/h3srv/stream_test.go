@@ -12,7 +12,7 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicx/quicxtest"
+	"github.com/riptide-http/riptide/internal/quicxtest"
 )
 
 // headList decodes the response HEADERS frame pending on st: names and

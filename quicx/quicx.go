@@ -1,7 +1,12 @@
 // Package quicx declares the QUIC connection and streams riptide's HTTP/3
-// logic is written against, so that the core module never imports a QUIC
-// implementation. The http3 module adapts quic-go's *quic.Conn,
-// *quic.Stream, *quic.ReceiveStream and *quic.SendStream to them.
+// server is written against, so that the core module never imports a QUIC
+// implementation. It is the QUIC half of the seam between the core and a
+// QUIC stack: the http3 module (github.com/riptide-http/riptide/http3)
+// adapts quic-go's *quic.Conn, *quic.Stream, *quic.ReceiveStream and
+// *quic.SendStream to these interfaces and hands each connection to a
+// riptide.QUICListener (riptide.Server.ListenQUIC); another QUIC stack may
+// do the same. Applications serving HTTP/3 use the http3 module and need
+// nothing here.
 //
 // The methods are the subset of quic-go's the HTTP/3 layer needs, with
 // error codes and stream IDs as plain integers. An adapter is a struct of
@@ -9,8 +14,8 @@
 // whose methods convert the codes: wrapping a stream costs nothing per
 // request.
 //
-// internal/h3srv, the HTTP/3 server engine, is written against it;
-// internal/quicx/quicxtest is an in-memory implementation for its tests.
+// internal/h3srv, the core's HTTP/3 engine, is written against it;
+// internal/quicxtest is an in-memory implementation for its tests.
 package quicx
 
 import (
