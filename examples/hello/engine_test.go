@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/riptide-http/riptide"
@@ -69,31 +68,5 @@ func TestListenURL(t *testing.T) {
 	}
 	if got := listenURL(addr, false); got != "http://127.0.0.1:8443" {
 		t.Errorf("listenURL = %q", got)
-	}
-}
-
-// TestListeningLineEngine: the "listening" line names the engine the
-// server runs (eventloop on Linux, goroutine with -tls), not the -engine
-// flag's "auto".
-func TestListeningLineEngine(t *testing.T) {
-	want := "eventloop"
-	if runtime.GOOS != "linux" {
-		want = "goroutine"
-	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{nil, want},
-		{[]string{"-engine", "goroutine"}, "goroutine"},
-		{[]string{"-tls"}, "goroutine"},
-	} {
-		b := startBackend(t, tc.args...)
-		b.mu.Lock()
-		line := b.listening
-		b.mu.Unlock()
-		if !strings.Contains(line, " engine="+tc.want+" ") && !strings.HasSuffix(line, " engine="+tc.want) {
-			t.Errorf("hello %v logged %q, want engine=%s", tc.args, line, tc.want)
-		}
 	}
 }
