@@ -229,7 +229,7 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	// One string holds the bytes of the head the Request refers to;
 	// every string in the Request (method, target, header names and
 	// values) is a substring.
-	base := c.rbuf[:c.pin]
+	base := x.headBuf() // c.rbuf[:c.pin]; its copy in race builds (racecheck.go)
 	head := base[offsetIn(base, hr.Method):]
 	sub := headString{base: unsafe.Pointer(unsafe.SliceData(hr.Method))}
 	fs := summarize(hr)

@@ -79,6 +79,9 @@ type Ctx struct {
 	// jsonEnc is the encoder of Ctx.JSON (json.go), created on first use
 	// and kept with the Ctx.
 	jsonEnc *json.Encoder
+	// race is the race-checked zero-copy state (racecheck.go), used in
+	// race builds only.
+	race raceState
 }
 
 // Request returns the parsed request head: method, target, version, every
