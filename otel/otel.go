@@ -143,11 +143,16 @@ func methodString(m []byte) string {
 
 // Context returns the request's context with its server span (a child of
 // the caller's), for the calls the handler makes and the trace context
-// they inject; c itself when the middleware made no span. Like c, it is
-// valid until the handler returns.
+// they inject. For a request served without a span because its caller did
+// not sample it, the caller's trace context, so that calls pass the
+// decision on (made here, when asked: the request itself cost nothing);
+// c itself otherwise. Like c, it is valid until the handler returns.
 func Context(c *riptide.Ctx) context.Context {
 	if ctx, ok := c.Local(ctxKey{}).(context.Context); ok {
 		return ctx
+	}
+	if unsampledParent(c.Header("Traceparent")) {
+		return propagation.TraceContext{}.Extract(c, carrier{c})
 	}
 	return c
 }

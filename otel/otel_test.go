@@ -58,7 +58,8 @@ func attrs(s tracetest.SpanStub) map[attribute.Key]attribute.Value {
 // traceparent (in), the trace context the handler injects names the
 // server span (out), named by the route, with the semantic convention
 // attributes; a 5xx sets an error status; a request without traceparent
-// starts a trace; an unsampled caller gets no span.
+// starts a trace; an unsampled caller gets no span, and the handler's
+// calls pass its trace context on.
 func TestSpans(t *testing.T) {
 	for _, proto := range []string{"HTTP/1.1", "HTTP/2.0", "HTTP/3.0"} {
 		t.Run(proto, func(t *testing.T) {
@@ -141,8 +142,9 @@ func TestSpans(t *testing.T) {
 			}
 
 			exp.Reset()
-			if _, out := get("/users/8", "00-"+parentTrace+"-"+parentSpan+"-00"); out != "" {
-				t.Errorf("unsampled caller: the handler injected %q, want nothing (no span)", out)
+			unsampled := "00-" + parentTrace + "-" + parentSpan + "-00"
+			if _, out := get("/users/8", unsampled); out != unsampled {
+				t.Errorf("unsampled caller: the handler injected %q, want the caller's context passed on, %q", out, unsampled)
 			}
 			if spans := exp.GetSpans(); len(spans) != 0 {
 				t.Errorf("unsampled caller: %d spans, want 0", len(spans))
