@@ -62,6 +62,7 @@ func (d *h2Door) ServeStream(st *h2.Stream) {
 	c.body.stream = false
 	clear(c.h2fields)
 	c.h2fields = c.h2fields[:0]
+	x.raceRelease() // racecheck.go: race builds only
 	putConn(c)
 }
 

@@ -414,6 +414,7 @@ func (hc *h3Conn) ServeStream(st *h3srv.Stream) {
 	c.statRequestDone()
 	c.body.closed = true
 	c.body.stream = false
+	x.raceRelease() // racecheck.go: race builds only
 	putConn(c)
 	ex.end()
 	h3Streams.Put(ex)
