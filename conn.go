@@ -439,6 +439,7 @@ func (c *conn) serveRequest() {
 	}
 	x.finish()
 	c.body.finishRequest()
+	x.raceRelease() // racecheck.go: race builds only
 	if c.wkind == dlUser {
 		// The handler's write deadline ends with its request.
 		c.wkind = dlNone
@@ -473,6 +474,7 @@ func (c *conn) callHandler() {
 			c.handlerPanicked(v)
 		}
 	}()
+	c.ctx.raceOwnHead() // racecheck.go: race builds only
 	if h := c.srv.Handler; h != nil {
 		h.ServeCtx(&c.ctx)
 	} else {

@@ -20,11 +20,13 @@ import (
 // Ownership: a Ctx belongs to its connection and is reused for the next
 // request on it. Everything it returns — request byte slices, the body
 // reader, request trailers, the Ctx itself — is valid only until ServeCtx
-// returns; keep a copy (string(b), bytes.Clone) of what you need later. A
-// Ctx is not safe for concurrent use: its methods must be called from the
-// handler's goroutine, or from one other goroutine at a time that the
-// handler waits for before returning. The one exception is Done, whose
-// channel may be kept and waited on from any goroutine.
+// returns; keep a copy (string(b), bytes.Clone) of what you need later,
+// and give a goroutine that outlives the handler the context Context
+// returns, not the Ctx. A Ctx is not safe for concurrent use: its methods
+// must be called from the handler's goroutine, or from one other goroutine
+// at a time that the handler waits for before returning. The one
+// exception is Done, whose channel may be kept and waited on from any
+// goroutine.
 //
 // The race detector catches a handler that keeps a Ctx and uses it while a
 // later request on the same connection is being served (see
@@ -67,6 +69,10 @@ type Ctx struct {
 	// clears it. An interface rather than a func, so that setting it
 	// makes no closure.
 	onDone doneHook
+	// reqCtx is the context Context made for this request, cancelled
+	// with done and dropped at the request's end (reqctx.go); guarded by
+	// watchMu.
+	reqCtx *requestContext
 	// filter, when set, takes the body written with Write, WriteString
 	// and Flush (bodyfilter.go); cleared per request.
 	filter BodyFilter
@@ -76,6 +82,9 @@ type Ctx struct {
 	// jsonEnc is the encoder of Ctx.JSON (json.go), created on first use
 	// and kept with the Ctx.
 	jsonEnc *json.Encoder
+	// race is the race-checked zero-copy state (racecheck.go), used in
+	// race builds only.
+	race raceState
 }
 
 // Request returns the parsed request head: method, target, version, every

@@ -30,6 +30,9 @@ func (x *Ctx) CancelAfter(d time.Duration) {
 		return
 	}
 	t.armed, t.deadline = true, time.Now().Add(d)
+	if x.reqCtx != nil {
+		x.reqCtx.deadline.Store(t.deadline.UnixNano())
+	}
 	x.watchMu.Unlock()
 	x.Done()
 	t.running.Add(1)

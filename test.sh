@@ -94,5 +94,7 @@ echo "== http3: allocation and idle-cost tests without -race"
 (cd http3 && go test -count=1 -run 'Alloc|IdleConn' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs|KiB|goroutines')
 echo "== compress: allocation tests without -race"
 (cd compress && go test -count=1 -run 'Alloc' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs')
+echo "== otel: allocation tests without -race"
+(cd otel && go test -count=1 -run 'Alloc' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs')
 echo "== .: allocation tests without -race, RIPTIDE_ENGINE=goroutine"
 RIPTIDE_ENGINE=goroutine go test -count=1 -run 'Alloc' -v . | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs'

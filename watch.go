@@ -118,6 +118,9 @@ func (x *Ctx) closeDone() {
 		if x.onDone != nil {
 			x.onDone.engineDone()
 		}
+		if x.reqCtx != nil {
+			x.reqCtx.end(x.dl.fired)
+		}
 	}
 }
 
@@ -220,7 +223,7 @@ func (x *Ctx) stopWatch(ending bool) {
 	if x.watched {
 		x.closeDone()
 	}
-	x.done, x.doneClosed, x.onDone, x.watched = nil, false, nil, false
+	x.done, x.doneClosed, x.onDone, x.reqCtx, x.watched = nil, false, nil, nil, false
 	if ending {
 		x.watchUsed.Store(false)
 	}

@@ -1,11 +1,12 @@
 // Package middleware holds the usual middleware for riptide native
 // handlers, each a func(riptide.Handler) riptide.Handler (router.Middleware
 // is the same type): Recover, AccessLog, RequestID, CORS, Timeout,
-// BodyLimit and BasicAuth, and RealIP, which finds the client address
+// BodyLimit, BasicAuth and RateLimit (a token bucket per client address
+// or header, in a table of fixed size), and RealIP, which finds the client address
 // behind trusted proxies. On the common path they allocate nothing:
 // Recover, AccessLog with its level disabled, RequestID and CORS together
 // cost 0 allocations per request (TestZeroAllocs). The errors they answer
-// with (401, 413, 500, 503) go through riptide.Ctx.Error, so that one
+// with (401, 413, 429, 500, 503) go through riptide.Ctx.Error, so that one
 // riptide.Server.ErrorHandler gives them, the router's 404 and 405 and
 // Ctx.BindJSON's errors the application's format (JSON, say).
 //

@@ -107,11 +107,29 @@ func (r *Router) HandleFunc(pattern string, f func(*riptide.Ctx)) {
 
 // Mount serves h, through riptide.FromHTTP, for every method and every
 // path below prefix (a clean path such as "/legacy"), with prefix stripped
-// from the request path as http.StripPrefix does. h sees the request as
-// any net/http handler does; the router's path values are not passed on.
+// from the request path as http.StripPrefix does: for an application
+// written for the root ("/users" served at "/legacy/users"). h sees the
+// request as any net/http handler does; the router's path values are not
+// passed on.
+//
+// A handler that routes on the full path itself — a grpc.Server
+// ("/pkg.Service/Method"), net/http/pprof ("/debug/pprof/..."), an
+// http.ServeMux with its own full patterns — needs MountKeepPath instead.
 func (r *Router) Mount(prefix string, h http.Handler) {
 	prefix = strings.TrimSuffix(prefix, "/")
 	r.Handle(prefix+"/", riptide.FromHTTP(http.StripPrefix(prefix, h)))
+}
+
+// MountKeepPath serves h, through riptide.FromHTTP, for every method and
+// every path below prefix, as Mount does, but h sees the request path
+// unchanged, prefix included: the rule for handlers that route on the
+// full path, such as a grpc.Server mounted at its service name
+// ("/grpc.health.v1.Health") or net/http/pprof's handlers in
+// http.DefaultServeMux mounted at "/debug/pprof". It is
+// r.Handle(prefix+"/", riptide.FromHTTP(h)) under a name that says so.
+func (r *Router) MountKeepPath(prefix string, h http.Handler) {
+	prefix = strings.TrimSuffix(prefix, "/")
+	r.Handle(prefix+"/", riptide.FromHTTP(h))
 }
 
 // Group returns a group whose patterns are registered on r with prefix (a

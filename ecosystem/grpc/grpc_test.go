@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -112,31 +110,8 @@ func startGRPC(t *testing.T, useTLS bool) *grpcInstance {
 		}
 		gs.ServeHTTP(w, r)
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.addr = ln.Addr().String()
-	srv := &riptide.Server{
-		Handler: riptide.FromHTTP(h),
-		HTTP2:   &riptide.HTTP2Config{H2C: true},
-		Logger:  slog.New(slog.DiscardHandler),
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if useTLS {
-			srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{testCert(t).cert}, NextProtos: []string{"h2"}}
-			_ = srv.ServeTLS(ln, "", "")
-		} else {
-			_ = srv.Serve(ln)
-		}
-	}()
-	t.Cleanup(func() {
-		gs.Stop()
-		_ = srv.Close()
-		<-done
-	})
+	in.addr = serveH2(t, riptide.FromHTTP(h), useTLS)
+	t.Cleanup(gs.Stop)
 	return in
 }
 
