@@ -56,6 +56,9 @@ type conn struct {
 	// ec is the event-loop socket when the event-loop engine serves the
 	// connection (nc is then ec), nil on the goroutine engine.
 	ec *elConn
+	// tl is the socket under the tls.Conn nc when the event loop serves a
+	// TLS connection (ec is then nil: see loopConn, tlsloop_linux.go).
+	tl *tlsSock
 	// parked: the event-loop engine released the connection to its loop
 	// while waiting for the next request (see conn.fillHead, engine_linux.go).
 	parked bool
@@ -223,7 +226,7 @@ func putConn(c *conn) {
 	if cap(c.ctx.scratch) > 64<<10 {
 		c.ctx.scratch = nil
 	}
-	c.nc, c.ec, c.parked, c.headArmed, c.resumed = nil, nil, false, false, false
+	c.nc, c.ec, c.tl, c.parked, c.headArmed, c.resumed = nil, nil, nil, false, false, false
 	c.sf.reset()
 	c.r, c.w, c.pin = 0, 0, 0
 	c.wbuf = c.wbuf[:0]
