@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -164,4 +165,128 @@ func sum(b []byte) uint32 {
 		s += uint32(c)
 	}
 	return s
+}
+
+// TestTLSLoopHijack hijacks a TLS connection served on the event loop, on
+// its second request (it has parked in between): the handler gets the
+// tls.Conn, now over the socket detached from the loop, with the bytes
+// read past the head, and talks over it with the client until it closes
+// it; the server counts the connection out.
+func TestTLSLoopHijack(t *testing.T) {
+	done := make(chan error, 1)
+	srv := &riptide.Server{TLSEngine: riptide.EngineEventLoop, TLSConfig: h2TestServerTLS(t),
+		Logger: slog.New(slog.DiscardHandler),
+		Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {
+			if string(c.Path()) != "/hijack" {
+				c.WriteString("plain")
+				return
+			}
+			nc, buffered, err := c.Hijack()
+			if err != nil {
+				done <- err
+				return
+			}
+			go func() {
+				defer nc.Close()
+				if _, ok := nc.(*tls.Conn); !ok {
+					done <- fmt.Errorf("hijacked a %T, want *tls.Conn", nc)
+					return
+				}
+				br := bufio.NewReader(io.MultiReader(bytes.NewReader(buffered), nc))
+				io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+				for {
+					line, err := br.ReadString('\n')
+					if err != nil {
+						done <- nil
+						return
+					}
+					io.WriteString(nc, strings.ToUpper(line))
+				}
+			}()
+		})}
+	addr := riptide.ServeTest(t, srv, riptide.TestServeOptions{TLS: true}).Addr
+	tc, err := tls.Dial("tcp", addr, h2TestClientTLS(t, "http/1.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	tc.SetDeadline(time.Now().Add(30 * time.Second))
+	br := bufio.NewReader(tc)
+	io.WriteString(tc, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	waitTLSParked(t)
+	// The first line of the new protocol comes with the request.
+	io.WriteString(tc, "GET /hijack HTTP/1.1\r\nHost: a\r\n\r\nfirst\n")
+	res, err = http.ReadResponse(br, nil)
+	if err != nil || res.StatusCode != 101 {
+		t.Fatalf("hijack answer: %v %v", res, err)
+	}
+	for _, want := range []string{"FIRST\n", "SECOND\n", "THIRD\n"} {
+		if want != "FIRST\n" {
+			io.WriteString(tc, strings.ToLower(want))
+		}
+		got, err := br.ReadString('\n')
+		if err != nil || got != want {
+			t.Fatalf("echo: %q, %v; want %q", got, err, want)
+		}
+	}
+	tc.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the hijacker did not see the close")
+	}
+	open := func() int64 {
+		var st riptide.Stats
+		srv.Stats(&st)
+		return st.ConnsNew + st.ConnsActive + st.ConnsIdle
+	}
+	for start := time.Now(); open() != 0; time.Sleep(time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("%d connections still counted after the hijack", open())
+		}
+	}
+}
+
+// BenchmarkTLSEngine compares keep-alive HTTP/1.1 over TLS on the two
+// engines (Server.TLSEngine), 4 connections per P, each making one small
+// request at a time. Run the engines interleaved for a fair comparison on
+// a shared machine: -count runs both sub-benchmarks once per round.
+func BenchmarkTLSEngine(b *testing.B) {
+	for _, e := range []riptide.Engine{riptide.EngineGoroutine, riptide.EngineEventLoop} {
+		b.Run(e.String(), func(b *testing.B) {
+			srv := &riptide.Server{TLSEngine: e, TLSConfig: h2TestServerTLS(b), Logger: slog.New(slog.DiscardHandler),
+				Handler: riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString("hello") })}
+			addr := riptide.ServeTest(b, srv, riptide.TestServeOptions{TLS: true}).Addr
+			cfg := h2TestClientTLS(b, "http/1.1")
+			req := []byte("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+			b.SetParallelism(4)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				tc, err := tls.Dial("tcp", addr, cfg)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				defer tc.Close()
+				br := bufio.NewReader(tc)
+				for pb.Next() {
+					tc.Write(req)
+					res, err := http.ReadResponse(br, nil)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, res.Body)
+				}
+			})
+		})
+	}
 }
