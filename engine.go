@@ -31,8 +31,7 @@ package riptide
 // measured it, before the read buffer was lent: about 46 KiB of server RSS
 // per idle connection for the native API and 53 KiB for the compat door,
 // against 38 KiB for net/http and 42 KiB for fasthttp (2,000 connections,
-// loaded
-// machine; 67 and 69 KiB before the write buffers were lent). Plain-TCP
+// loaded machine; 67 and 69 KiB before the write buffers were lent). Plain-TCP
 // idle connections on the event loop cost under 1 KiB.
 type Engine int
 
