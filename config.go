@@ -35,6 +35,9 @@ func (s *Server) validate() error {
 	if s.Engine < EngineAuto || s.Engine > EngineOnLoop {
 		return bad("Engine", int(s.Engine), "want EngineAuto, EngineGoroutine, EngineEventLoop or EngineOnLoop")
 	}
+	if s.TLSEngine < EngineAuto || s.TLSEngine > EngineOnLoop {
+		return bad("TLSEngine", int(s.TLSEngine), "want EngineAuto, EngineGoroutine, EngineEventLoop or EngineOnLoop")
+	}
 	const nonNeg = "want 0 (the default) or more"
 	for _, f := range [...]struct {
 		name string

@@ -57,6 +57,9 @@ type conn struct {
 	// ec is the event-loop socket when the event-loop engine serves the
 	// connection (nc is then ec), nil on the goroutine engine.
 	ec *elConn
+	// tl is the socket under the tls.Conn nc when the event loop serves a
+	// TLS connection (ec is then nil: see loopConn, tlsloop_linux.go).
+	tl *tlsSock
 	// parked: the event-loop engine released the connection to its loop
 	// while waiting for the next request (see conn.fillHead, engine_linux.go).
 	parked bool
@@ -112,6 +115,9 @@ type conn struct {
 
 	// wbufs is the holder lendWriteBufs reuses (TLS only).
 	wbufs *writeBufs
+	// idleBuf takes the first bytes of a request while the buffers are
+	// lent (fillIdle).
+	idleBuf [256]byte
 	// bodyHold is the holder lendBody reuses (HTTP/2 streams only).
 	bodyHold *bodyBuf
 }
@@ -228,7 +234,7 @@ func putConn(c *conn) {
 	if cap(c.ctx.scratch) > 64<<10 {
 		c.ctx.scratch = nil
 	}
-	c.nc, c.ec, c.parked, c.headArmed, c.resumed = nil, nil, false, false, false
+	c.nc, c.ec, c.tl, c.parked, c.headArmed, c.resumed = nil, nil, nil, false, false, false
 	c.sf.reset()
 	c.r, c.w, c.pin = 0, 0, 0
 	c.head = reqhead.Head{}
@@ -386,10 +392,10 @@ func (c *conn) readRequest() bool {
 			if err = elErr; c.parked {
 				return false
 			}
-		} else if c.r == c.w && c.isTLS() {
+		} else if c.w == 0 && c.isTLS() {
 			// Waiting for a request on TLS: see lendWriteBufs.
 			c.lendWriteBufs()
-			err = c.fill()
+			err = c.fillIdle()
 			c.takeWriteBufs()
 		} else {
 			err = c.fill()
@@ -555,7 +561,14 @@ func (c *conn) fill() error {
 			return err
 		}
 	}
-	n, err := c.nc.Read(c.rbuf[c.w:])
+	return c.readInto(c.rbuf[c.w:])
+}
+
+// readInto reads into p, the free part of the input (rbuf[w:], or idleBuf
+// while w is 0: fillIdle), and counts what came in w. It returns nil when
+// at least one byte was read.
+func (c *conn) readInto(p []byte) error {
+	n, err := c.nc.Read(p)
 	c.w += n
 	c.nin += uint64(n)
 	if n > 0 {
@@ -574,29 +587,38 @@ func (c *conn) isTLS() bool {
 	return ok
 }
 
-// writeBufs holds the write buffer and the response body buffer of a conn
-// whose TLS connection waits for a request (lendWriteBufs).
-type writeBufs struct{ wbuf, body []byte }
+// writeBufs holds the write buffer, the response body buffer and the read
+// buffer of a conn whose TLS connection waits for a request
+// (lendWriteBufs).
+type writeBufs struct{ wbuf, body, rbuf []byte }
 
 var writeBufsPool sync.Pool
 
-// lendWriteBufs gives c's write buffer and response body buffer (about
-// 33 KiB by default, wbuf empty: readRequest flushed it) to a pool while c
-// waits for a request on TLS, where no event loop holds the connection
-// instead: an idle TLS connection keeps its goroutine, the read buffer and
-// crypto/tls's own state, not these. takeWriteBufs gets buffers back once
-// the read returns; the holder struct circulates, so neither allocates.
+// lendWriteBufs gives c's write buffer, response body buffer and (empty:
+// the caller checked c.w == 0) read buffer, about 37 KiB by default, to a
+// pool while c waits for a request on TLS on the goroutine engine, where no
+// event loop holds the connection instead: an idle TLS connection keeps
+// its goroutine, the conn and crypto/tls's own state, not these (the wait
+// reads into c.idleBuf: fillIdle). takeWriteBufs gets buffers back once the
+// read returns; the holder struct circulates, so neither allocates.
 func (c *conn) lendWriteBufs() {
 	h := c.wbufs
 	if h == nil {
 		h = new(writeBufs)
 	}
 	c.wbufs = nil
-	if cap(c.wbuf) <= 4*c.cfg.writeBuf && cap(c.ctx.resp.body) <= 4*c.cfg.writeBuf {
-		h.wbuf, h.body = c.wbuf[:0], c.ctx.resp.body[:0]
+	if cap(c.wbuf) <= 4*c.cfg.writeBuf && cap(c.ctx.resp.body) <= 4*c.cfg.writeBuf && len(c.rbuf) <= 4*c.cfg.readBuf {
+		h.wbuf, h.body, h.rbuf = c.wbuf[:0], c.ctx.resp.body[:0], c.rbuf
 	}
-	c.wbuf, c.ctx.resp.body = nil, nil
+	c.wbuf, c.ctx.resp.body, c.rbuf = nil, nil, nil
 	writeBufsPool.Put(h)
+}
+
+// fillIdle is fill while the buffers are lent (c.w == 0): it reads into
+// c.idleBuf, whose bytes takeWriteBufs moves to the read buffer. crypto/tls
+// keeps the rest of a record's plaintext for the next read.
+func (c *conn) fillIdle() error {
+	return c.readInto(c.idleBuf[:min(len(c.idleBuf), c.cfg.readBuf)])
 }
 
 // takeWriteBufs gives c write buffers again after lendWriteBufs.
@@ -605,8 +627,8 @@ func (c *conn) takeWriteBufs() {
 	if h == nil {
 		h = new(writeBufs)
 	}
-	c.wbuf, c.ctx.resp.body = h.wbuf, h.body
-	h.wbuf, h.body = nil, nil
+	c.wbuf, c.ctx.resp.body, c.rbuf = h.wbuf, h.body, h.rbuf
+	h.wbuf, h.body, h.rbuf = nil, nil, nil
 	c.wbufs = h
 	// Buffers of another server's sizes, or none: fresh ones.
 	if cap(c.wbuf) < c.cfg.writeBuf+1024 {
@@ -615,6 +637,10 @@ func (c *conn) takeWriteBufs() {
 	if cap(c.ctx.resp.body) < c.cfg.writeBuf {
 		c.ctx.resp.body = make([]byte, 0, c.cfg.writeBuf)
 	}
+	if len(c.rbuf) < c.cfg.readBuf {
+		c.rbuf = make([]byte, c.cfg.readBuf)
+	}
+	copy(c.rbuf, c.idleBuf[:c.w]) // read by fillIdle
 }
 
 // errBufferFull is returned by makeRoom when a head or chunk framing does

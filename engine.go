@@ -16,18 +16,22 @@ package riptide
 // clients closing at once, or reaching IdleTimeout together), the loops close
 // them without a worker goroutine each.
 //
-// TLS: ServeTLS and ListenAndServeTLS, and any other listener that is not
-// a *net.TCPListener, always use the goroutine engine, whatever Engine
-// says: the loop parks a connection between requests by reading its socket
-// itself, and a crypto/tls connection's reads must go through crypto/tls.
-// An idle TLS keep-alive connection therefore keeps its goroutine (an
-// 8 KiB stack), the engine's per-connection state with its 4 KiB read
-// buffer (about 9 KiB) and crypto/tls's own state; its write buffers
-// (about 33 KiB by default) go back to a pool while it waits. The bench
-// workload idletls measures it: about 46 KiB of server RSS per idle
-// connection for the native API and 53 KiB for the compat door, against
-// 38 KiB for net/http and 42 KiB for fasthttp (2,000 connections, loaded
-// machine; 67 and 69 KiB before the write buffers were lent). Plain-TCP
+// TLS: ServeTLS and ListenAndServeTLS use the goroutine engine unless
+// Server.TLSEngine asks for the event loop (opt-in, Linux, a plain TCP
+// listener without the PROXY protocol): there an idle TLS keep-alive
+// connection parks as a plaintext one does, keeping only crypto/tls's own
+// state (about 7 KB of heap, TestTLSIdleCost), and the handshake and
+// HTTP/2 run on pooled workers. Any other listener that is not a
+// *net.TCPListener always uses the goroutine engine.
+// On the goroutine engine an idle TLS keep-alive connection keeps its
+// goroutine (an 8 KiB stack), the engine's per-connection state (about
+// 6 KiB) and crypto/tls's own state (about 7 KB); its write and read
+// buffers (about 37 KiB by default) go back to a pool while it waits
+// (13.3 KB of heap in all, TestTLSIdleCost). The bench workload idletls
+// measured it, before the read buffer was lent: about 46 KiB of server RSS
+// per idle connection for the native API and 53 KiB for the compat door,
+// against 38 KiB for net/http and 42 KiB for fasthttp (2,000 connections,
+// loaded machine; 67 and 69 KiB before the write buffers were lent). Plain-TCP
 // idle connections on the event loop cost under 1 KiB.
 type Engine int
 
@@ -88,6 +92,11 @@ func (e Engine) String() string {
 // Linux). Tests switch it to run the whole suite on either engine (see
 // engine_test.go).
 var autoEngine = platformEngine
+
+// autoTLSEngine is what TLSEngine's EngineAuto means: the goroutine engine
+// until TLS on the event loop has shown its throughput holds
+// (tlsloop_linux.go). Tests switch it (engine_test.go).
+var autoTLSEngine = EngineGoroutine
 
 // engine resolves s.Engine.
 func (s *Server) engine() Engine {

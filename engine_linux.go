@@ -3,6 +3,7 @@
 package riptide
 
 import (
+	"crypto/tls"
 	"io"
 	"net"
 	"os"
@@ -37,16 +38,20 @@ type elConn = evloop.Conn
 // serveEventLoop is Serve on the event-loop engine; false when ln is not
 // served by it (not a plain TCP listener, or another engine chosen).
 func (s *Server) serveEventLoop(ln net.Listener) (bool, error) {
+	if tl, ok := ln.(*tlsListener); ok {
+		return true, s.serveGroup(tl.TCPListener, tl.cfg) // tlsloop_linux.go
+	}
 	tl, ok := ln.(*net.TCPListener)
 	if e := s.engine(); !ok || e != EngineEventLoop && e != EngineOnLoop {
 		return false, nil
 	}
-	return true, s.serveGroup(tl)
+	return true, s.serveGroup(tl, nil)
 }
 
-// serveGroup serves ln with an event-loop group until it ends.
-func (s *Server) serveGroup(ln *net.TCPListener) error {
-	g, err := s.newGroup(ln)
+// serveGroup serves ln with an event-loop group until it ends; through
+// crypto/tls with cfg when it is not nil.
+func (s *Server) serveGroup(ln *net.TCPListener, cfg *tls.Config) error {
+	g, err := s.newGroup(ln, cfg)
 	if err != nil {
 		ln.Close()
 		if s.shuttingDown() {
@@ -78,13 +83,18 @@ func (s *Server) serveGroup(ln *net.TCPListener) error {
 	return g.Err()
 }
 
-// newGroup makes the event-loop group for ln. The compat door keeps its
-// workers under EngineOnLoop (see there).
-func (s *Server) newGroup(ln *net.TCPListener) (*evloop.Group, error) {
+// newGroup makes the event-loop group for ln, a TLS listener's when cfg
+// is not nil. The compat door and TLS keep their workers under EngineOnLoop
+// (see there).
+func (s *Server) newGroup(ln *net.TCPListener, cfg *tls.Config) (*evloop.Group, error) {
 	_, compat := s.Handler.(compatHandler)
+	var h evloop.Handler = (*elHandler)(s)
+	if cfg != nil {
+		h = elTLSHandler{(*elHandler)(s), cfg}
+	}
 	return evloop.New(ln, evloop.Config{
-		Handler: (*elHandler)(s),
-		OnLoop:  s.engine() == EngineOnLoop && !compat,
+		Handler: h,
+		OnLoop:  s.engine() == EngineOnLoop && !compat && cfg == nil,
 		Clock:   clock.Counter(),
 		Backoff: acceptBackoff,
 		Hooks:   s.el.hooks,
@@ -130,10 +140,14 @@ func (h *elHandler) StartWorker(w *evloop.Worker) {
 	w.Local = c
 }
 
-// StopWorker pools the worker's conn.
+// StopWorker pools the worker's conn. The worker lets go of it: a parked
+// connection still points at the worker that served it last (evloop.Conn's
+// wake channels), and would otherwise keep the conn's ~37 KiB of buffers
+// alive after the pool dropped it (TestTLSIdleCost).
 func (h *elHandler) StopWorker(w *evloop.Worker) {
 	if c, _ := w.Local.(*conn); c != nil {
 		c.kept = false
+		w.Local = nil
 		connPool.Put(c)
 	}
 }
@@ -172,7 +186,11 @@ func (h *elHandler) CloseParked(ec *evloop.Conn) {
 	s := h.srv()
 	if ConnState(ec.Status.Swap(int32(StateClosed))) != StateClosed {
 		if hook := s.ConnState; hook != nil {
-			hook(ec, StateClosed)
+			var nc net.Conn = ec
+			if t, ok := ec.Saved.Session.(*tlsSock); ok {
+				nc = t.tc // the hook saw the tls.Conn before
+			}
+			hook(nc, StateClosed)
 		}
 	}
 	ec.Untrack()
@@ -281,7 +299,7 @@ func (c *conn) fillHead(armed bool) error {
 // park saves c's state on its connection and hands it to its loop; false
 // when a readable edge came in meanwhile (see evloop.Conn.Park).
 func (c *conn) park(armed bool) bool {
-	ec := c.ec
+	ec := c.loopConn()
 	// ec.Born is not saved: set once at accept, read by Shutdown's scan
 	// (elCloseIdle).
 	ec.Status.Store(c.state.Load())
@@ -293,6 +311,9 @@ func (c *conn) park(armed bool) bool {
 	if c.laddrOf == c.nc {
 		sv.LocalAddr = c.laddr
 	}
+	if c.tl != nil {
+		sv.Session = c.tl
+	}
 	if !ec.Park(sv, c.rbuf[c.r:c.w]) {
 		return false
 	}
@@ -302,7 +323,7 @@ func (c *conn) park(armed bool) bool {
 
 // resume restores what park saved into c, a fresh conn from the pool.
 func (c *conn) resume() {
-	ec := c.ec
+	ec := c.loopConn()
 	sv := &ec.Saved
 	c.nreq, c.born = sv.NReq, ec.Born
 	c.rkind, c.rsec, c.wkind, c.wsec = sv.RKind, sv.RSec, sv.WKind, sv.WSec
@@ -342,10 +363,25 @@ func (c *conn) writevDirect(p []byte) error {
 
 // The conn's seams to the event loop (engine_other.go answers them off
 // Linux): each reports whether c is on the event loop and, if so, does
-// what the goroutine engine does otherwise.
+// what the goroutine engine does otherwise. A TLS connection on the loop
+// has c.tl and no c.ec: the seams that reach the raw socket (writev,
+// sendfile, half-close) must not see it, those that read, park and count
+// it use loopConn.
+
+// loopConn is c's event-loop socket, under TLS or not; nil on the
+// goroutine engine.
+func (c *conn) loopConn() *elConn {
+	if c.tl != nil {
+		return c.tl.ec
+	}
+	return c.ec
+}
 
 // elFill is readRequest's read on the event loop (fillHead).
 func (c *conn) elFill(armed bool) (bool, error) {
+	if c.tl != nil {
+		return true, c.fillTLS(armed) // tlsloop_linux.go
+	}
 	if c.ec == nil {
 		return false, nil
 	}
@@ -364,18 +400,19 @@ func (c *conn) elWritev(p []byte) (bool, error) {
 // elMirrorState keeps the connection's state on its socket, where Shutdown
 // and Stats read it while c is parked.
 func (c *conn) elMirrorState(st ConnState) {
-	if c.ec != nil {
-		c.ec.Status.Store(int32(st))
+	if ec := c.loopConn(); ec != nil {
+		ec.Status.Store(int32(st))
 	}
 }
 
 // elUntrack counts c's socket out of the event loop, closing it unless
 // hijacked.
 func (c *conn) elUntrack() bool {
-	if c.ec == nil {
+	ec := c.loopConn()
+	if ec == nil {
 		return false
 	}
-	c.ec.Untrack()
+	ec.Untrack()
 	return true
 }
 
@@ -390,6 +427,10 @@ func (c *conn) elCloseWriter() interface{ CloseWrite() error } {
 
 // elDetach takes c's socket out of the event loop for Hijack.
 func (c *conn) elDetach() (net.Conn, bool, error) {
+	if c.tl != nil {
+		// The tls.Conn goes on over the detached socket.
+		return c.nc, true, c.tl.detach()
+	}
 	if c.ec == nil {
 		return nil, false, nil
 	}

@@ -3,6 +3,7 @@
 package riptide
 
 import (
+	"crypto/tls"
 	"io"
 	"net"
 )
@@ -17,6 +18,16 @@ type elServer struct{}
 // elConn is empty: no connection is on an event loop here, conn.ec is
 // always nil.
 type elConn struct{}
+
+// tlsSock is empty: no TLS connection is on an event loop here, conn.tl
+// is always nil.
+type tlsSock struct{}
+
+// tlsListen is crypto/tls's listener over ln (with the PROXY protocol's
+// under it when set): the goroutine engine serves TLS here.
+func (s *Server) tlsListen(ln net.Listener, cfg *tls.Config) net.Listener {
+	return tls.NewListener(s.proxyListen(ln), cfg)
+}
 
 // serveEventLoop is false: every listener is served by the goroutine
 // engine.

@@ -13,4 +13,9 @@ func init() {
 	case "goroutine":
 		autoEngine = EngineGoroutine
 	}
+	// RIPTIDE_TLS_ENGINE=eventloop serves every TLS test server that
+	// leaves Server.TLSEngine at EngineAuto on the event loop.
+	if os.Getenv("RIPTIDE_TLS_ENGINE") == "eventloop" {
+		autoTLSEngine = EngineEventLoop
+	}
 }

@@ -185,6 +185,14 @@ type Server struct {
 	// value), EngineGoroutine, EngineEventLoop or EngineOnLoop; see Engine.
 	Engine Engine
 
+	// TLSEngine chooses how ServeTLS and ListenAndServeTLS serve their
+	// connections, whatever Engine says: EngineAuto (the zero value) is
+	// the goroutine engine for now; EngineEventLoop (or EngineOnLoop, which
+	// serves TLS as EngineEventLoop) parks idle TLS connections on the
+	// event loop without a goroutine or buffers (Linux, a plain TCP
+	// listener without ProxyProtocol; elsewhere the goroutine engine).
+	TLSEngine Engine
+
 	// ProxyProtocol, when set, requires a PROXY protocol header (v1 or v2)
 	// on every connection, accepted only from trusted networks (proxy.go).
 	ProxyProtocol *ProxyConfig

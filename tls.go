@@ -21,8 +21,9 @@ func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
 		ln.Close()
 		return err
 	}
-	// The PROXY header, if any, comes before the TLS handshake.
-	return s.serve(tls.NewListener(s.proxyListen(ln), cfg))
+	// The PROXY header, if any, comes before the TLS handshake. The
+	// event loop serves ln itself when TLSEngine says so (tlsListen).
+	return s.serve(s.tlsListen(ln, cfg))
 }
 
 // ListenAndServeTLS listens on the TCP address addr and calls ServeTLS.

@@ -71,6 +71,10 @@ type Saved struct {
 	// not by every worker that serves one of its requests.
 	RemoteAddr string
 	LocalAddr  net.Addr
+	// Session is the protocol's own state of the connection that must
+	// outlive a park (riptide: the crypto/tls connection over this socket,
+	// with its keys and any partial record; see the root's tlsloop_linux.go).
+	Session any
 }
 
 // st bits.

@@ -10,7 +10,8 @@ import (
 // server: h2c through HTTP2Config.H2C (prior knowledge on the HTTP/1.1
 // port), TLS through TLSConfig (ServeTLS negotiates h2 or http/1.1 with
 // ALPN; HTTP/2 over TLS is on by default), -h2inline through
-// HTTP2Config.InlineHandlers, the engine through Server.Engine. Without
+// HTTP2Config.InlineHandlers, the engine through Server.Engine (and
+// -tlsengine through Server.TLSEngine). Without
 // them it leaves srv untouched, so HTTP/1.1 behaviour is unchanged.
 func ConfigureRiptide(srv *riptide.Server, o Options) {
 	switch o.Engine {
@@ -20,6 +21,9 @@ func ConfigureRiptide(srv *riptide.Server, o Options) {
 		srv.Engine = riptide.EngineEventLoop
 	case "onloop":
 		srv.Engine = riptide.EngineOnLoop
+	}
+	if o.TLSEngine == "eventloop" {
+		srv.TLSEngine = riptide.EngineEventLoop
 	}
 	if o.H2C || o.H2Inline {
 		srv.HTTP2 = &riptide.HTTP2Config{H2C: o.H2C, InlineHandlers: o.H2Inline}
