@@ -89,7 +89,7 @@ RIPTIDE_ENGINE=onloop go test -count=1 -timeout 20m .
 # (its instrumentation allocates and inflates RSS), so they run once more
 # without it.
 echo "== .: allocation and idle-memory tests without -race"
-go test -count=1 -run 'Alloc|IdleMemory' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs|KiB'
+go test -count=1 -run 'Alloc|IdleMemory|IdleCost' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs|KiB'
 echo "== http3: allocation and idle-cost tests without -race"
 (cd http3 && go test -count=1 -run 'Alloc|IdleConn' -v ./... | grep -E '^(=== RUN|--- |ok|FAIL|panic)|allocs|KiB|goroutines')
 echo "== compress: allocation tests without -race"
