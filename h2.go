@@ -176,6 +176,15 @@ func (s *Server) h2() *h2State {
 // h2Serve serves nc (its first bytes being rest) as an HTTP/2 connection
 // until it ends, registered for Shutdown's GOAWAY meanwhile.
 func (s *Server) h2Serve(nc net.Conn, rest []byte, sawPreface bool, up *h2.Upgrade) {
+	hc := s.h2Conn(nc, rest)
+	defer s.h2state.register(hc, false)
+	hc.Serve(sawPreface, up)
+}
+
+// h2Conn makes the HTTP/2 connection for nc (its first bytes being rest),
+// registered for Shutdown's GOAWAY: the caller unregisters it when it
+// ends.
+func (s *Server) h2Conn(nc net.Conn, rest []byte) *h2.Conn {
 	st := s.h2()
 	var in, out *atomic.Uint64
 	if s.cfg.stats {
@@ -184,8 +193,7 @@ func (s *Server) h2Serve(nc net.Conn, rest []byte, sawPreface bool, up *h2.Upgra
 	}
 	hc := h2.NewConn(&st.cfg, nc, rest, in, out)
 	st.register(hc, true)
-	defer st.register(hc, false)
-	hc.Serve(sawPreface, up)
+	return hc
 }
 
 // register adds hc to (or removes it from) the connections Shutdown tells

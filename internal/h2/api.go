@@ -589,15 +589,16 @@ func (st *Stream) lowerName(name []byte) []byte {
 // connection can index: the same as the last value of that field (made
 // once), or a new one for the next time (hc.mu held).
 func (hc *Conn) knownValue(k h1.Known, v string) string {
-	if int(k) >= len(hc.lastValues) {
+	b := hc.bufs // nil once the connection is over
+	if b == nil || int(k) >= len(b.lastValues) {
 		return ""
 	}
-	last := hc.lastValues[k]
+	last := b.lastValues[k]
 	if last == v {
 		return last
 	}
 	if len(v) <= 64 {
-		hc.lastValues[k] = strings.Clone(v) // v is a view
+		b.lastValues[k] = strings.Clone(v) // v is a view
 	}
 	return ""
 }

@@ -361,6 +361,7 @@ func (hc *Conn) handlerDone(st *Stream) {
 			hc.finishIfDone()
 		} else {
 			hc.armIdle()
+			hc.kickPark()
 		}
 	}
 }

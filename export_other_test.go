@@ -1,0 +1,10 @@
+//go:build !linux
+
+package riptide
+
+// H2ParkWatch returns a channel that is never closed: HTTP/2 connections
+// park only on the event loop (Linux).
+func H2ParkWatch(string) <-chan struct{} { return make(chan struct{}) }
+
+// H2Parks reports false: there is no event loop here.
+func H2Parks() bool { return false }
