@@ -35,7 +35,7 @@ func (p *elH2Parker) Wake() { p.ec().Wake() }
 // worker resumes, and never closed without one (evloop.Saved.Proto).
 func (p *elH2Parker) Park(hc *h2.Conn) bool {
 	ec := p.ec()
-	hook := h2ParkHook.Load()
+	hook := h2ParkHook.Load() // nil but in tests that watch for parks
 	var client net.Addr
 	if hook != nil {
 		client = ec.RemoteAddr() // before: after Park, ec may be another worker's

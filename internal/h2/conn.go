@@ -282,9 +282,8 @@ func (hc *Conn) Serve(sawPreface bool, up *Upgrade) bool {
 	} else {
 		hc.armIdle()
 	}
-	hc.writerOn = true
+	hc.startWriter()
 	hc.mu.Unlock()
-	go hc.writeLoop()
 	if !hc.readPreface(sawPreface) {
 		hc.teardown()
 		return false

@@ -32,6 +32,8 @@ package h2
 import (
 	"errors"
 	"sync"
+
+	"github.com/riptide-http/riptide/internal/workq"
 )
 
 // Parker is the engine's side of parking (riptide's event loop). Its
@@ -206,11 +208,11 @@ func (hc *Conn) park() bool {
 	return false
 }
 
-// startWriter starts the writer goroutine (hc.mu held).
+// startWriter starts the writer, on a pooled goroutine (hc.mu held).
 func (hc *Conn) startWriter() {
 	hc.parking = false
 	hc.writerOn = true
-	go hc.writeLoop()
+	h2Writers.Get(workq.ProcIndex()).ch <- hc
 }
 
 // Resume serves a parked connection again, on the engine's goroutine that
