@@ -4,6 +4,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // WorkersSpawned returns how many worker goroutines the event-loop engine
@@ -48,6 +49,11 @@ func H2ParkWatch(client string) <-chan struct{} {
 	}
 	return ch
 }
+
+// SetH2ParkDelay sets how long s's h2c connections on the event loop stay
+// quiet before they park (zero, the default: at once). Call it before
+// Serve.
+func (s *Server) SetH2ParkDelay(d time.Duration) { s.h2state.parkDelay = d }
 
 // H2Parks reports whether idle h2c connections of a test server that
 // leaves Engine at EngineAuto park on the event loop.

@@ -130,6 +130,15 @@ type h2State struct {
 	off  bool
 	h2c  bool
 	cfg  h2.Config // the engine's configuration, from HTTP2Config and the Server
+	// parkDelay is how long a connection on the event loop stays quiet,
+	// with no stream and nothing to send, before it parks (h2.Config's
+	// ParkDelay). Zero, the value served: it parks at once, as an
+	// HTTP/1.1 keep-alive connection parks when its socket is empty (with
+	// a delay, connections that open in a burst hold their workers until
+	// it passes, and the engine keeps that many workers a while after).
+	// Set only by tests before the first connection (BenchmarkH2Engines
+	// compares the two).
+	parkDelay time.Duration
 
 	// The live connections, for Shutdown's GOAWAY.
 	mu    sync.Mutex
@@ -161,6 +170,7 @@ func (s *Server) h2() *h2State {
 			ReadBodyTimeout:               s.cfg.readBody,
 			MaxConnAge:                    s.cfg.maxAge,
 			MaxRequests:                   s.cfg.maxReqs,
+			ParkDelay:                     st.parkDelay,
 			Resets:                        &s.stats.h2Resets,
 			ClientResets:                  &s.stats.h2ClientResets,
 		}

@@ -25,7 +25,7 @@ func (p *elH2Parker) ec() *evloop.Conn { return (*evloop.Conn)(p) }
 func (p *elH2Parker) TryRead(b []byte) (int, error) { return p.ec().TryRead(b) }
 
 // WaitRead implements h2.Parker.
-func (p *elH2Parker) WaitRead() error { return p.ec().WaitRead() }
+func (p *elH2Parker) WaitRead(until int64) error { return p.ec().WaitRead(until) }
 
 // Wake implements h2.Parker.
 func (p *elH2Parker) Wake() { p.ec().Wake() }

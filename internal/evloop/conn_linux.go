@@ -181,12 +181,21 @@ func (c *Conn) TryRead(p []byte) (int, error) {
 
 // WaitRead waits for a readable edge or a Wake, the read deadline or
 // Close, and reports the last two as Read would; then the owner reads
-// again (TryRead), which may still find nothing.
-func (c *Conn) WaitRead() error {
+// again (TryRead), which may still find nothing. It also returns, with a
+// nil error, at until (Unix nanoseconds; 0: no such time) if that comes
+// first.
+func (c *Conn) WaitRead(until int64) error {
 	if err := c.readable(); err != nil {
 		return err
 	}
-	return c.waitRead()
+	d := c.rdl.Load()
+	if until == 0 || d != 0 && d < until {
+		return c.waitRead()
+	}
+	if w := c.w.Load(); w != nil && c.st.Load()&stReadReady == 0 {
+		w.wait(w.rwake, &w.rtimer, until)
+	}
+	return nil
 }
 
 // Wake acts as a readable edge: a parked connection is handed to a worker

@@ -53,6 +53,11 @@ type Config struct {
 	ReadBodyTimeout time.Duration
 	MaxConnAge      time.Duration
 	MaxRequests     int
+	// ParkDelay is how long a connection stays quiet (no stream, no
+	// output) before it parks, with a Parker (park.go): a client sending
+	// its requests one after another then does not make its connection
+	// park and resume between every two. Zero parks at once.
+	ParkDelay time.Duration
 	// Resets counts the RST_STREAM frames sent, ClientResets those
 	// received (nil: not counted).
 	Resets       *atomic.Uint64

@@ -32,6 +32,7 @@ package h2
 import (
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/riptide-http/riptide/internal/workq"
 )
@@ -43,9 +44,10 @@ type Parker interface {
 	// TryRead reads what the socket holds without waiting: 0 bytes and a
 	// nil error when it holds nothing now.
 	TryRead(p []byte) (int, error)
-	// WaitRead waits until the socket may be readable or Wake is called,
-	// or fails as a read would (deadline, close).
-	WaitRead() error
+	// WaitRead waits until the socket may be readable, Wake is called or
+	// the time until (Unix nanoseconds; 0: none) has come, or fails as a
+	// read would (deadline, close).
+	WaitRead(until int64) error
 	// Park hands the socket to the engine until it is readable or woken,
 	// when the engine calls hc.Resume on a goroutine of its own. It
 	// reports false, keeping the socket with the caller, when it became
@@ -138,26 +140,47 @@ func (hc *Conn) quiet() bool {
 }
 
 // kickPark wakes a reader waiting for the socket when the connection has
-// just become quiet, so that it parks (hc.mu held).
+// just become quiet, so that it parks at once (hc.mu held): only without
+// a ParkDelay, since the reader waits at most that long anyway.
 func (hc *Conn) kickPark() {
-	if !hc.parking && hc.quiet() {
+	if hc.cfg.ParkDelay == 0 && !hc.parking && hc.quiet() {
 		hc.parker.Wake()
 	}
 }
 
 // parkRead is the socket read of a connection that may park: it waits for
-// the socket as a blocking read would, except that, with the connection
-// quiet and the reader between frames, it reports errWouldPark instead.
+// the socket as a blocking read would, except that once the connection has
+// been quiet, the reader between frames, for ParkDelay, it reports
+// errWouldPark instead. With a delay, each wait ends after it at the
+// latest, to look again: a connection parks between one and two delays
+// after it became quiet, with no timer of its own.
 func (hc *Conn) parkRead(p []byte) (int, error) {
+	delay := int64(hc.cfg.ParkDelay)
+	var quietAt int64 // when this read first found the connection quiet
 	for {
 		n, err := hc.parker.TryRead(p)
 		if n > 0 || err != nil {
 			return n, err
 		}
-		if hc.mayPark() {
+		if delay == 0 {
+			if hc.mayPark() {
+				return 0, errWouldPark
+			}
+			if err := hc.parker.WaitRead(0); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		now := time.Now().UnixNano()
+		switch {
+		case !hc.mayPark():
+			quietAt = 0
+		case quietAt == 0:
+			quietAt = now
+		case now-quietAt >= delay:
 			return 0, errWouldPark
 		}
-		if err := hc.parker.WaitRead(); err != nil {
+		if err := hc.parker.WaitRead(now + delay); err != nil {
 			return 0, err
 		}
 	}
