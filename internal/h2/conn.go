@@ -20,7 +20,6 @@
 package h2
 
 import (
-	"bytes"
 	"crypto/tls"
 	"io"
 	"net"
@@ -167,16 +166,25 @@ type Conn struct {
 	dispatchDue bool
 }
 
-// h2CountingReader reads the connection's socket, counting the bytes in
-// its shard (Stats.BytesIn: every frame) unless n is nil; with hc set, the
+// h2CountingReader reads the connection's socket, after rest (its first
+// bytes, already read and counted), counting the bytes in its shard
+// (Stats.BytesIn: every frame) unless n is nil; with hc set, the
 // connection may park and it reads through hc.parkRead.
 type h2CountingReader struct {
-	nc net.Conn
-	n  *atomic.Uint64
-	hc *Conn
+	nc   net.Conn
+	n    *atomic.Uint64
+	hc   *Conn
+	rest []byte
 }
 
 func (r *h2CountingReader) Read(p []byte) (int, error) {
+	if len(r.rest) > 0 {
+		n := copy(p, r.rest)
+		if r.rest = r.rest[n:]; len(r.rest) == 0 {
+			r.rest = nil
+		}
+		return n, nil
+	}
 	var n int
 	var err error
 	if r.hc != nil {
@@ -231,13 +239,9 @@ func NewConn(cfg *Config, nc net.Conn, rest []byte, bytesIn, bytesOut *atomic.Ui
 	if cfg.MaxReadFrameSize >= h2DefaultMaxFrame && cfg.MaxReadFrameSize <= 1<<24-1 {
 		hc.maxFrame = cfg.MaxReadFrameSize
 	}
-	hc.cr = h2CountingReader{nc: nc, n: bytesIn}
-	var r io.Reader = &hc.cr
-	if len(rest) > 0 {
-		r = io.MultiReader(bytes.NewReader(rest), r)
-	}
+	hc.cr = h2CountingReader{nc: nc, n: bytesIn, rest: rest}
 	hc.lendBufs()
-	hc.br.init(r)
+	hc.br.init(&hc.cr)
 	hc.fr = frameReader{r: &hc.br, max: hc.maxFrame}
 	hc.initHeaders()
 	return hc
