@@ -12,6 +12,7 @@ import (
 
 	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/evloop"
+	"github.com/riptide-http/riptide/internal/h2"
 	"golang.org/x/sys/unix"
 )
 
@@ -160,6 +161,10 @@ func (h *elHandler) Serve(w *evloop.Worker, ec *evloop.Conn, fresh bool) {
 	if fresh {
 		c.born = ec.Born
 		c.serve()
+		return
+	}
+	if hc, ok := ec.Saved.Proto.(*h2.Conn); ok {
+		c.resumeH2(hc) // h2park_linux.go
 		return
 	}
 	c.resume()

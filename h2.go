@@ -130,6 +130,15 @@ type h2State struct {
 	off  bool
 	h2c  bool
 	cfg  h2.Config // the engine's configuration, from HTTP2Config and the Server
+	// parkDelay is how long a connection on the event loop stays quiet,
+	// with no stream and nothing to send, before it parks (h2.Config's
+	// ParkDelay). Zero, the value served: it parks at once, as an
+	// HTTP/1.1 keep-alive connection parks when its socket is empty (with
+	// a delay, connections that open in a burst hold their workers until
+	// it passes, and the engine keeps that many workers a while after).
+	// Set only by tests before the first connection (BenchmarkH2Engines
+	// compares the two).
+	parkDelay time.Duration
 
 	// The live connections, for Shutdown's GOAWAY.
 	mu    sync.Mutex
@@ -161,6 +170,7 @@ func (s *Server) h2() *h2State {
 			ReadBodyTimeout:               s.cfg.readBody,
 			MaxConnAge:                    s.cfg.maxAge,
 			MaxRequests:                   s.cfg.maxReqs,
+			ParkDelay:                     st.parkDelay,
 			Resets:                        &s.stats.h2Resets,
 			ClientResets:                  &s.stats.h2ClientResets,
 		}
@@ -176,6 +186,15 @@ func (s *Server) h2() *h2State {
 // h2Serve serves nc (its first bytes being rest) as an HTTP/2 connection
 // until it ends, registered for Shutdown's GOAWAY meanwhile.
 func (s *Server) h2Serve(nc net.Conn, rest []byte, sawPreface bool, up *h2.Upgrade) {
+	hc := s.h2Conn(nc, rest)
+	defer s.h2state.register(hc, false)
+	hc.Serve(sawPreface, up)
+}
+
+// h2Conn makes the HTTP/2 connection for nc (its first bytes being rest),
+// registered for Shutdown's GOAWAY: the caller unregisters it when it
+// ends.
+func (s *Server) h2Conn(nc net.Conn, rest []byte) *h2.Conn {
 	st := s.h2()
 	var in, out *atomic.Uint64
 	if s.cfg.stats {
@@ -184,8 +203,7 @@ func (s *Server) h2Serve(nc net.Conn, rest []byte, sawPreface bool, up *h2.Upgra
 	}
 	hc := h2.NewConn(&st.cfg, nc, rest, in, out)
 	st.register(hc, true)
-	defer st.register(hc, false)
-	hc.Serve(sawPreface, up)
+	return hc
 }
 
 // register adds hc to (or removes it from) the connections Shutdown tells

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riptide-http/riptide"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -47,8 +48,21 @@ func newH2Attacker(t testing.TB, in *h2Instance, readBuf int) *h2Attacker {
 	a := &h2Attacker{t: t, in: in, conn: c, fr: http2.NewFramer(c, c)}
 	a.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	a.fr.MaxHeaderListSize = 1 << 20
+	var parked <-chan struct{}
+	if in.parks {
+		parked = riptide.H2ParkWatch(c.LocalAddr().String())
+	}
 	if err := a.fr.WriteSettings(); err != nil {
 		t.Fatal(err)
+	}
+	if parked != nil {
+		// The attack starts on a parked connection (no goroutine, no
+		// buffer): the frames that follow resume it.
+		select {
+		case <-parked:
+		case <-time.After(h2AttackBound):
+			t.Fatal("the idle h2c connection never parked on the event loop")
+		}
 	}
 	return a
 }

@@ -25,7 +25,8 @@ func startRiptideH2(t *testing.T, h riptide.Handler, configure func(*riptide.Ser
 		configure(srv)
 	}
 	ts := riptide.ServeTest(t, srv, riptide.TestServeOptions{})
-	return &h2Instance{addr: ts.Addr, app: new(h2App)}, srv
+	parks := srv.Engine == riptide.EngineAuto && srv.TLSConfig == nil && riptide.H2Parks()
+	return &h2Instance{addr: ts.Addr, app: new(h2App), parks: parks}, srv
 }
 
 // TestH2SettingsFromConfig checks that the limits in riptide's config reach

@@ -185,6 +185,9 @@ const h2RefusalReason = "riptide: HTTP/2 with prior knowledge (h2c) is not enabl
 func (c *conn) runH2(rest []byte, sawPreface bool) {
 	s := c.srv
 	c.setState(StateActive)
+	if c.elH2(rest, sawPreface) {
+		return // on the event loop, it parks while idle (h2park_linux.go)
+	}
 	// The HTTP/1.1 buffers (about 37 KiB by default) sit unused for the
 	// HTTP/2 connection's life (each stream has its own): let them go, so
 	// that an idle HTTP/2 connection does not hold them, and give the

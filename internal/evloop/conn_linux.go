@@ -75,6 +75,11 @@ type Saved struct {
 	// outlive a park (riptide: the crypto/tls connection over this socket,
 	// with its keys and any partial record; see the root's tlsloop_linux.go).
 	Session any
+	// Proto is protocol state that lives beyond the park (a parked HTTP/2
+	// connection: its settings, windows and HPACK tables), nil for none.
+	// A connection parked with it is never closed without a worker (on a
+	// hang-up or a passed deadline): its protocol code must end it.
+	Proto any
 }
 
 // st bits.
@@ -125,11 +130,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		if c.shut.Load() {
-			return 0, net.ErrClosed
-		}
-		if c.deadlinePassed(c.rdl.Load()) {
-			return 0, os.ErrDeadlineExceeded
+		if err := c.readable(); err != nil {
+			return 0, err
 		}
 		n, err := c.RawRead(p)
 		if n > 0 {
@@ -138,11 +140,77 @@ func (c *Conn) Read(p []byte) (int, error) {
 		if err != unix.EAGAIN {
 			return 0, err
 		}
-		if w := c.w.Load(); w != nil && c.st.Load()&stReadReady == 0 {
-			if w.wait(w.rwake, &w.rtimer, c.rdl.Load()) && deadlineReached(c.rdl.Load()) {
-				return 0, os.ErrDeadlineExceeded
-			}
+		if err := c.waitRead(); err != nil {
+			return 0, err
 		}
+	}
+}
+
+// readable reports why a read cannot go on (Close, the read deadline), or
+// nil.
+func (c *Conn) readable() error {
+	if c.shut.Load() {
+		return net.ErrClosed
+	}
+	if c.deadlinePassed(c.rdl.Load()) {
+		return os.ErrDeadlineExceeded
+	}
+	return nil
+}
+
+// waitRead waits, once, for a readable edge (or Wake), the read deadline
+// or Close; a readable edge already seen returns at once.
+func (c *Conn) waitRead() error {
+	if w := c.w.Load(); w != nil && c.st.Load()&stReadReady == 0 {
+		if w.wait(w.rwake, &w.rtimer, c.rdl.Load()) && deadlineReached(c.rdl.Load()) {
+			return os.ErrDeadlineExceeded
+		}
+	}
+	return nil
+}
+
+// TryRead is Read without the wait: it reports 0 bytes and a nil error
+// when the socket has nothing to read now (the owner may then Park, or
+// WaitRead).
+func (c *Conn) TryRead(p []byte) (int, error) {
+	if err := c.readable(); err != nil {
+		return 0, err
+	}
+	n, err := c.RawRead(p)
+	if err == unix.EAGAIN {
+		return 0, nil
+	}
+	return n, err
+}
+
+// WaitRead waits for a readable edge or a Wake, the read deadline or
+// Close, and reports the last two as Read would; then the owner reads
+// again (TryRead), which may still find nothing. It also returns, with a
+// nil error, at until (Unix nanoseconds; 0: no such time) if that comes
+// first.
+func (c *Conn) WaitRead(until int64) error {
+	if err := c.readable(); err != nil {
+		return err
+	}
+	d := c.rdl.Load()
+	if until == 0 || d != 0 && d < until {
+		return c.waitRead()
+	}
+	if w := c.w.Load(); w != nil && c.st.Load()&stReadReady == 0 {
+		w.wait(w.rwake, &w.rtimer, until)
+	}
+	return nil
+}
+
+// Wake acts as a readable edge: a parked connection is handed to a worker
+// (Handler.Serve, not fresh), and a busy one's owner, waiting to read or
+// about to Park, reads again instead. Any goroutine may call it while the
+// connection is in the engine: a protocol whose timers or other
+// goroutines produce output for a parked connection (HTTP/2's GOAWAY,
+// PING) wakes it so that its own code sends it.
+func (c *Conn) Wake() {
+	if c.claim(unix.EPOLLIN) {
+		c.lp.g.dispatch(c)
 	}
 }
 
@@ -448,7 +516,7 @@ func (c *Conn) Untrack() {
 // connection (about 20 KiB each, all at once). Anything else (data before
 // the FIN, a partial head, which is lingered for) goes to a worker.
 func (c *Conn) closeHungUp() bool {
-	if c.st.Load()&stHup == 0 || c.partial != nil || !c.acquire() {
+	if c.st.Load()&stHup == 0 || c.partial != nil || c.Saved.Proto != nil || !c.acquire() {
 		return false
 	}
 	var b [1]byte
@@ -467,7 +535,7 @@ func (c *Conn) closeHungUp() bool {
 // with 408): the idle (or first-request) timeout, counted by the server as
 // its worker would (Handler.Expired).
 func (c *Conn) closeExpired() bool {
-	if c.partial != nil || !c.deadlinePassed(c.rdl.Load()) {
+	if c.partial != nil || c.Saved.Proto != nil || !c.deadlinePassed(c.rdl.Load()) {
 		return false
 	}
 	c.lp.g.h.Expired(c)

@@ -54,6 +54,11 @@ type Config struct {
 	ReadBodyTimeout time.Duration
 	MaxConnAge      time.Duration
 	MaxRequests     int
+	// ParkDelay is how long a connection stays quiet (no stream, no
+	// output) before it parks, with a Parker (park.go): a client sending
+	// its requests one after another then does not make its connection
+	// park and resume between every two. Zero parks at once.
+	ParkDelay time.Duration
 	// Resets counts the RST_STREAM frames sent, ClientResets those
 	// received (nil: not counted).
 	Resets       *atomic.Uint64
@@ -592,15 +597,16 @@ func (st *Stream) lowerName(name []byte) []byte {
 // connection can index: the same as the last value of that field (made
 // once), or a new one for the next time (hc.mu held).
 func (hc *Conn) knownValue(k h1.Known, v string) string {
-	if int(k) >= len(hc.lastValues) {
+	b := hc.bufs // nil once the connection is over
+	if b == nil || int(k) >= len(b.lastValues) {
 		return ""
 	}
-	last := hc.lastValues[k]
+	last := b.lastValues[k]
 	if last == v {
 		return last
 	}
 	if len(v) <= 64 {
-		hc.lastValues[k] = strings.Clone(v) // v is a view
+		b.lastValues[k] = strings.Clone(v) // v is a view
 	}
 	return ""
 }

@@ -13,12 +13,13 @@
 // Goroutines: the connection's own goroutine reads and processes frames;
 // one writer goroutine writes batches of frames; each stream's handler runs
 // on a pooled worker goroutine (stream.go). All connection and stream
-// state is guarded by Conn.mu.
+// state is guarded by Conn.mu. On an engine that offers a [Parker] (the
+// event loop), an idle connection parks: neither goroutine nor any buffer
+// while no stream is open (park.go).
 
 package h2
 
 import (
-	"bytes"
 	"crypto/tls"
 	"io"
 	"net"
@@ -102,7 +103,7 @@ type Conn struct {
 
 	// The header block being read (headers.go); reader goroutine only.
 	hdec  *hpack.Decoder
-	block h2Block
+	block *h2Block // in bufs (park.go)
 
 	out  []byte
 	hbuf h2ByteWriter
@@ -111,9 +112,6 @@ type Conn struct {
 	// must begin the next header block, so that block's first field goes
 	// through it (hc.writeField), not encodeHead's shortcuts.
 	encUpdate bool
-	// lastValues holds, per h1.Known field, the last response value sent,
-	// as a string the HPACK encoder may index (api.go).
-	lastValues [40]string
 
 	goAwaySent bool
 	closing    bool // no new streams; close once no handler runs
@@ -126,7 +124,22 @@ type Conn struct {
 	ping             *h2Ping // keepalive (ping.go); nil when off
 
 	writeReady chan struct{}
-	writerDone chan struct{}
+	// writerOn: the writer goroutine runs (it clears it, and broadcasts,
+	// when it ends); writing: it is writing a batch, hc.mu released.
+	writerOn bool
+	writing  bool
+	wbuf     []byte // the batch being written (writer only)
+
+	// Parking (park.go): parker is the engine's seam (nil: never parks);
+	// parking is set while the writer is told to stop and until the
+	// connection resumes, when output goes through parker.Wake; bufs
+	// holds the working buffers while the connection is served;
+	// wantPark: the socket reader found nothing to read and the
+	// connection quiet (reading goroutine only).
+	parker   Parker
+	parking  bool
+	bufs     *h2ConnBufs
+	wantPark bool
 
 	// Fleet rebalancing (MaxConnAge, MaxRequestsPerConn): the timer that
 	// sends GOAWAY at the connection's age, and the streams opened so far.
@@ -153,16 +166,33 @@ type Conn struct {
 	dispatchDue bool
 }
 
-// h2CountingReader reads the connection's socket, counting the bytes in
-// its shard (Stats.BytesIn: every frame).
+// h2CountingReader reads the connection's socket, after rest (its first
+// bytes, already read and counted), counting the bytes in its shard
+// (Stats.BytesIn: every frame) unless n is nil; with hc set, the
+// connection may park and it reads through hc.parkRead.
 type h2CountingReader struct {
-	nc net.Conn
-	n  *atomic.Uint64
+	nc   net.Conn
+	n    *atomic.Uint64
+	hc   *Conn
+	rest []byte
 }
 
 func (r *h2CountingReader) Read(p []byte) (int, error) {
-	n, err := r.nc.Read(p)
-	if n > 0 {
+	if len(r.rest) > 0 {
+		n := copy(p, r.rest)
+		if r.rest = r.rest[n:]; len(r.rest) == 0 {
+			r.rest = nil
+		}
+		return n, nil
+	}
+	var n int
+	var err error
+	if r.hc != nil {
+		n, err = r.hc.parkRead(p)
+	} else {
+		n, err = r.nc.Read(p)
+	}
+	if n > 0 && r.n != nil {
 		r.n.Add(uint64(n))
 	}
 	return n, err
@@ -185,7 +215,6 @@ func NewConn(cfg *Config, nc net.Conn, rest []byte, bytesIn, bytesOut *atomic.Ui
 		sendWindow:     h2InitialWindow,
 		recvWindow:     h2InitialWindow,
 		writeReady:     make(chan struct{}, 1),
-		writerDone:     make(chan struct{}),
 		remoteAddr:     nc.RemoteAddr().String(),
 		localAddr:      nc.LocalAddr(),
 		bytesOut:       bytesOut,
@@ -210,15 +239,9 @@ func NewConn(cfg *Config, nc net.Conn, rest []byte, bytesIn, bytesOut *atomic.Ui
 	if cfg.MaxReadFrameSize >= h2DefaultMaxFrame && cfg.MaxReadFrameSize <= 1<<24-1 {
 		hc.maxFrame = cfg.MaxReadFrameSize
 	}
-	var r io.Reader = nc
-	if bytesIn != nil {
-		hc.cr = h2CountingReader{nc: nc, n: bytesIn}
-		r = &hc.cr
-	}
-	if len(rest) > 0 {
-		r = io.MultiReader(bytes.NewReader(rest), r)
-	}
-	hc.br.init(r)
+	hc.cr = h2CountingReader{nc: nc, n: bytesIn, rest: rest}
+	hc.lendBufs()
+	hc.br.init(&hc.cr)
 	hc.fr = frameReader{r: &hc.br, max: hc.maxFrame}
 	hc.initHeaders()
 	return hc
@@ -248,8 +271,10 @@ func (hc *Conn) queuePreface() {
 
 // Serve runs the connection until it ends, and closes it. sawPreface: the
 // client preface was already read (h2c prior knowledge); up: the request
-// of an "Upgrade: h2c", which becomes stream 1.
-func (hc *Conn) Serve(sawPreface bool, up *Upgrade) {
+// of an "Upgrade: h2c", which becomes stream 1. With a Parker (UseParker)
+// it returns true, early, when the connection parked: the engine resumes
+// it (Resume) and the caller must not touch hc.
+func (hc *Conn) Serve(sawPreface bool, up *Upgrade) bool {
 	hc.mu.Lock()
 	hc.queuePreface()
 	if d := hc.cfg.MaxConnAge; d > 0 {
@@ -261,14 +286,25 @@ func (hc *Conn) Serve(sawPreface bool, up *Upgrade) {
 	} else {
 		hc.armIdle()
 	}
+	hc.startWriter()
 	hc.mu.Unlock()
-	go hc.writeLoop()
-	if hc.readPreface(sawPreface) {
-		_ = hc.nc.SetReadDeadline(time.Time{})
-		hc.startPing()
-		hc.readLoop()
+	if !hc.readPreface(sawPreface) {
+		hc.teardown()
+		return false
+	}
+	_ = hc.nc.SetReadDeadline(time.Time{})
+	hc.startPing()
+	return hc.serveFrames()
+}
+
+// serveFrames reads frames until the connection parks (true) or ends
+// (false, torn down).
+func (hc *Conn) serveFrames() bool {
+	if hc.readLoop() {
+		return true
 	}
 	hc.teardown()
+	return false
 }
 
 // readPreface reads the client preface (unless already read) and checks
@@ -296,15 +332,22 @@ func (hc *Conn) readPreface(sawPreface bool) bool {
 
 // readLoop reads and processes frames until the connection fails or is
 // closed, running inline handlers (HTTP2Config.InlineHandlers) between
-// frames.
-func (hc *Conn) readLoop() {
+// frames; or until it parks (true: hc is no longer the caller's).
+func (hc *Conn) readLoop() bool {
 	for {
+		hc.br.idle = hc.parker != nil && hc.br.Buffered() == 0
 		ok := hc.readFrame()
 		if len(hc.inlineQ) > 0 {
 			hc.runInline() // even at the end: each counts as running
 		}
 		if !ok || hc.readOver {
-			return
+			return false
+		}
+		if hc.wantPark {
+			hc.wantPark = false
+			if hc.park() {
+				return true
+			}
 		}
 	}
 }
@@ -344,6 +387,10 @@ func (hc *Conn) nextFrameBuffered() bool {
 func (hc *Conn) readFrame1() bool {
 	var f frame
 	if err := hc.fr.readFrame(&f); err != nil {
+		if err == errWouldPark {
+			hc.wantPark = true // nothing of a frame was read
+			return true
+		}
 		return hc.frameError(err)
 	}
 	hc.frameRead()
@@ -652,9 +699,19 @@ func (hc *Conn) teardown() {
 	hc.killLocked()
 	hc.mu.Unlock()
 	_ = hc.nc.SetWriteDeadline(time.Now().Add(h2CloseLinger))
-	<-hc.writerDone
-	hc.br.release()
-	hc.fr.release()
+	hc.mu.Lock()
+	for hc.writerOn {
+		hc.cond.Wait()
+	}
+	if hc.running == 0 {
+		hc.returnBufs()
+	} else {
+		// Handlers still running may queue (into nothing) and encode
+		// with hc.bufs' cache: the buffers are left to the collector.
+		hc.br.release()
+		hc.fr.release()
+	}
+	hc.mu.Unlock()
 	hc.linger()
 	hc.nc.Close()
 }

@@ -58,7 +58,7 @@ func (hc *Conn) initHeaders() {
 // of the block the request is handled. It reports whether the connection
 // goes on.
 func (hc *Conn) readHeaderFrame(f *frame) bool {
-	b := &hc.block
+	b := hc.block
 	p := f.data
 	if f.Type == FrameHeaders {
 		hc.startBlock(f)
@@ -100,7 +100,7 @@ func (hc *Conn) readHeaderFrame(f *frame) bool {
 
 // startBlock begins a block from a HEADERS frame.
 func (hc *Conn) startBlock(f *frame) {
-	b := &hc.block
+	b := hc.block
 	b.id, b.endStream = f.StreamID, f.endStream
 	b.fields, b.nPseudo = b.fields[:0], 0
 	b.remain = hc.headerListSize()
@@ -111,7 +111,7 @@ func (hc *Conn) startBlock(f *frame) {
 
 // emitField takes one decoded field (the HPACK decoder's emit function).
 func (hc *Conn) emitField(f hpack.HeaderField) {
-	b := &hc.block
+	b := hc.block
 	i := len(b.fields)
 	pseudo := strings.HasPrefix(f.Name, ":")
 	switch {

@@ -8,7 +8,8 @@ import (
 // h2ReadBuf buffers an HTTP/2 connection's socket reads for the frame
 // reader (frame.go).
 // Unlike a bufio.Reader it does not hold 16 KiB for the connection's life:
-// it reads into a small buffer of its own, and takes a large pooled one
+// it reads into a small buffer (the connection's, lent while it is served:
+// see park.go), and takes a large pooled one
 // only while the client sends more than that fits (request bodies); the
 // large one goes back to the pool as soon as a read does not fill it and
 // it is drained, so an idle connection waits on the small one. It refills
@@ -19,7 +20,11 @@ type h2ReadBuf struct {
 	off, end int    // unread: buf[off:end]
 	full     bool   // the last read filled buf: more is probably waiting
 	big      *[h2ReadBigSize]byte
-	small    [h2ReadSmallSize]byte
+	small    []byte // h2ReadSmallSize bytes; nil while parked (park.go)
+	// idle: the reader waits for the first byte of a frame, none of it
+	// read (readLoop sets it, a read that returns bytes clears it): only
+	// then may the connection park.
+	idle bool
 }
 
 const (
@@ -33,7 +38,15 @@ var h2ReadBigPool = sync.Pool{New: func() any { return new([h2ReadBigSize]byte) 
 
 func (b *h2ReadBuf) init(r io.Reader) {
 	b.r = r
-	b.buf = b.small[:]
+	if b.small == nil {
+		b.small = make([]byte, h2ReadSmallSize)
+	}
+	b.buf = b.small
+}
+
+// lend gives the empty buffer its small one back (after a park).
+func (b *h2ReadBuf) lend(small []byte) {
+	b.small, b.buf, b.off, b.end, b.full = small, small, 0, 0, false
 }
 
 // Buffered reports how many bytes can be read without reading the socket.
@@ -68,6 +81,7 @@ func (b *h2ReadBuf) Read(p []byte) (int, error) {
 			// As large as the buffer: read straight into p.
 			n, err := b.r.Read(p)
 			b.full = n == len(p)
+			b.idle = b.idle && n == 0
 			return n, err
 		}
 		if err := b.fill(); err != nil {
@@ -90,7 +104,7 @@ func (b *h2ReadBuf) pick() {
 	case !b.full && b.big != nil:
 		h2ReadBigPool.Put(b.big)
 		b.big = nil
-		b.buf = b.small[:]
+		b.buf = b.small
 	}
 }
 
@@ -101,6 +115,7 @@ func (b *h2ReadBuf) fill() error {
 		b.end = n
 		b.full = n == len(b.buf)
 		if n > 0 {
+			b.idle = false
 			return nil
 		}
 		if err != nil {
@@ -110,12 +125,13 @@ func (b *h2ReadBuf) fill() error {
 	return io.ErrNoProgress
 }
 
-// release returns the large buffer, if any, for good: the connection is
-// over.
+// release returns the large buffer, if any, and lets go of the small
+// one (the caller's: park.go): the connection is over or parks, with
+// nothing buffered.
 func (b *h2ReadBuf) release() {
 	if b.big != nil {
 		h2ReadBigPool.Put(b.big)
 		b.big = nil
 	}
-	b.buf, b.off, b.end = nil, 0, 0
+	b.buf, b.small, b.off, b.end, b.full = nil, nil, 0, 0, false
 }

@@ -361,6 +361,7 @@ func (hc *Conn) handlerDone(st *Stream) {
 			hc.finishIfDone()
 		} else {
 			hc.armIdle()
+			hc.kickPark()
 		}
 	}
 }
@@ -549,26 +550,44 @@ type h2Worker struct {
 	idle time.Duration
 	// busy: the worker served something since its timer last fired.
 	busy bool
+	// write: a writer (h2Writers), which runs connections' writeLoop
+	// rather than their queued streams.
+	write bool
 }
 
-var h2Workers workq.Pool[*h2Worker]
+// h2Workers run streams' handlers; h2Writers run connections' writers
+// (writeLoop), which a connection that parks gives back and takes again
+// when it resumes: from a pool, a goroutine (and its grown stack) costs
+// nothing per resume.
+var h2Workers, h2Writers workq.Pool[*h2Worker]
+
+// pool is the worker's pool.
+func (w *h2Worker) pool() *workq.Pool[*h2Worker] {
+	if w.write {
+		return &h2Writers
+	}
+	return &h2Workers
+}
 
 func init() {
 	// Set here: startH2Worker refers to h2Workers (an initialization cycle
 	// in a composite literal).
-	h2Workers.Spawn = startH2Worker
+	h2Workers.Spawn = func() *h2Worker { return startH2Worker(false) }
+	h2Writers.Spawn = func() *h2Worker { return startH2Worker(true) }
 	h2Workers.Stop = func(w *h2Worker) { w.ch <- nil }
+	h2Writers.Stop = h2Workers.Stop
 	// A shard per CPU: a worker parks in the shard of the P it finished
 	// on, and a dispatcher takes from its own P's (workq.ProcIndex), a
 	// worker that ran there last, instead of every core taking one lock
 	// per hand-off and per park.
 	h2Workers.SetShards(runtime.NumCPU())
+	h2Writers.SetShards(runtime.NumCPU())
 }
 
-// startH2Worker makes a worker; it takes its first connection from its
-// channel.
-func startH2Worker() *h2Worker {
-	w := &h2Worker{ch: make(chan *Conn, 1), idle: h2WorkerIdle}
+// startH2Worker makes a worker (a writer with write set); it takes its
+// first connection from its channel.
+func startH2Worker(write bool) *h2Worker {
+	w := &h2Worker{ch: make(chan *Conn, 1), idle: h2WorkerIdle, write: write}
 	go w.run()
 	return w
 }
@@ -582,9 +601,13 @@ func (w *h2Worker) run() {
 	w.timer = time.NewTimer(w.idle)
 	defer w.timer.Stop()
 	for hc := <-w.ch; hc != nil; hc = w.next() {
-		hc.serveQueue()
+		if w.write {
+			hc.writeLoop()
+		} else {
+			hc.serveQueue()
+		}
 		w.busy = true
-		if !h2Workers.Put(w, workq.ProcIndex(), 0) {
+		if !w.pool().Put(w, workq.ProcIndex(), 0) {
 			return
 		}
 	}
@@ -608,7 +631,7 @@ func (w *h2Worker) next() *Conn {
 			w.timer.Reset(w.idle)
 			continue
 		}
-		if h2Workers.Remove(w) {
+		if w.pool().Remove(w) {
 			return nil
 		}
 		// A dispatcher took this worker just as it timed out.

@@ -129,8 +129,13 @@ func (hc *Conn) writeField(f hpack.HeaderField) {
 	hc.encUpdate = false
 }
 
-// wakeWriter tells the writer goroutine there is output.
+// wakeWriter tells the writer goroutine there is output; a connection
+// that parks or is parked has none: it is woken to start one (park.go).
 func (hc *Conn) wakeWriter() {
+	if hc.parking {
+		hc.parker.Wake()
+		return
+	}
 	select {
 	case hc.writeReady <- struct{}{}:
 	default:
@@ -170,25 +175,29 @@ func (hc *Conn) gather() {
 
 // writeLoop is the connection's writer goroutine: it writes whatever was
 // queued, one Write per batch, until the connection is dead and its output
-// is out (or a write fails).
+// is out (or a write fails), or, with nothing to write, until it is told
+// to stop for a park (hc.parking). It clears hc.writerOn when it ends.
 func (hc *Conn) writeLoop() {
-	defer close(hc.writerDone)
-	var buf []byte
+	hc.mu.Lock()
+	defer hc.writerEnded()
 	for {
-		hc.mu.Lock()
 		for len(hc.out) == 0 && !hc.dead {
+			if hc.parking {
+				return
+			}
 			hc.mu.Unlock()
 			<-hc.writeReady
 			hc.mu.Lock()
 		}
 		if len(hc.out) == 0 || hc.werr != nil {
-			hc.mu.Unlock()
 			return
 		}
 		hc.gather()
-		buf, hc.out = hc.out, buf[:0]
+		buf := hc.out
+		hc.wbuf, hc.out = buf, hc.wbuf[:0]
 		hc.ctlQueued = 0 // what was queued is being written
 		dead := hc.dead  // teardown set the final deadline
+		hc.writing = true
 		hc.mu.Unlock()
 
 		if d := hc.cfg.WriteTimeout; d > 0 && !dead {
@@ -200,17 +209,26 @@ func (hc *Conn) writeLoop() {
 		}
 
 		hc.mu.Lock()
+		hc.writing = false
 		if cap(buf) > 4*h2MaxOutput {
-			buf = nil // do not keep a burst's buffer for the connection's life
+			hc.wbuf = nil // do not keep a burst's buffer for the connection's life
 		}
 		if err != nil {
 			hc.werr = err
 			hc.killLocked()
 		}
 		hc.cond.Broadcast() // output drained: producers may go on
-		hc.mu.Unlock()
 		if err != nil {
 			return
 		}
+		hc.kickPark()
 	}
+}
+
+// writerEnded marks the writer gone and releases hc.mu (deferred by
+// writeLoop, which holds it at every return).
+func (hc *Conn) writerEnded() {
+	hc.writerOn = false
+	hc.cond.Broadcast()
+	hc.mu.Unlock()
 }
