@@ -66,13 +66,15 @@ type h2Conn struct {
 
 	// Reader goroutine only.
 	fr       *h2.FrameReader
-	hdec     *hpack.Decoder
-	fields   []hpack.HeaderField // the header block being decoded
-	listLeft int                 // header list bytes still allowed
-	tooBig   bool                // the block went over h2MaxHeaderList
-	badField bool                // the block holds a malformed field
-	blockLen int                 // bytes of the block so far
-	empty    int                 // frames that carried nothing
+	hdec     *h2.HeaderDecoder
+	emitFn   func(name, value []byte) // c.emit, bound once
+	block    []byte                   // the header block being received
+	fraw     []byte                   // its decoded fields' bytes
+	fields   []fieldRef               // its fields, in fraw
+	listLeft int                      // header list bytes still allowed
+	tooBig   bool                     // the block went over h2MaxHeaderList
+	badField bool                     // the block holds a malformed field
+	empty    int                      // frames that carried nothing
 
 	lastRead atomic.Int64 // unix nanoseconds of the last frame read
 
@@ -136,8 +138,8 @@ func newH2Conn(p *hostPool, nc net.Conn, ts *tls.ConnectionState) *h2Conn {
 	}
 	c.room = sync.NewCond(&c.mu)
 	c.fr = h2.NewFrameReader(nc, h2.DefaultMaxFrameSize)
-	c.hdec = hpack.NewDecoder(4096, c.emit)
-	c.hdec.SetMaxStringLength(h2MaxHeaderList)
+	c.hdec = h2.NewHeaderDecoder(4096, h2MaxHeaderList)
+	c.emitFn = c.emit
 	c.henc = hpack.NewEncoder(&c.hbuf)
 	c.lastRead.Store(time.Now().UnixNano())
 	c.out = append(c.out, h2.ClientPreface...)
@@ -575,13 +577,12 @@ func (c *h2Conn) grantConnLocked(n int) {
 	}
 }
 
-// onHeaderFrame decodes a HEADERS or CONTINUATION frame's fragment; at the
-// end of the block the stream gets its head or trailers.
+// onHeaderFrame collects a HEADERS or CONTINUATION frame's fragment; at
+// the end of the block it is decoded and the stream gets its head or
+// trailers.
 func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 	if f.Type == h2.FrameHeaders {
-		c.fields = c.fields[:0]
-		c.listLeft, c.tooBig, c.badField, c.blockLen = h2MaxHeaderList, false, false, 0
-		c.hdec.SetEmitEnabled(true)
+		c.block = c.block[:0]
 		c.endStream = f.EndStream
 	} else if len(f.Data) == 0 && !f.Flags.Has(h2.FlagEndHeaders) {
 		if c.empty++; c.empty > h2MaxEmptyFrames {
@@ -589,18 +590,22 @@ func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 		}
 	}
 	// A block far past the limit ends the connection (the CONTINUATION
-	// flood): it is not decoded further.
-	if c.blockLen += len(f.Data); c.blockLen > 2*h2MaxHeaderList {
+	// flood): it is not collected further.
+	if len(c.block)+len(f.Data) > 2*h2MaxHeaderList {
 		return connErr(h2.ErrCodeEnhanceYourCalm)
 	}
-	if _, err := c.hdec.Write(f.Data); err != nil {
-		return connErr(h2.ErrCodeCompression)
-	}
+	c.block = append(c.block, f.Data...)
 	if !f.Flags.Has(h2.FlagEndHeaders) {
 		return nil
 	}
-	if err := c.hdec.Close(); err != nil {
-		return connErr(h2.ErrCodeCompression)
+	c.fraw, c.fields = c.fraw[:0], c.fields[:0]
+	c.listLeft, c.tooBig, c.badField = h2MaxHeaderList, false, false
+	err := c.hdec.Decode(c.block, c.emitFn)
+	if cap(c.block) > 16<<10 {
+		c.block = nil // a large block's buffer is not kept
+	}
+	if err != nil {
+		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -609,31 +614,39 @@ func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 	}
 	st := c.streams[f.StreamID]
 	if st == nil {
-		clear(c.fields)
 		return nil // a stream reset: the block only updated the table
 	}
-	err := st.onBlockLocked(c)
-	clear(c.fields)
-	if err != nil {
+	if err := st.onBlockLocked(c); err != nil {
 		st.failLocked(err)
 		c.resetLocked(st, h2.ErrCodeProtocol)
 	}
 	return nil
 }
 
-// emit takes one decoded field (the HPACK decoder's emit function).
-func (c *h2Conn) emit(f hpack.HeaderField) {
-	size := int(f.Size())
-	if size > c.listLeft {
+// fieldRef is a decoded field: its name and value in h2Conn.fraw.
+type fieldRef struct{ off, nameLen, valueLen int }
+
+// field returns the i'th field of the block just decoded.
+func (c *h2Conn) fieldAt(i int) (name, value []byte) {
+	r := c.fields[i]
+	return c.fraw[r.off : r.off+r.nameLen], c.fraw[r.off+r.nameLen : r.off+r.nameLen+r.valueLen]
+}
+
+// emit takes one decoded field (the decoder's emit function), within
+// h2MaxHeaderList as HPACK counts a list (RFC 7541 §4.1).
+func (c *h2Conn) emit(name, value []byte) {
+	size := len(name) + len(value) + 32
+	if c.tooBig || size > c.listLeft {
 		c.tooBig = true
-		c.hdec.SetEmitEnabled(false)
 		return
 	}
 	c.listLeft -= size
-	if !h1.ValidHeaderValue(f.Value) || f.Name == "" {
+	if !h1.ValidHeaderValue(value) || len(name) == 0 {
 		c.badField = true
 	}
-	c.fields = append(c.fields, f)
+	c.fields = append(c.fields, fieldRef{len(c.fraw), len(name), len(value)})
+	c.fraw = append(c.fraw, name...)
+	c.fraw = append(c.fraw, value...)
 }
 
 // str returns b as a string the HPACK encoder may keep in its dynamic

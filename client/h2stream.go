@@ -19,7 +19,6 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/h2"
-	"golang.org/x/net/http2/hpack"
 )
 
 // h2Stream is one request's stream. Stream objects are recycled by their
@@ -373,17 +372,18 @@ func (st *h2Stream) onBlockLocked(c *h2Conn) error {
 	if c.badField {
 		return errH2Malformed
 	}
-	fs := c.fields
+	nf := len(c.fields)
 	if !st.headDone {
 		status := 0
-		for i, f := range fs {
-			if f.Name[0] != ':' {
+		for i := range nf {
+			name, value := c.fieldAt(i)
+			if name[0] != ':' {
 				continue
 			}
-			if i > 0 || f.Name != ":status" || len(f.Value) != 3 {
+			if i > 0 || string(name) != ":status" || len(value) != 3 {
 				return errH2Malformed
 			}
-			for _, d := range []byte(f.Value) {
+			for _, d := range value {
 				if d < '0' || d > '9' {
 					return errH2Malformed
 				}
@@ -402,7 +402,7 @@ func (st *h2Stream) onBlockLocked(c *h2Conn) error {
 			}
 			return nil
 		}
-		raw, hs, err := copyFields(st.hraw[:0], st.hdrs[:0], fs[1:])
+		raw, hs, err := copyFields(st.hraw[:0], st.hdrs[:0], c, 1)
 		st.hraw, st.hdrs = raw, hs
 		if err != nil {
 			return err
@@ -428,7 +428,7 @@ func (st *h2Stream) onBlockLocked(c *h2Conn) error {
 	if !c.endStream {
 		return errH2Malformed
 	}
-	raw, hs, err := copyFields(st.traw[:0], st.trailers[:0], fs)
+	raw, hs, err := copyFields(st.traw[:0], st.trailers[:0], c, 0)
 	st.traw, st.trailers = raw, hs
 	if err != nil {
 		return err
@@ -438,25 +438,27 @@ func (st *h2Stream) onBlockLocked(c *h2Conn) error {
 	return nil
 }
 
-// copyFields copies decoded regular fields into raw and hs (slices into
-// raw): a pseudo-header, an upper-case or connection-specific name is
-// malformed (RFC 9113 §8.2).
-func copyFields(raw []byte, hs []h1.Header, fs []hpack.HeaderField) ([]byte, []h1.Header, error) {
-	for _, f := range fs {
-		if f.Name[0] == ':' || !h1.ValidHeaderName(f.Name) || h1.ConnectionSpecific(sb(f.Name)) {
+// copyFields copies the regular fields of the block c decoded, from the
+// from'th, into raw and hs (slices into raw): a pseudo-header, an
+// upper-case or connection-specific name is malformed (RFC 9113 §8.2).
+func copyFields(raw []byte, hs []h1.Header, c *h2Conn, from int) ([]byte, []h1.Header, error) {
+	start := len(raw)
+	for i := from; i < len(c.fields); i++ {
+		name, value := c.fieldAt(i)
+		if name[0] == ':' || !h1.ValidHeaderName(name) || h1.ConnectionSpecific(name) {
 			return raw, hs, errH2Malformed
 		}
-		for i := 0; i < len(f.Name); i++ {
-			if 'A' <= f.Name[i] && f.Name[i] <= 'Z' {
+		for _, ch := range name {
+			if 'A' <= ch && ch <= 'Z' {
 				return raw, hs, errH2Malformed
 			}
 		}
-		raw = append(raw, f.Name...)
-		raw = append(raw, f.Value...)
+		raw = append(raw, name...)
+		raw = append(raw, value...)
 	}
-	off := 0
-	for _, f := range fs {
-		n, v := len(f.Name), len(f.Value)
+	off := start
+	for i := from; i < len(c.fields); i++ {
+		n, v := c.fields[i].nameLen, c.fields[i].valueLen
 		// Plain slicing: rebase finds the offset from the capacity.
 		name := raw[off : off+n]
 		hs = append(hs, h1.Header{Name: name, Value: raw[off+n : off+n+v], Key: h1.Lookup(name)})
