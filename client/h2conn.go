@@ -14,6 +14,7 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"strconv"
@@ -138,7 +139,7 @@ func newH2Conn(p *hostPool, nc net.Conn, ts *tls.ConnectionState) *h2Conn {
 	}
 	c.room = sync.NewCond(&c.mu)
 	c.fr = h2.NewFrameReader(nc, h2.DefaultMaxFrameSize)
-	c.hdec = h2.NewHeaderDecoder(4096, h2MaxHeaderList)
+	c.hdec = h2.NewHeaderDecoder(4096, 2*h2MaxHeaderList)
 	c.emitFn = c.emit
 	c.henc = hpack.NewEncoder(&c.hbuf)
 	c.lastRead.Store(time.Now().UnixNano())
@@ -279,7 +280,11 @@ func (c *h2Conn) close(err error) {
 		c.mu.Lock()
 		c.dead = true
 		c.err = err
+		_, protoErr := err.(*HTTP2Error)
 		for _, st := range c.streams {
+			// Lost to an I/O error or a close, not to the server's
+			// protocol error: the request may be sent again.
+			st.connLost = !protoErr
 			st.failLocked(c.streamErr(st, err))
 		}
 		c.room.Broadcast()
@@ -334,7 +339,12 @@ func (c *h2Conn) readLoop() {
 			err = c.onFrame(&f)
 		}
 		if err != nil {
-			if code, _, ok := h2.ErrorCode(err); ok {
+			var ce connErr
+			code, _, ok := h2.ErrorCode(err)
+			if errors.As(err, &ce) {
+				code, ok = h2.ErrCode(ce), true
+			}
+			if ok {
 				c.mu.Lock()
 				c.out = h2.AppendGoAway(c.out, 0, code)
 				c.wakeWriter()

@@ -56,6 +56,7 @@ type h2Stream struct {
 	got      int64 // body bytes received
 	n1xx     int
 	isHead   bool
+	connLost bool // the connection ended under the stream
 }
 
 // signal wakes the stream's owner.
@@ -157,7 +158,7 @@ func (st *h2Stream) finish() {
 	default:
 	}
 	st.ctx, st.err, st.id = nil, nil, 0
-	st.headDone, st.eof, st.sentEnd, st.wantWin, st.bodyRead = false, false, false, false, false
+	st.headDone, st.eof, st.sentEnd, st.wantWin, st.bodyRead, st.connLost = false, false, false, false, false, false
 	st.buf, st.off, st.unacked, st.got, st.n1xx, st.n = st.buf[:0], 0, 0, 0, 0, 0
 	st.hdrs, st.trailers = st.hdrs[:0], st.trailers[:0]
 	if len(c.free) < 64 && !c.dead {
@@ -598,17 +599,18 @@ func (c *h2Conn) exchange(ctx context.Context, req *Request, resp *Response, dea
 	}
 	fail := func(err error) (bool, error) {
 		c.mu.Lock()
-		got := st.headDone
+		got, lost, bodyRead := st.headDone, st.connLost, st.bodyRead
 		c.mu.Unlock()
 		st.finish()
 		if err == errH2Deadline {
 			err = deadlineErr(ctx, deadline)
 		}
 		if err == errH2Unprocessed {
-			return !st.bodyRead, err
+			return !bodyRead, err
 		}
-		_, isH2 := err.(*HTTP2Error)
-		return !got && !st.bodyRead && !isH2 && err != errH2Malformed && ctx.Err() == nil && req.idempotent() && err != ErrResponseHeaderTimeout && err != ErrRequestTimeout, err
+		// Only a connection lost before any of the response arrived may
+		// have left an idempotent request unprocessed.
+		return lost && !got && !bodyRead && ctx.Err() == nil && req.idempotent(), err
 	}
 	hasBody := req.bodyStream != nil || len(req.body) > 0
 	if err := st.start(req, hasBody); err != nil {
