@@ -10,8 +10,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/riptide-http/riptide"
@@ -192,6 +195,12 @@ func TestH2Interop(t *testing.T) {
 				t.Fatalf("RoundTrip trailers: body %q trailer %v", b, hresp.Trailer)
 			}
 			// 100 concurrent streams, on one connection.
+			var dials atomic.Int32
+			p.c.CloseIdleConnections()
+			p.c.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+				dials.Add(1)
+				return (&net.Dialer{}).DialContext(ctx, network, addr)
+			}
 			var wg sync.WaitGroup
 			errs := make(chan error, 100)
 			for i := range 100 {
@@ -217,6 +226,84 @@ func TestH2Interop(t *testing.T) {
 			for err := range errs {
 				t.Error(err)
 			}
+			if n := dials.Load(); n != 1 {
+				t.Errorf("100 concurrent requests took %d connections, want 1", n)
+			}
+		})
+	}
+}
+
+// TestH2MoreConnsAtStreamLimit: with the server's (net/http's)
+// SETTINGS_MAX_CONCURRENT_STREAMS at 2, 12 concurrent requests, all held
+// in the handler at once, are spread over at least 6 connections (each
+// opened when the others are full), and all succeed.
+func TestH2MoreConnsAtStreamLimit(t *testing.T) {
+	release := make(chan struct{})
+	var inHandler atomic.Int32
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/warm" {
+			inHandler.Add(1)
+			<-release
+		}
+		io.WriteString(w, "ok")
+	}))
+	ts.Config.Protocols = new(http.Protocols)
+	ts.Config.Protocols.SetUnencryptedHTTP2(true)
+	ts.Config.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: 2}
+	ts.Start()
+	defer ts.Close()
+	ln := ts.Listener
+	var dials atomic.Int32
+	c := &client.Client{H2CHosts: []string{ln.Addr().String()},
+		Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return (&net.Dialer{}).DialContext(ctx, network, addr)
+		}}
+	defer c.CloseIdleConnections()
+	// The first request learns the server's settings.
+	var req client.Request
+	var resp client.Response
+	req.SetURL("http://" + ln.Addr().String() + "/warm")
+	if err := c.Do(context.Background(), &req, &resp); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 12)
+	for range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var req client.Request
+			var resp client.Response
+			req.SetURL("http://" + ln.Addr().String() + "/")
+			if err := c.Do(context.Background(), &req, &resp); err != nil || string(resp.Body()) != "ok" {
+				errs <- fmt.Errorf("%v %q", err, resp.Body())
+			}
+		}()
+	}
+	for inHandler.Load() < 12 {
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := dials.Load(); n < 6 {
+		t.Errorf("12 concurrent requests at 2 streams per connection took %d connections, want at least 6", n)
+	}
+}
+
+// TestH2ExternalPeers would run the interop requests against nghttpd, h2o
+// and nginx; none is installed on this machine (checked with exec.LookPath).
+func TestH2ExternalPeers(t *testing.T) {
+	for _, name := range []string{"nghttpd", "h2o", "nginx"} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := exec.LookPath(name); err != nil {
+				t.Skipf("%s not installed (%v): interop with it not run", name, err)
+			}
+			t.Skipf("%s is installed but no harness starts it yet (see docs/client.md)", name)
 		})
 	}
 }

@@ -110,6 +110,11 @@ type h2Conn struct {
 	timer     *time.Timer // keep-alive PING and idle close
 	wake      chan struct{}
 	closeOnce sync.Once
+	// settings is closed when the server's first SETTINGS arrive (or the
+	// connection ends): until then the connection carries only the
+	// request that dialed it, as the server's stream limit is unknown.
+	settings    chan struct{}
+	gotSettings bool
 }
 
 // hpackBuf is the io.Writer the HPACK encoder writes a block to.
@@ -134,6 +139,7 @@ func newH2Conn(p *hostPool, nc net.Conn, ts *tls.ConnectionState) *h2Conn {
 		sendWin:   65535,
 		intern:    make(map[string]string),
 		wake:      make(chan struct{}, 1),
+		settings:  make(chan struct{}),
 		out:       make([]byte, 0, 4<<10),
 		spare:     make([]byte, 0, 4<<10),
 	}
@@ -280,6 +286,10 @@ func (c *h2Conn) close(err error) {
 		c.mu.Lock()
 		c.dead = true
 		c.err = err
+		if !c.gotSettings {
+			c.gotSettings = true
+			close(c.settings)
+		}
 		_, protoErr := err.(*HTTP2Error)
 		for _, st := range c.streams {
 			// Lost to an I/O error or a close, not to the server's
@@ -310,7 +320,7 @@ func (c *h2Conn) streamErr(st *h2Stream, err error) error {
 func (c *h2Conn) reserve() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.dead || c.goAway || uint32(c.active) >= c.maxActive || c.nextID >= 1<<31-1 {
+	if c.dead || c.goAway || uint32(c.active) >= c.maxActive || c.nextID >= 1<<31-1 || !c.gotSettings && c.active > 0 {
 		return false
 	}
 	c.active++
@@ -458,6 +468,12 @@ func (c *h2Conn) onSettings(f *h2.Frame) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer func() {
+		if !c.gotSettings {
+			c.gotSettings = true
+			close(c.settings)
+		}
+	}()
 	for i := range f.NumSettings() {
 		s := f.Setting(i)
 		if err := s.Valid(); err != nil {

@@ -54,15 +54,26 @@ func (p *hostPool) acquire(ctx context.Context, deadline time.Time) (*conn, *h2C
 }
 
 // pickH2 reserves a stream on an HTTP/2 connection of the pool; with none
-// free it returns a channel closed when the dial in progress ends, or
-// nil, nil when the caller is to dial (the dial is then in progress).
+// free it returns a channel closed when the dial in progress ends or a new
+// connection has the server's settings, or nil, nil when the caller is to
+// dial (the dial is then in progress).
 func (p *hostPool) pickH2() (*h2Conn, chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var pending chan struct{}
 	for _, hc := range p.h2s {
 		if hc.reserve() {
 			return hc, nil
 		}
+		hc.mu.Lock()
+		if !hc.gotSettings {
+			pending = hc.settings
+		}
+		hc.mu.Unlock()
+	}
+	if pending != nil {
+		// A new connection will tell how many streams it takes.
+		return nil, pending
 	}
 	if p.h2dial != nil {
 		return nil, p.h2dial
