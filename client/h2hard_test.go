@@ -487,3 +487,80 @@ func TestH2NeverEnds(t *testing.T) {
 		t.Fatalf("%d connections, want 1", got)
 	}
 }
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	n atomic.Int64
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	r.n.Add(int64(len(p)))
+	return len(p), nil
+}
+
+// TestH2BodyBackpressure: a request body stream is read only as fast as
+// the server's windows open: against a server that grants nothing beyond
+// the initial 65,535 bytes, the client reads at most that and one 16 KiB
+// chunk of the body, and the request ends with its context.
+func TestH2BodyBackpressure(t *testing.T) {
+	s := newH2Raw(t, func(sc *h2RawConn) {
+		sc.request()
+		sc.waitClosed() // reads, never grants window
+	})
+	c := s.client()
+	defer c.CloseIdleConnections()
+	body := &countingReader{}
+	var req Request
+	var resp Response
+	req.SetURL(s.url("/upload"))
+	req.SetMethod("PUT")
+	req.SetBodyStream(body, 10<<20)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- c.Do(ctx, &req, &resp) }()
+	// Wait until the client has used the window and blocks on it.
+	for {
+		if hc := c.anyH2(s.addr); hc != nil {
+			hc.mu.Lock()
+			win := hc.sendWin
+			hc.mu.Unlock()
+			if win == 0 {
+				break
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Do: %v", err)
+	}
+	if n := body.n.Load(); n > 65535+16<<10 {
+		t.Fatalf("read %d bytes of the body with a 65,535-byte window", n)
+	}
+}
+
+// TestH2PingTimeout: with HTTP2ReadIdleTimeout set, a connection whose
+// server stops answering is sent a PING, and closed when no frame comes
+// back within HTTP2PingTimeout; its request fails with ErrHTTP2PingTimeout
+// (after its retries on new connections, as a GET).
+func TestH2PingTimeout(t *testing.T) {
+	pinged := make(chan bool, 1)
+	s := newH2Raw(t, func(sc *h2RawConn) {
+		sc.request()
+		f, err := sc.next(h2.FramePing)
+		select {
+		case pinged <- err == nil && !f.Ack:
+		default: // a retry's connection
+		}
+		sc.waitClosed()
+	})
+	c := s.client()
+	c.HTTP2ReadIdleTimeout = 50 * time.Millisecond
+	c.HTTP2PingTimeout = 50 * time.Millisecond
+	if err := h2get(t, c, s.url("/silent")); !errors.Is(err, ErrHTTP2PingTimeout) {
+		t.Fatalf("Do: %v, want ErrHTTP2PingTimeout", err)
+	}
+	if !<-pinged {
+		t.Fatal("the server got no PING")
+	}
+}
