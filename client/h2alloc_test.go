@@ -48,7 +48,7 @@ func TestH2AllocsNative(t *testing.T) {
 	req.AddHeader("Accept", "text/plain")
 	ctx := context.Background()
 	do := func() {
-		if err := c.Do(ctx, &req, &resp); err != nil || string(resp.Body()) != "Hello, World!" || resp.ProtoMinor() != 0 {
+		if err := c.Do(ctx, &req, &resp); err != nil || string(resp.Body()) != "Hello, World!" || resp.ProtoMajor() != 2 {
 			t.Fatalf("Do: %v %q", err, resp.Body())
 		}
 	}
