@@ -158,9 +158,9 @@ func newH2Conn(p *hostPool, nc net.Conn, ts *tls.ConnectionState) *h2Conn {
 	c.out = h2.AppendWindowUpdate(c.out, 0, h2ConnWindow-65535)
 	c.idleAt = time.Now()
 	c.timer = time.AfterFunc(c.tick(), c.onTimer)
+	c.wakeWriter()
 	go c.writeLoop()
 	go c.readLoop()
-	c.wakeWriter()
 	return c
 }
 
@@ -224,8 +224,13 @@ var h2PingData = [8]byte{'r', 'i', 'p', 't', 'i', 'd', 'e', 'c'}
 
 var errH2Idle error = errorString("client: idle HTTP/2 connection closed")
 
-// wakeWriter tells the writer that output is queued.
+// wakeWriter tells the writer that output is queued. It runs with c.mu
+// held (or before the connection's goroutines start): close closes the
+// channel only after marking the connection dead under c.mu.
 func (c *h2Conn) wakeWriter() {
+	if c.dead {
+		return
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
