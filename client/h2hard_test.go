@@ -126,6 +126,14 @@ func (sc *h2RawConn) ok(id uint32, body string) {
 	sc.write(h2.AppendData(b, id, []byte(body), true))
 }
 
+// closeWrite ends the server's side of the connection and reads until the
+// client closes its own (closing with unread bytes would reset it, and the
+// client would see the reset, not the end).
+func (sc *h2RawConn) closeWrite() {
+	sc.nc.(*net.TCPConn).CloseWrite()
+	io.Copy(io.Discard, sc.nc)
+}
+
 // waitClosed reads until the client closes the connection and returns the
 // code of the GOAWAY it sent, if any.
 func (sc *h2RawConn) waitClosed() (code h2.ErrCode, sawGoAway bool) {
@@ -165,11 +173,13 @@ func TestH2GoAwayRetry(t *testing.T) {
 		switch n.Add(1) {
 		case 1: // unprocessed: last stream 0
 			sc.write(h2.AppendGoAway(nil, 0, h2.ErrCodeNo))
+			sc.closeWrite()
 		case 2:
 			sc.ok(id, "second")
 			sc.waitClosed()
 		case 3: // processed, then gone
 			sc.write(h2.AppendGoAway(nil, id, h2.ErrCodeNo))
+			sc.closeWrite()
 		}
 	})
 	c := s.client()
@@ -324,8 +334,10 @@ func TestH2HardenedFloods(t *testing.T) {
 	for _, kind := range []string{"settings", "ping"} {
 		t.Run(kind, func(t *testing.T) {
 			var conn atomic.Pointer[h2Conn]
+			ready := make(chan struct{})
 			s := newH2Raw(t, func(sc *h2RawConn) {
 				sc.request()
+				<-ready // the test holds the client's connection
 				var frame []byte
 				for range 1024 {
 					if kind == "settings" {
@@ -348,6 +360,7 @@ func TestH2HardenedFloods(t *testing.T) {
 				}
 				time.Sleep(time.Millisecond)
 			}
+			close(ready)
 			err := <-done
 			wantH2Err(t, err, h2.ErrCodeEnhanceYourCalm, true)
 			hc := conn.Load()
