@@ -227,8 +227,8 @@ func TestH2Interop(t *testing.T) {
 				t.Error(err)
 			}
 			// Against net/http's server a second connection was seen under
-			// -race (2 of 15 runs of TestH2 -count=5, cause not found yet:
-			// docs/client.md, not done); riptide's server always takes 1.
+			// -race (2 of 15 runs of TestH2 -count=5; cause not found yet);
+			// riptide's server always takes 1.
 			want := int32(1)
 			if strings.HasPrefix(p.name, "net/http") {
 				want = 2
