@@ -19,6 +19,7 @@ type trailerSink interface {
 // server down (TCP backpressure) instead of buffering.
 type bodyReader struct {
 	c    *conn
+	h2   *h2Stream // an HTTP/2 response's stream (then c is nil)
 	mode h1.BodyMode
 	left int64  // BodyLength: bytes still to come
 	pend []byte // chunked: decoded bytes not yet delivered (in c.rbuf)
@@ -44,17 +45,14 @@ func (b *bodyReader) init(c *conn, mode h1.BodyMode, length int64, max int64, ke
 // Read reads body bytes into p. It returns io.EOF at the end of the body,
 // and at once when b holds no body (a Response never given a streamed one).
 func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.h2 != nil {
+		return b.readH2(p)
+	}
 	if b.c == nil {
 		return 0, io.EOF
 	}
-	if b.done {
-		if b.err != nil {
-			return 0, b.err
-		}
-		return 0, io.EOF
-	}
-	if len(p) == 0 {
-		return 0, nil
+	if b.done || len(p) == 0 {
+		return b.ended()
 	}
 	var n int
 	var err error
@@ -161,11 +159,26 @@ func (b *bodyReader) readUntilClose(p []byte) (int, error) {
 	return n, nil
 }
 
+// ended is Read's result after the body ended, or for an empty p.
+func (b *bodyReader) ended() (int, error) {
+	switch {
+	case !b.done:
+		return 0, nil
+	case b.err != nil:
+		return 0, b.err
+	}
+	return 0, io.EOF
+}
+
 // Close ends the body. A body read to its end has already released its
 // connection; otherwise the connection is closed, unless the rest of the
 // body is already buffered, in which case it is skipped and the connection
 // reused.
 func (b *bodyReader) Close() error {
+	if b.h2 != nil {
+		b.finishH2(errBodyClosed)
+		return nil
+	}
 	if b.done || b.c == nil {
 		return nil
 	}

@@ -24,6 +24,7 @@ const (
 	DefaultMaxIdleConnsPerHost   = 512
 	DefaultExpectContinueTimeout = 1 * time.Second
 	DefaultMaxRetries            = 2
+	DefaultHTTP2PingTimeout      = 15 * time.Second
 	// DefaultMaxResponseBodySize bounds the bodies Do reads into memory
 	// (after gzip decoding, when the client decodes) when
 	// MaxResponseBodySize is zero.
@@ -39,7 +40,7 @@ const (
 	Max1xxBytes     = 1 << 20
 )
 
-// Client is a pooled keep-alive HTTP/1.1 client. It offers two APIs on the
+// Client is a pooled keep-alive HTTP/1.1 and HTTP/2 client. It offers two APIs on the
 // same connection pools:
 //
 //   - Do and DoStream, the native API, with caller-owned reusable Request
@@ -147,6 +148,26 @@ type Client struct {
 	// h1.DefaultLimits.
 	Limits h1.Limits
 
+	// DisableHTTP2 stops the client from offering HTTP/2 in TLS's ALPN:
+	// https origins are then spoken to in HTTP/1.1. By default the client
+	// offers "h2" before "http/1.1" and speaks HTTP/2 to a server that
+	// picks it, multiplexing an origin's requests on one connection (more
+	// when the server's SETTINGS_MAX_CONCURRENT_STREAMS is reached).
+	DisableHTTP2 bool
+	// H2CHosts lists the origins, as host:port (the URL's authority, port
+	// included), spoken to in HTTP/2 over plain TCP with prior knowledge
+	// (h2c, RFC 9113 §3.3): http URLs of those hosts never use HTTP/1.1.
+	// Not used through an HTTP proxy.
+	H2CHosts []string
+	// HTTP2ReadIdleTimeout, if set, makes an HTTP/2 connection that read
+	// nothing for that long send a PING; one whose server does not answer
+	// within HTTP2PingTimeout is closed, failing its requests with
+	// ErrHTTP2PingTimeout. 0: no keep-alive PING.
+	HTTP2ReadIdleTimeout time.Duration
+	// HTTP2PingTimeout: see HTTP2ReadIdleTimeout. 0:
+	// DefaultHTTP2PingTimeout.
+	HTTP2PingTimeout time.Duration
+
 	mu    sync.RWMutex
 	pools map[string]*hostPool
 }
@@ -193,6 +214,7 @@ func (c *Client) CloseIdleConnections() {
 	defer c.mu.RUnlock()
 	for _, p := range c.pools {
 		p.closeIdle()
+		p.closeIdleH2()
 	}
 }
 
@@ -278,17 +300,21 @@ func (c *Client) exchange(ctx context.Context, req *Request, resp *Response, str
 		return err
 	}
 	deadline := c.deadline(ctx)
-	pipelined := c.Pipeline > 1 && !stream && req.idempotent() && !req.close
+	pipelined := c.Pipeline > 1 && !stream && req.idempotent() && !req.close && !p.h2mode.Load()
 	for attempt, unsent := 0, 0; ; {
 		var cn *conn
+		var hc *h2Conn
 		retryable := attempt < c.maxRetries() && req.idempotent()
 		if pipelined {
 			cn, err = p.getPipe(ctx, deadline)
 		} else {
-			cn, err = p.get(ctx, deadline)
+			cn, hc, err = p.acquire(ctx, deadline)
 		}
 		if err != nil {
 			return err
+		}
+		if hc != nil {
+			return c.h2Exchange(ctx, p, hc, req, resp, deadline, stream)
 		}
 		retry, err := cn.exchange(ctx, req, resp, deadline, stream)
 		if err == nil {

@@ -100,9 +100,16 @@
 // responses and sends them back. With both unset a request costs nothing
 // more: the proxy is chosen once per origin, and the jar is not asked.
 //
-// The client speaks HTTP/1.1 only. A server that answers with HTTP/2 frames
-// (an HTTP/2-only port: gRPC, h2c with prior knowledge) fails the request
-// with ErrHTTP2Only.
+// Over TLS the client offers HTTP/2 in ALPN ("h2" before "http/1.1",
+// unless DisableHTTP2) and speaks it to a server that picks it: an
+// origin's requests then share one connection, as concurrent streams, and
+// a new connection is opened only when the server's
+// SETTINGS_MAX_CONCURRENT_STREAMS is reached. Plain-TCP HTTP/2 (h2c, with
+// prior knowledge) is used for the origins listed in H2CHosts. The native
+// API, RoundTrip, limits and timeouts are the same over both protocols;
+// docs/client.md lists what differs. A server that answers an HTTP/1.1
+// request with HTTP/2 frames (an HTTP/2-only port not listed in H2CHosts)
+// fails the request with ErrHTTP2Only.
 //
 // # Ownership
 //

@@ -3,6 +3,8 @@ package client
 import (
 	"errors"
 	"fmt"
+
+	"github.com/riptide-http/riptide/internal/h2"
 )
 
 // Errors returned by the client. Timeouts are *TimeoutError values, so
@@ -40,7 +42,52 @@ var (
 	// request with HTTP/2 frames (its SETTINGS or a GOAWAY): it speaks
 	// only HTTP/2 on that port (a gRPC server, an h2c-only endpoint), which
 	// this client does not support yet. The connection is closed.
-	ErrHTTP2Only = errors.New("client: server speaks HTTP/2 only (got an HTTP/2 frame in place of an HTTP/1.1 response); riptide's client does not support HTTP/2 yet")
+	ErrHTTP2Only = errors.New("client: server speaks HTTP/2 only (got an HTTP/2 frame in place of an HTTP/1.1 response); list its host in Client.H2CHosts to speak HTTP/2 with prior knowledge")
+	// ErrHTTP2HeaderListTooLarge is returned when an HTTP/2 response's
+	// header list (or trailers) exceeds 64 KiB as HPACK counts it (the
+	// SETTINGS_MAX_HEADER_LIST_SIZE the client sends). The stream is reset;
+	// the connection goes on.
+	ErrHTTP2HeaderListTooLarge = errors.New("client: HTTP/2 response header list too large")
+	// ErrHTTP2PingTimeout is returned for the requests of an HTTP/2
+	// connection closed because the server did not answer a keep-alive
+	// PING within Client.HTTP2PingTimeout.
+	ErrHTTP2PingTimeout = errors.New("client: HTTP/2 server did not answer PING")
+)
+
+// HTTP2Error is an HTTP/2 error (RFC 9113 §7) that failed a request: the
+// server reset its stream (RST_STREAM) or ended the connection (GOAWAY)
+// with an error code after processing it, or the server broke the
+// protocol and the client ended the connection (Remote false).
+type HTTP2Error struct {
+	// Code is the error code (RFC 9113 §7): 0x1 PROTOCOL_ERROR, 0x8
+	// CANCEL, ...
+	Code uint32
+	// GoAway reports an error of the connection, not of one stream.
+	GoAway bool
+	// Remote reports that the server sent the error.
+	Remote bool
+}
+
+func (e *HTTP2Error) Error() string {
+	s := "client: HTTP/2 stream reset by server: "
+	switch {
+	case e.GoAway && e.Remote:
+		s = "client: HTTP/2 connection ended by server (GOAWAY): "
+	case e.GoAway:
+		s = "client: HTTP/2 protocol error of server, connection ended: "
+	case !e.Remote:
+		s = "client: HTTP/2 stream reset: "
+	}
+	return s + h2.ErrCode(e.Code).String()
+}
+
+// Errors of HTTP/2 streams that are not the server's codes.
+var (
+	// errH2Unprocessed: GOAWAY named the stream unprocessed, or
+	// RST_STREAM(REFUSED_STREAM): the request may be sent again anywhere.
+	errH2Unprocessed error = errorString("client: HTTP/2 server did not process the request (GOAWAY or REFUSED_STREAM)")
+	// errH2Malformed: a malformed response (RFC 9113 §8.1.1).
+	errH2Malformed error = errorString("client: malformed HTTP/2 response")
 )
 
 // TimeoutError reports which timeout expired. It implements net.Error.

@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +35,11 @@ type hostPool struct {
 	pipeConns int     // pipelined connections, open or dialing
 	pipeFree  chan struct{}
 	proxyAuth string // Proxy-Authorization for plain-HTTP proxying
+
+	h2c    bool          // HTTP/2 with prior knowledge (Client.H2CHosts)
+	h2mode atomic.Bool   // the origin speaks HTTP/2 (h2pool.go)
+	h2s    []*h2Conn     // its HTTP/2 connections, under mu
+	h2dial chan struct{} // closed when the HTTP/2 dial in progress ends
 }
 
 func newHostPool(c *Client, https bool, authority string) *hostPool {
@@ -57,8 +64,14 @@ func newHostPool(c *Client, https bool, authority string) *hostPool {
 		}
 		if len(cfg.NextProtos) == 0 {
 			cfg.NextProtos = []string{"http/1.1"}
+			if !c.DisableHTTP2 {
+				cfg.NextProtos = []string{"h2", "http/1.1"}
+			}
 		}
 		p.tlsConf = cfg
+	} else {
+		p.h2c = p.proxy == nil && slices.Contains(c.H2CHosts, authority)
+		p.h2mode.Store(p.h2c)
 	}
 	return p
 }

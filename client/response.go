@@ -69,8 +69,12 @@ func (r *Response) StatusCode() int { return r.head.Status }
 func (r *Response) Reason() []byte { return r.head.Reason }
 
 // ProtoMinor returns the minor version of the response (0 for HTTP/1.0,
-// 1 for HTTP/1.1).
+// 1 for HTTP/1.1, 0 for HTTP/2).
 func (r *Response) ProtoMinor() int { return r.head.Minor }
+
+// ProtoMajor returns the major version of the response: 1 for HTTP/1.x, 2
+// for HTTP/2.
+func (r *Response) ProtoMajor() int { return r.head.Major }
 
 // Header returns the value of the first header field named name
 // (case-insensitive), or nil.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"compress/gzip"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"net/http"
@@ -77,17 +78,27 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 	deadline := c.deadline(ctx)
 	for attempt := 0; ; attempt++ {
 		retryable := attempt < c.maxRetries() && replayable(hreq)
-		cn, err := p.get(ctx, deadline)
+		cn, hc, err := p.acquire(ctx, deadline)
 		if err != nil {
 			return nil, err
 		}
 		st.resp.Reset()
+		if hc != nil {
+			err := c.h2Exchange(ctx, p, hc, r, &st.resp, deadline, true)
+			if err != nil {
+				return nil, err
+			}
+			if r.bodyStream != nil {
+				hreq.Body.Close()
+			}
+			return c.toHTTPResponse(hreq, &st.resp, hc.tls, gz), nil
+		}
 		retry, err := cn.exchange(ctx, r, &st.resp, deadline, true)
 		if err == nil {
 			if r.bodyStream != nil {
 				hreq.Body.Close()
 			}
-			return c.toHTTPResponse(hreq, &st.resp, cn, gz), nil
+			return c.toHTTPResponse(hreq, &st.resp, cn.tls, gz), nil
 		}
 		if err == errNotQuiet {
 			attempt-- // nothing was sent (see Client.do)
@@ -242,7 +253,7 @@ func appendRequestURI(dst []byte, u *url.URL) []byte {
 
 // toHTTPResponse converts the head in resp into an *http.Response whose
 // body streams the rest from the connection.
-func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, cn *conn, gz bool) *http.Response {
+func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, ts *tls.ConnectionState, gz bool) *http.Response {
 	h := &resp.head
 	chunked := h.TransferEncoding && h.Chunked
 	hr := &http.Response{
@@ -252,9 +263,11 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, cn *conn, gz
 		ProtoMajor: 1,
 		ProtoMinor: h.Minor,
 		Request:    hreq,
-		TLS:        cn.tls,
+		TLS:        ts,
 	}
-	if h.Minor == 0 {
+	if h.Major == 2 {
+		hr.Proto, hr.ProtoMajor, hr.ProtoMinor = "HTTP/2.0", 2, 0
+	} else if h.Minor == 0 {
 		hr.Proto = "HTTP/1.0"
 	}
 	hr.Header, hr.Trailer = buildHeader(h.Headers, chunked)
@@ -291,8 +304,20 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, cn *conn, gz
 	if chunked {
 		hr.TransferEncoding = []string{"chunked"}
 	}
+	if h.Major == 2 {
+		// HTTP/2 frames the body itself; the connection stays.
+		if mode == h1.BodyUntilClose {
+			mode = h1.BodyLength
+		}
+		if isHead || !h1.BodyAllowed(h.Status) {
+			mode = h1.BodyNone
+		}
+	}
 	hr.Close = h.Close || mode == h1.BodyUntilClose
 	if mode == h1.BodyNone || resp.br.done {
+		if resp.br.h2 != nil {
+			resp.br.Close() // frees the stream
+		}
 		hr.Body = http.NoBody
 		resp.stream = false
 		return hr
@@ -438,7 +463,11 @@ func (b *rtBody) Close() error {
 	if !b.mu.TryLock() {
 		// A Read is in progress: abort it through the connection.
 		b.aborted.Store(true)
-		b.br.c.nc.SetDeadline(aLongTimeAgo)
+		if b.br.h2 != nil {
+			b.br.h2.abort()
+		} else {
+			b.br.c.nc.SetDeadline(aLongTimeAgo)
+		}
 		b.mu.Lock()
 	}
 	defer b.mu.Unlock()
