@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/http2/hpack"
+
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // decodeBoth decodes block with HeaderDecoder and with x/net's decoder
@@ -106,6 +108,9 @@ func TestHeaderDecoderRejects(t *testing.T) {
 // literals without indexing (a Content-Length, Huffman coded or not)
 // decodes without allocating.
 func TestHeaderDecoderAllocs(t *testing.T) {
+	if israce.Enabled {
+		t.Skip("the race detector allocates; test.sh runs the allocation tests without it")
+	}
 	var out bytes.Buffer
 	enc := hpack.NewEncoder(&out)
 	d := NewHeaderDecoder(4096, 1<<16)
