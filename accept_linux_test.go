@@ -25,6 +25,7 @@ import (
 // it resumed, and nothing ever put it back: no connection was accepted
 // again.)
 func TestEventLoopAcceptResumesAfterRacedPause(t *testing.T) {
+	t.Parallel()
 	for _, e := range []Engine{EngineEventLoop, EngineOnLoop} {
 		t.Run(e.String(), func(t *testing.T) { racedPause(t, e) })
 	}
@@ -140,6 +141,7 @@ func racedPause(t *testing.T, e Engine) {
 // ended, parked in a closed epoll where neither reached it, and Close then
 // waited on it for good: TestShutdownWhileAccepting's hang.)
 func TestShutdownAdmitsAcceptedSocket(t *testing.T) {
+	t.Parallel()
 	for _, e := range []Engine{EngineEventLoop, EngineOnLoop} {
 		for _, mode := range []string{"Shutdown", "Close"} {
 			t.Run(e.String()+"/"+mode, func(t *testing.T) { admitRaced(t, e, mode) })

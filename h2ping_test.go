@@ -14,6 +14,7 @@ import (
 // a silent client is sent a PING, and its connection is closed when it
 // does not answer.
 func TestH2KeepalivePing(t *testing.T) {
+	t.Parallel()
 	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(*riptide.Ctx) {}), func(s *riptide.Server) {
 		s.HTTP2.SendPingTimeout = 50 * time.Millisecond
 		s.HTTP2.PingTimeout = 100 * time.Millisecond

@@ -31,6 +31,7 @@ func startRiptideH2(t *testing.T, h riptide.Handler, configure func(*riptide.Ser
 // TestH2SettingsFromConfig checks that the limits in riptide's config reach
 // the client in the server's SETTINGS frame.
 func TestH2SettingsFromConfig(t *testing.T) {
+	t.Parallel()
 	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(*riptide.Ctx) {}), func(s *riptide.Server) {
 		s.MaxHeaderBytes = 8192
 		s.HTTP2.MaxConcurrentStreams = 7
@@ -60,6 +61,7 @@ func TestH2SettingsFromConfig(t *testing.T) {
 // TestH2IdleTimeout checks that Server.IdleTimeout closes an idle HTTP/2
 // connection (with GOAWAY).
 func TestH2IdleTimeout(t *testing.T) {
+	t.Parallel()
 	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(*riptide.Ctx) {}), func(s *riptide.Server) {
 		s.IdleTimeout = 100 * time.Millisecond
 	})
@@ -74,6 +76,7 @@ func TestH2IdleTimeout(t *testing.T) {
 // the request completes, Shutdown waits for it and returns nil, and the
 // connection reports new, active and closed to ConnState.
 func TestH2ShutdownGraceful(t *testing.T) {
+	t.Parallel()
 	entered, release := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
 	var states []riptide.ConnState
@@ -142,6 +145,7 @@ func TestH2ShutdownGraceful(t *testing.T) {
 // TestH2Disable checks that HTTP2Config.Disable leaves TLS clients on
 // HTTP/1.1 and turns h2c off.
 func TestH2Disable(t *testing.T) {
+	t.Parallel()
 	srv := &riptide.Server{
 		Handler:   riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString(h2HelloBody) }),
 		HTTP2:     &riptide.HTTP2Config{Disable: true, H2C: true},
@@ -164,6 +168,7 @@ func TestH2Disable(t *testing.T) {
 // TestH2MaxRequestBodySize checks that Server.MaxRequestBodySize holds over
 // HTTP/2 for both APIs: 413 for a larger declared length.
 func TestH2MaxRequestBodySize(t *testing.T) {
+	t.Parallel()
 	app := new(h2App)
 	for name, h := range map[string]riptide.Handler{
 		"native": app.nativeHandler(),
@@ -188,6 +193,7 @@ func TestH2MaxRequestBodySize(t *testing.T) {
 // HTTP/1.1 (TestSetBodyLimit): a body past the per-request limit fails with
 // ErrBodyTooLarge and the unanswered request gets 413.
 func TestH2SetBodyLimit(t *testing.T) {
+	t.Parallel()
 	h := riptide.HandlerFunc(func(c *riptide.Ctx) {
 		c.SetBodyLimit(10)
 		body, err := c.ReadBody()

@@ -30,6 +30,7 @@ var layers = []struct {
 // TestLayering fails when an engine package imports an HTTP package (go
 // list -deps, for Linux, where the event loop's files build).
 func TestLayering(t *testing.T) {
+	t.Parallel()
 	for _, l := range layers {
 		deps := goListDeps(t, modulePath+"/"+l.pkg)
 		for _, d := range deps {

@@ -46,6 +46,7 @@ func waitStats(t *testing.T, srv *Server, what string, cond func(*Stats) bool) *
 
 // TestStatsCounts: each kind of event lands in its counter.
 func TestStatsCounts(t *testing.T) {
+	t.Parallel()
 	srv, addr := statsServer(t, &Server{ReadHeaderTimeout: 300 * time.Millisecond})
 	ka := dial(t, addr)
 	for _, path := range []string{"/", "/", "/missing"} {
@@ -95,6 +96,7 @@ func TestStatsCounts(t *testing.T) {
 
 // TestStatsDisabled: DisableStats stops the per-request counters only.
 func TestStatsDisabled(t *testing.T) {
+	t.Parallel()
 	srv, addr := statsServer(t, &Server{DisableStats: true})
 	rc := dial(t, addr)
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -127,6 +129,7 @@ func TestStatsDoesNotAllocate(t *testing.T) {
 // text format with the current counters (its grammar is checked with
 // Prometheus's own parser in the ecosystem module).
 func TestMetricsHandler(t *testing.T) {
+	t.Parallel()
 	srv := &Server{}
 	native := srv.MetricsHandler()
 	compat := FromHTTP(srv.MetricsHTTPHandler())
@@ -191,6 +194,7 @@ func statsHandlers() map[string]Handler {
 // panic counts as a 5xx and a panic (and, in the compat door, whose
 // stream is reset, a reset).
 func TestStatsHTTP2(t *testing.T) {
+	t.Parallel()
 	resets := map[string]uint64{"native": 0, "compat": 1}
 	for door, h := range statsHandlers() {
 		t.Run(door, func(t *testing.T) {
@@ -246,6 +250,7 @@ func TestStatsHTTP2(t *testing.T) {
 // bytes the client wrote and read: every frame, not only the body; a
 // stream the client resets counts in H2ClientResets.
 func TestStatsHTTP2Bytes(t *testing.T) {
+	t.Parallel()
 	for door, h := range statsHandlers() {
 		t.Run(door, func(t *testing.T) {
 			srv, addr := startServer(t, &Server{HTTP2: &HTTP2Config{H2C: true}, Handler: h}, nil)
@@ -291,6 +296,7 @@ func TestStatsHTTP2Bytes(t *testing.T) {
 // TestStatsH2CUpgrade: a request upgraded to h2c counts once, as stream 1
 // of the HTTP/2 connection, and every byte of both protocols is counted.
 func TestStatsH2CUpgrade(t *testing.T) {
+	t.Parallel()
 	srv, addr := statsServer(t, &Server{HTTP2: &HTTP2Config{H2CUpgrade: true}})
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -363,6 +369,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // TestPublishExpvar: the statistics appear as a JSON expvar.
 func TestPublishExpvar(t *testing.T) {
+	t.Parallel()
 	srv, addr := statsServer(t, nil)
 	srv.PublishExpvar("riptide_test_stats")
 	rc := dial(t, addr)
@@ -399,6 +406,7 @@ func BenchmarkStatsRequest(b *testing.B) {
 }
 
 func TestStatShardSize(t *testing.T) {
+	t.Parallel()
 	if n := unsafe.Sizeof(statShard{}); n%64 != 0 {
 		t.Errorf("statShard is %d bytes, not a whole number of cache lines", n)
 	}
@@ -407,6 +415,7 @@ func TestStatShardSize(t *testing.T) {
 // TestStripedCounter: every Add is in the sum, and no two stripes share a
 // cache line.
 func TestStripedCounter(t *testing.T) {
+	t.Parallel()
 	var c stripedCounter
 	if n := unsafe.Sizeof(c[0]); n != 64 {
 		t.Errorf("a stripe is %d bytes, want one cache line", n)
