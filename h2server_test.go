@@ -58,20 +58,6 @@ func TestH2SettingsFromConfig(t *testing.T) {
 	}
 }
 
-// TestH2IdleTimeout checks that Server.IdleTimeout closes an idle HTTP/2
-// connection (with GOAWAY).
-func TestH2IdleTimeout(t *testing.T) {
-	t.Parallel()
-	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(*riptide.Ctx) {}), func(s *riptide.Server) {
-		s.IdleTimeout = 100 * time.Millisecond
-	})
-	a := newH2Attacker(t, in, 0)
-	seen := a.wait(a.drain())
-	if !seen.ended || !seen.goAway {
-		t.Fatalf("idle connection: %v, want GOAWAY and close", seen)
-	}
-}
-
 // TestH2ShutdownGraceful checks Shutdown with an HTTP/2 request in flight:
 // the request completes, Shutdown waits for it and returns nil, and the
 // connection reports new, active and closed to ConnState.
