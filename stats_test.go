@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -367,17 +368,23 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// expvarRuns numbers TestPublishExpvar's runs.
+var expvarRuns atomic.Int64
+
 // TestPublishExpvar: the statistics appear as a JSON expvar.
 func TestPublishExpvar(t *testing.T) {
 	t.Parallel()
 	srv, addr := statsServer(t, nil)
-	srv.PublishExpvar("riptide_test_stats")
+	// A name per run: expvar names are for the process's life, and
+	// -count runs the test again in the same process.
+	name := "riptide_test_stats_" + strconv.FormatInt(expvarRuns.Add(1), 10)
+	srv.PublishExpvar(name)
 	rc := dial(t, addr)
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	rc.resp("GET")
 	waitStats(t, srv, "a request", func(st *Stats) bool { return st.Requests == 1 })
 	var st Stats
-	if err := json.Unmarshal([]byte(expvar.Get("riptide_test_stats").String()), &st); err != nil || st.Requests != 1 || st.Accepted != 1 {
+	if err := json.Unmarshal([]byte(expvar.Get(name).String()), &st); err != nil || st.Requests != 1 || st.Accepted != 1 {
 		t.Errorf("expvar: %+v, %v", st, err)
 	}
 }
