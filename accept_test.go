@@ -14,6 +14,7 @@ import (
 // Accept-error lines are at least acceptLogEvery apart, and each says how
 // many errors went unlogged since the last one.
 func TestAcceptLogRateLimit(t *testing.T) {
+	t.Parallel()
 	var l acceptLog
 	sec := int64(time.Second)
 	steps := []struct {
@@ -41,6 +42,7 @@ func TestAcceptLogRateLimit(t *testing.T) {
 // acceptError sorts errors into Stats.AcceptErrors by cause and logs the
 // first one with its back-off.
 func TestAcceptErrorCounts(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	srv := &Server{Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	for _, err := range []error{
@@ -77,6 +79,7 @@ func TestAcceptErrorCounts(t *testing.T) {
 // The goroutine engine retries the accept errors that leave a listener
 // usable and gives up on the rest, as the event loop does.
 func TestAcceptRetryable(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		err  error
 		want bool

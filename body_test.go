@@ -25,6 +25,7 @@ func echo(c *Ctx) {
 
 // RFC 9112 §6.2 and §7.1: fixed-length and chunked bodies, with trailers.
 func TestRequestBodies(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		b, err := c.ReadBody()
 		if err != nil {
@@ -52,6 +53,7 @@ func TestRequestBodies(t *testing.T) {
 
 // A body split across many small reads is reassembled (fixed and chunked).
 func TestRequestBodyTrickled(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, echo)
 	for _, req := range []string{
 		"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world",
@@ -70,6 +72,7 @@ func TestRequestBodyTrickled(t *testing.T) {
 // RFC 9110 §10.1.1: 100 Continue is sent when the handler first reads the
 // body, and not at all when it answers without reading.
 func TestExpectContinue(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		if string(c.Path()) == "/read" {
 			echo(c)
@@ -108,6 +111,7 @@ func TestExpectContinue(t *testing.T) {
 // MaxRequestBodySize: 413 before the handler for a declared length; a
 // failing read (and 413 if the handler writes nothing) for a chunked body.
 func TestMaxRequestBodySize(t *testing.T) {
+	t.Parallel()
 	var handlerErr error
 	called := 0
 	_, addr := startServer(t, &Server{MaxRequestBodySize: 10}, func(c *Ctx) {
@@ -135,6 +139,7 @@ func TestMaxRequestBodySize(t *testing.T) {
 // An unread body is drained so that the next request parses; one too large
 // to drain closes the connection (announced with Connection: close).
 func TestUnreadBody(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) { c.WriteString("ignored") })
 	rc := dial(t, addr)
 	rc.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloGET /next HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -154,6 +159,7 @@ func TestUnreadBody(t *testing.T) {
 
 // A body the client abandons fails the read with io.ErrUnexpectedEOF.
 func TestTruncatedBody(t *testing.T) {
+	t.Parallel()
 	errc := make(chan error, 1)
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		_, err := io.ReadAll(c.Body())
@@ -237,6 +243,7 @@ func TestChunkedUploadBoundedMemory(t *testing.T) {
 }
 
 func TestHTTPClientPost(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, echo)
 	res, err := http.Post("http://"+addr+"/", "text/plain", strings.NewReader(strings.Repeat("a", 100000)))
 	if err != nil {
@@ -251,6 +258,7 @@ func TestHTTPClientPost(t *testing.T) {
 
 // ReadBodyTimeout fails a body read that stalls.
 func TestReadBodyTimeout(t *testing.T) {
+	t.Parallel()
 	errc := make(chan error, 1)
 	_, addr := startServer(t, &Server{ReadBodyTimeout: 100 * time.Millisecond}, func(c *Ctx) {
 		_, err := io.ReadAll(c.Body())

@@ -33,6 +33,7 @@ func (u *upper) Flush() error {
 // declared Content-Length it drops with DelHeader is not sent; the next
 // request on the connection has no filter. Over HTTP/1.1 and h2c.
 func TestBodyFilter(t *testing.T) {
+	t.Parallel()
 	var flushes atomic.Int32
 	_, addr := startServer(t, &Server{HTTP2: &HTTP2Config{H2C: true}}, func(c *Ctx) {
 		if c.QueryArg("plain") != nil {

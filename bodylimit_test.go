@@ -14,6 +14,7 @@ import (
 // fails with ErrBodyTooLarge and an unanswered request gets 413; bodies
 // within it read whole, and a later request has the server's limit again.
 func TestSetBodyLimit(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		if string(c.Path()) == "/limited" {
 			c.SetBodyLimit(10)

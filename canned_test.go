@@ -17,6 +17,7 @@ import (
 // HTTP/2 (h2c), whichever door serves it: 413 for a declared body over
 // MaxRequestBodySize, 431 for more fields than MaxHeaderCount.
 func TestCannedAnswerSameOnBothProtocols(t *testing.T) {
+	t.Parallel()
 	doors := []struct {
 		name string
 		h    riptide.Handler

@@ -135,6 +135,7 @@ func TestCompatAllocsConns(t *testing.T) {
 // turn (TestCompatAllocsConns) gets its own connection's addresses, now
 // that they are carried with the connection rather than kept by the worker.
 func TestCompatAddrsConns(t *testing.T) {
+	t.Parallel()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		la, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 		if la == nil {

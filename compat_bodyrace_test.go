@@ -31,6 +31,7 @@ import (
 // late Read must not return (or take) their body bytes, must not hang,
 // and must end with an error.
 func TestCompatBodyReadAfterReturn(t *testing.T) {
+	t.Parallel()
 	t.Run("h2", func(t *testing.T) {
 		mux, late := lateReadMux()
 		target := h2Target{name: "riptide-compat", serve: func(t testing.TB, tlsConf *tls.Config, _ *h2App) string {

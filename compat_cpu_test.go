@@ -27,6 +27,7 @@ func (m *countAddrConn) LocalAddr() net.Addr { m.lcalls++; return &m.laddr }
 // a getsockname call and an allocation. Every request's Context still
 // holds the address under http.LocalAddrContextKey.
 func TestCompatLocalAddrOncePerConn(t *testing.T) {
+	t.Parallel()
 	const n = 5
 	var got []net.Addr
 	s := &Server{Handler: FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -61,6 +62,7 @@ func TestCompatLocalAddrOncePerConn(t *testing.T) {
 // them, and checks each Request against net/http's reading of the same
 // bytes.
 func TestCompatHeadAroundBlockSizes(t *testing.T) {
+	t.Parallel()
 	var heads []string
 	for nvals := 0; nvals <= 7; nvals++ {
 		for _, size := range []int{60, 72, 73, 80, 90, 87, 88, 89, 103, 104, 105, 119, 120, 121, 151, 152, 153, 167, 168, 169, 199, 200, 201, 215, 216, 217, 260} {
@@ -112,6 +114,7 @@ func TestCompatHeadAroundBlockSizes(t *testing.T) {
 // 640-byte size class, not 768: with the runtime's 8-byte header the block
 // is 640 bytes.
 func TestCompatShortHeadSmallBlock(t *testing.T) {
+	t.Parallel()
 	const mallocHeader = 8
 	wrk := "GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"
 	for _, tc := range []struct{ nvals, nhead int }{{0, len(wrk)}, {1, 56}, {2, 40}} {
@@ -130,6 +133,7 @@ func TestCompatShortHeadSmallBlock(t *testing.T) {
 // a Cache-Control field implies "Cache-Control: no-cache", whatever the
 // case of the field name, against net/http's reading of the same request.
 func TestCompatPragma(t *testing.T) {
+	t.Parallel()
 	heads := []string{
 		"GET / HTTP/1.1\r\nHost: x\r\nPragma: no-cache\r\n\r\n",
 		"GET / HTTP/1.1\r\nHost: x\r\npragma: no-cache\r\nAccept: */*\r\n\r\n",

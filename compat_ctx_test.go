@@ -22,6 +22,7 @@ import (
 // checks that the sides only meet through state (ctx and stop are
 // written before ctxMade publishes them).
 func TestLazyCtxDoneRacesCancel(t *testing.T) {
+	t.Parallel()
 	for i := range 2000 {
 		var c lazyCtx
 		var wg sync.WaitGroup
@@ -332,6 +333,7 @@ func TestCompatValueDerivedContextNoGoroutine(t *testing.T) {
 // before the deadline or after it (the deadline had then already closed
 // the engine's signal, once, before the context asked to be told).
 func TestCompatContextAfterCancelAfter(t *testing.T) {
+	t.Parallel()
 	res := make(chan string, 1)
 	compat := FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/late" {

@@ -14,6 +14,7 @@ import (
 // header, is replaced by a space as CR and LF are (RFC 9110 §5.5: a field
 // value must not carry CR, LF or NUL); it went out raw in the trailer.
 func TestCompatFieldValueNULReplacedOverHTTP1(t *testing.T) {
+	t.Parallel()
 	for _, e := range firstLineEngines {
 		srv := &riptide.Server{Engine: e.engine, Handler: riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("X-Head", "h\x00e\rad")

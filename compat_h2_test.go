@@ -20,6 +20,7 @@ import (
 // (Flush, deadlines, full duplex, Hijack refused), a body shorter than its
 // Content-Length reset, request trailers, Context cancelled on reset.
 func TestH2CompatWriter(t *testing.T) {
+	t.Parallel()
 	cancelled := make(chan struct{}, 1)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/late-header", func(w http.ResponseWriter, r *http.Request) {
@@ -131,6 +132,7 @@ func TestH2CompatWriter(t *testing.T) {
 // before it returns. Close must make the blocked Read return, or the
 // handler (and its response) never finishes.
 func TestH2CompatBodyCloseUnblocksRead(t *testing.T) {
+	t.Parallel()
 	for _, useTLS := range []bool{false, true} {
 		t.Run(map[bool]string{false: "h2c", true: "tls"}[useTLS], func(t *testing.T) {
 			readErr := make(chan error, 1)
@@ -191,6 +193,7 @@ func TestH2CompatBodyCloseUnblocksRead(t *testing.T) {
 // "; ", and "Expect: 100-continue" is answered by the server and removed,
 // while another Expect stays.
 func TestH2CompatCookieAndExpect(t *testing.T) {
+	t.Parallel()
 	h := riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		io.WriteString(w, strings.Join(r.Header["Cookie"], "|")+" expect="+strings.Join(r.Header["Expect"], "|"))

@@ -17,6 +17,7 @@ import (
 // compactHead keeps only the pieces of the head a Request refers to, and
 // every piece maps back to the bytes it came from.
 func TestCompatCompactHead(t *testing.T) {
+	t.Parallel()
 	const raw = "PROPFIND /dav/a%20b?depth=1 HTTP/1.1\r\n" +
 		"Host: example.com:8080\r\n" +
 		"Content-Type: application/json\r\n" +
@@ -61,6 +62,7 @@ func TestCompatCompactHead(t *testing.T) {
 // compact (an unknown method, an unknown repeated field, a query, a host
 // with a port) reads as net/http would give it.
 func TestCompatCompactHeadRequest(t *testing.T) {
+	t.Parallel()
 	got := make(chan *http.Request, 1)
 	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got <- r
@@ -93,6 +95,7 @@ func TestCompatCompactHeadRequest(t *testing.T) {
 // anyway. The blocks of a slab lie one after another inside it, each
 // with its arrays inside it.
 func TestCompatBlockSizeClasses(t *testing.T) {
+	t.Parallel()
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes are for 64-bit platforms")
 	}
@@ -134,6 +137,7 @@ func TestCompatBlockSizeClasses(t *testing.T) {
 // as many as it has served so far, up to compatSlabMax; one for a request
 // after which it closes.
 func TestCompatSlabLen(t *testing.T) {
+	t.Parallel()
 	want := []int{1: 1, 2: 2, 3: 2, 4: 4, 7: 4, 8: 8, 9: 8, 100: 8}
 	for nreq, w := range want {
 		if w == 0 {
@@ -151,6 +155,7 @@ func TestCompatSlabLen(t *testing.T) {
 // Requests whose values and compact head fit each block, and those too
 // large for any (separate allocations), reach the handler intact.
 func TestCompatRequestBlocks(t *testing.T) {
+	t.Parallel()
 	got := make(chan *http.Request, 1)
 	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got <- r
@@ -191,6 +196,7 @@ func TestCompatRequestBlocks(t *testing.T) {
 // the handler's goroutines may go on using them (-race sees any server
 // access to them).
 func TestCompatRetainedHeadersStayIntact(t *testing.T) {
+	t.Parallel()
 	type kept struct {
 		r    *http.Request
 		resp http.Header
@@ -247,6 +253,7 @@ func TestCompatRetainedHeadersStayIntact(t *testing.T) {
 // Repeated fields, known or not, in any case, first or last, merge in
 // order into one key, as net/http's textproto does.
 func TestCompatRepeatedFields(t *testing.T) {
+	t.Parallel()
 	got := make(chan http.Header, 1)
 	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got <- r.Header

@@ -167,6 +167,7 @@ var lateEngines = []Engine{EngineGoroutine, EngineEventLoop, EngineOnLoop}
 // event loop the late write meets another connection's request on the
 // worker too. HTTP/3 is TestCompatLateWriteH3 in http3/.
 func TestCompatLateWrite(t *testing.T) {
+	t.Parallel()
 	const conns, rounds = 3, 5
 	for _, tlsOn := range []bool{false, true} {
 		for _, e := range lateEngines {
@@ -465,6 +466,7 @@ func TestCompatSendfileOutlivesReturn(t *testing.T) {
 // ErrHandlerReturned, and the next response on the connection (HTTP/1.1,
 // h2c) is clean, on every engine.
 func TestCompatWritesOverlappingReturn(t *testing.T) {
+	t.Parallel()
 	for _, e := range lateEngines {
 		t.Run(e.String(), func(t *testing.T) {
 			ended := make(chan error, 64)

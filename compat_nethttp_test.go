@@ -101,6 +101,7 @@ func TestCompatServerContextKey(t *testing.T) {
 // Plain HTTP sent to a TLS port gets net/http's 400 and
 // a log line, not a silent close.
 func TestTLSPlainHTTPAnswered400(t *testing.T) {
+	t.Parallel()
 	certSrv := httptest.NewTLSServer(http.NotFoundHandler())
 	t.Cleanup(certSrv.Close)
 	var logBuf syncBuffer
@@ -126,6 +127,7 @@ func TestTLSPlainHTTPAnswered400(t *testing.T) {
 // A request refused before any handler runs gets a
 // canned 400, without a body when it asked for HEAD.
 func TestCanned400ToHEADHasNoBody(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) { c.WriteString("ok") })
 	for _, target := range []string{"/a%zz", "/caf\xc3\xa9\x7f"} {
 		nc, err := net.Dial("tcp", addr)
@@ -146,6 +148,7 @@ func TestCanned400ToHEADHasNoBody(t *testing.T) {
 // only when net/http's HTTP/2 server would accept it (strconv.ParseUint),
 // and never beside the one riptide computes: one field, the body's length.
 func TestH2CompatInvalidContentLengthDropped(t *testing.T) {
+	t.Parallel()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", r.URL.Query().Get("cl"))
 		io.WriteString(w, "hello")

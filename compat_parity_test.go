@@ -878,6 +878,7 @@ var reusedValue struct {
 }
 
 func TestCompatParity(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	for i, c := range parityCases {
 		mux.Handle(fmt.Sprintf("/case%d/", i), http.StripPrefix(fmt.Sprintf("/case%d", i), c.handler))
@@ -1181,6 +1182,7 @@ func sameLines(a, b []string) bool {
 // compat differences, in step with parityDifferences: every listed case is
 // named there.
 func TestCompatDocListsDifferences(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("docs/compat.md")
 	if err != nil {
 		t.Fatal(err)
@@ -1310,6 +1312,7 @@ func parityH2Protos(t *testing.T) []parityProto {
 }
 
 func TestCompatParityH2(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	for i, c := range parityCases {
 		mux.Handle(fmt.Sprintf("/case%d/", i), http.StripPrefix(fmt.Sprintf("/case%d", i), c.handler))

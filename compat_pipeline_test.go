@@ -16,6 +16,7 @@ import (
 // returning (no compat response is flushed on its own unless the handler
 // flushes or outgrows the write buffer).
 func TestCompatPipelinedBatchIsOneWrite(t *testing.T) {
+	t.Parallel()
 	hello := []byte("Hello, World!")
 	for _, tc := range []struct {
 		name string

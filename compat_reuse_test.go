@@ -79,6 +79,7 @@ const compatReuseChildEnv = "RIPTIDE_COMPAT_REUSE_CHILD"
 // child runs in a process of its own, since a race report
 // fails the test that saw it.
 func TestCompatReuseRetainRaces(t *testing.T) {
+	t.Parallel()
 	if !israce.Enabled {
 		t.Skip("needs -race")
 	}
@@ -106,6 +107,7 @@ func TestCompatReuseRetainRaces(t *testing.T) {
 // return (retain, and retain-default without the option) or before it
 // returns (clean).
 func TestCompatReuseRaceChild(t *testing.T) {
+	t.Parallel()
 	mode := os.Getenv(compatReuseChildEnv)
 	if mode == "" {
 		t.Skip("run by TestCompatReuseRetainRaces")
@@ -177,6 +179,7 @@ func parityFromHTTP(h http.Handler) Handler {
 // set. The handler also waits on its Context and reads the body, which
 // under -race checks the reuse against the disconnect watch and the body.
 func TestCompatReuseNoLeak(t *testing.T) {
+	t.Parallel()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():

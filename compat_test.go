@@ -50,6 +50,7 @@ func readResponse(t *testing.T, br *bufio.Reader) (*http.Response, string) {
 }
 
 func TestCompatContextCancelledOnDisconnect(t *testing.T) {
+	t.Parallel()
 	cancelled := make(chan error, 1)
 	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -69,6 +70,7 @@ func TestCompatContextCancelledOnDisconnect(t *testing.T) {
 }
 
 func TestCompatContextCancelledAfterReturn(t *testing.T) {
+	t.Parallel()
 	kept := make(chan context.Context, 2)
 	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/watched" {
@@ -103,6 +105,7 @@ func TestCompatContextCancelledAfterReturn(t *testing.T) {
 // A goroutine watching the request's Context must not be blocked by the
 // handler reading a slow body: Done never waits for the body read.
 func TestCompatDoneDoesNotWaitForBodyRead(t *testing.T) {
+	t.Parallel()
 	got := make(chan string, 1)
 	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		watchdog := make(chan struct{})
@@ -134,6 +137,7 @@ func TestCompatDoneDoesNotWaitForBodyRead(t *testing.T) {
 // body reads and writes on the handler's goroutine: the race detector
 // checks the locking.
 func TestCompatConcurrentDone(t *testing.T) {
+	t.Parallel()
 	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var wg sync.WaitGroup
 		for range 4 {
@@ -159,6 +163,7 @@ func TestCompatConcurrentDone(t *testing.T) {
 // A handler may keep the request after returning, as with net/http: nothing
 // it references is reused by later requests on the connection.
 func TestCompatRequestMayBeKept(t *testing.T) {
+	t.Parallel()
 	kept := make(chan *http.Request, 3)
 	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		kept <- r
@@ -186,6 +191,7 @@ func TestCompatRequestMayBeKept(t *testing.T) {
 // websocket handler keeps using it), and the hijacked connection carries
 // the bytes the client sent after the head.
 func TestCompatHijackKeepsContext(t *testing.T) {
+	t.Parallel()
 	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		done := r.Context().Done()
 		w.Header().Set("Upgrade", "echo")
@@ -225,6 +231,7 @@ func TestCompatHijackKeepsContext(t *testing.T) {
 }
 
 func TestCompatTLS(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
 	ts.StartTLS() // for its certificate and a client that trusts it
 	defer ts.Close()
@@ -254,6 +261,7 @@ func TestCompatTLS(t *testing.T) {
 // The request's Context is found by context.WithCancel as a parent, so
 // middleware deriving contexts works and sees the cancellation.
 func TestCompatDerivedContext(t *testing.T) {
+	t.Parallel()
 	addr := serveCompat(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), time.Hour)
 		defer cancel()

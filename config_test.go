@@ -16,6 +16,7 @@ import (
 // listener is closed; the zero values and the documented negatives
 // (timeouts, MaxRequestBodySize) stay valid.
 func TestServeValidatesConfig(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		srv   *Server
 		field string

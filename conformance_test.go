@@ -344,6 +344,7 @@ const warnDocPath = "testdata/conformance/warns.md"
 // docs/conformance.md by conformance.sh) identical to the lists above.
 // Regenerate it with: go test -run TestConformanceWarnListDoc -update-warn-doc .
 func TestConformanceWarnListDoc(t *testing.T) {
+	t.Parallel()
 	doc := renderWarnDoc()
 	if *updateWarnDoc {
 		if err := os.MkdirAll("testdata/conformance", 0o755); err != nil {

@@ -14,6 +14,7 @@ import (
 
 // A nil Handler answers 404.
 func TestNilHandler(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, &Server{}, nil)
 	rc := dial(t, addr)
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -25,6 +26,7 @@ func TestNilHandler(t *testing.T) {
 // Slowloris: a head trickling in is cut at ReadHeaderTimeout (408, close),
 // however steadily bytes keep arriving.
 func TestSlowlorisClosedAtHeaderTimeout(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, &Server{ReadHeaderTimeout: 300 * time.Millisecond}, hello)
 	rc := dial(t, addr)
 	head := "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + strings.Repeat("a", 1000)
@@ -44,6 +46,7 @@ func TestSlowlorisClosedAtHeaderTimeout(t *testing.T) {
 
 // IdleTimeout closes a keep-alive connection that sends nothing.
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, &Server{IdleTimeout: 100 * time.Millisecond}, hello)
 	rc := dial(t, addr)
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -55,6 +58,7 @@ func TestIdleTimeout(t *testing.T) {
 
 // WriteTimeout fails writes to a client that stops reading.
 func TestWriteTimeout(t *testing.T) {
+	t.Parallel()
 	errc := make(chan error, 1)
 	_, addr := startServer(t, &Server{WriteTimeout: 100 * time.Millisecond}, func(c *Ctx) {
 		chunk := make([]byte, 1<<20)
@@ -76,6 +80,7 @@ func TestWriteTimeout(t *testing.T) {
 // Head limits map to 431 (and the request line to 414), with Connection:
 // close.
 func TestHeadLimits(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, &Server{MaxHeaderBytes: 1024, MaxHeaderCount: 5}, hello)
 	for _, tc := range []struct {
 		name, req string
@@ -103,6 +108,7 @@ func TestHeadLimits(t *testing.T) {
 // Parse errors get a canned response with Connection: close; responses to
 // earlier pipelined requests go out whole before it (RFC 9112 §9.3.2).
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, hello)
 	for _, tc := range []struct {
 		rule, req string
@@ -130,6 +136,7 @@ func TestParseErrors(t *testing.T) {
 
 // MaxRequestsPerConn: the last allowed response carries Connection: close.
 func TestMaxRequestsPerConn(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, &Server{MaxRequestsPerConn: 2}, hello)
 	rc := dial(t, addr)
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -143,6 +150,7 @@ func TestMaxRequestsPerConn(t *testing.T) {
 
 // DisableKeepAlive closes after every response.
 func TestDisableKeepAlive(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, &Server{DisableKeepAlive: true}, hello)
 	rc := dial(t, addr)
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -155,6 +163,7 @@ func TestDisableKeepAlive(t *testing.T) {
 // connection when part of the response was; logged; the server keeps
 // serving new connections.
 func TestPanicRecovery(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	_, addr := startServer(t, &Server{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(c *Ctx) {
 		switch string(c.Path()) {
@@ -205,6 +214,7 @@ func TestPanicRecovery(t *testing.T) {
 // Accepted connections have TCP_NODELAY set, so responses are not held
 // back by Nagle's algorithm.
 func TestNoDelay(t *testing.T) {
+	t.Parallel()
 	got := make(chan int, 1)
 	srv := &Server{ConnState: func(nc net.Conn, st ConnState) {
 		if st != StateActive {
@@ -236,6 +246,7 @@ func TestNoDelay(t *testing.T) {
 // against its one-second clock, without a clock read) still fails a stalled
 // body read, and not before it is due.
 func TestReadDeadlineFarAhead(t *testing.T) {
+	t.Parallel()
 	type result struct {
 		err   error
 		early bool

@@ -70,6 +70,7 @@ func TestNativeRemoteAddrAllocs(t *testing.T) {
 // in turn sees its own connection's address from Ctx.RemoteAddr (and
 // LocalAddr), on every engine, now that it is kept per connection.
 func TestNativeRemoteAddrConns(t *testing.T) {
+	t.Parallel()
 	for _, e := range addrEngines {
 		t.Run(e.name, func(t *testing.T) {
 			addr := serveAddrConns(t, e.engine, HandlerFunc(func(c *Ctx) {

@@ -10,6 +10,7 @@ import (
 // target's authority and ignores Host. Native Ctx.Host agrees with the
 // compat door and net/http on every form.
 func TestHostFromAbsoluteForm(t *testing.T) {
+	t.Parallel()
 	native := func(c *Ctx) { c.Write(c.Host()) }
 	compat := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Host) })
 	_, nativeAddr := startServer(t, nil, native)

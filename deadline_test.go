@@ -15,6 +15,7 @@ import (
 // handler that returns first leaves nothing armed for the next request on
 // the connection, whose Ctx has no deadline.
 func TestCancelAfter(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		switch string(c.Path()) {
 		case "/wait":

@@ -64,6 +64,7 @@ func settledGoroutines(want int) int {
 // Hijack on the event loop hands over an ordinary *net.TCPConn with the
 // bytes read past the head, and the loop lets go of the socket.
 func TestEventLoopHijack(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, &Server{Engine: EngineEventLoop}, func(c *Ctx) {
 		nc, buf, err := c.Hijack()
 		if err != nil {
@@ -198,6 +199,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // are running (a barrier, which one connection queued behind a blocked
 // handler would never let complete) all finish.
 func TestEventLoopBlockedHandlersDoNotHoldQueuedConns(t *testing.T) {
+	t.Parallel()
 	const n = 24
 	var arrived sync.WaitGroup
 	arrived.Add(n)

@@ -10,6 +10,7 @@ import (
 // TestForwarded: the client address from Forwarded / X-Forwarded-For,
 // read right to left past trusted proxies, only for trusted peers.
 func TestForwarded(t *testing.T) {
+	t.Parallel()
 	trusted := &ForwardedConfig{TrustedNetworks: []netip.Prefix{
 		netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("10.0.0.0/8")}}
 	trustedRFC := &ForwardedConfig{TrustedNetworks: trusted.TrustedNetworks, Header: HeaderForwarded}
@@ -71,6 +72,7 @@ func TestForwarded(t *testing.T) {
 // peer's X-Forwarded-For, and a Forwarded header the client added (which
 // a proxy maintaining X-Forwarded-For passes through) changes nothing.
 func TestForwardedHTTP2(t *testing.T) {
+	t.Parallel()
 	cfg := &ForwardedConfig{TrustedNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
 	var p http.Protocols
 	p.SetUnencryptedHTTP2(true)

@@ -19,6 +19,7 @@ import (
 // must all be answered while it still blocks; it is answered once
 // released. Native and compat doors, h2c and TLS.
 func TestH2BlockingHandler(t *testing.T) {
+	t.Parallel()
 	const others = 8
 	doors := map[string]func(release chan struct{}) riptide.Handler{
 		"native": func(release chan struct{}) riptide.Handler {

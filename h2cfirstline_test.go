@@ -56,6 +56,7 @@ func rawAnswer(t *testing.T, addr, in string) []byte {
 // §2.2, §3: 400 for a bare CR or a malformed version, RFC 9110 §15.6.6: 505
 // for an unsupported one), not a silent close.
 func TestH2CFirstLineNotHTTP1AnsweredAsHTTP1(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, status string }{
 		{"GET / HTTP/1.1\rHost: a\r\n\r\n", "400"}, // Http11Probe RFC9112-3-CR-ONLY-LINE-ENDING
 		{"GET / HTTP/9.9\r\nHost: a\r\n\r\n", "505"},
@@ -88,6 +89,7 @@ func TestH2CFirstLineNotHTTP1AnsweredAsHTTP1(t *testing.T) {
 // preface), is closed without an answer: it may be an HTTP/2 client, to
 // which an HTTP/1.1 answer would be gibberish (RFC 9113 §3.4).
 func TestH2CPrefacePrefixOrNonHTTPClosedSilently(t *testing.T) {
+	t.Parallel()
 	for _, e := range firstLineEngines {
 		srv := &riptide.Server{Engine: e.engine, HTTP2: &riptide.HTTP2Config{H2C: true},
 			Handler: riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString("ok") })}
@@ -107,6 +109,7 @@ func TestH2CPrefacePrefixOrNonHTTPClosedSilently(t *testing.T) {
 // taken for one once the head it forms ends ("PRI * HTTP/2.0\r\n\r\n"). It used to get an HTTP/1.1 505 its
 // HTTP/2 framing cannot read, which clients report as an empty reply.
 func TestH2PriorKnowledgeWithoutH2CRefusedWithGoAway(t *testing.T) {
+	t.Parallel()
 	for _, e := range firstLineEngines {
 		srv := &riptide.Server{Engine: e.engine, Handler: riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString("ok") })}
 		ls := startLive(t, srv)

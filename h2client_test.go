@@ -22,6 +22,7 @@ import (
 )
 
 func TestH2GoClient(t *testing.T) {
+	t.Parallel()
 	forEachH2(t, func(t *testing.T, in *h2Instance) {
 		c := h2Client(t, in)
 		assertServes(t, in)
@@ -67,6 +68,7 @@ func TestH2GoClient(t *testing.T) {
 // TestH2HTTP1StillServed checks that the h2-capable listener still serves
 // HTTP/1.1 clients: plain HTTP/1.1 on the h2c port, ALPN http/1.1 over TLS.
 func TestH2HTTP1StillServed(t *testing.T) {
+	t.Parallel()
 	forEachH2(t, func(t *testing.T, in *h2Instance) {
 		tr := &http.Transport{}
 		var p http.Protocols
@@ -102,6 +104,7 @@ func curlHTTP2(t *testing.T) string {
 }
 
 func TestH2Curl(t *testing.T) {
+	t.Parallel()
 	curl := curlHTTP2(t)
 	forEachH2(t, func(t *testing.T, in *h2Instance) {
 		proto := "--http2-prior-knowledge"
@@ -133,57 +136,87 @@ func TestH2Curl(t *testing.T) {
 	})
 }
 
-// httpxScript fetches GET / and POST / (echo) with httpx over HTTP/2 and
-// prints what it saw as JSON.
+// httpxScript fetches GET / and POST / (echo) with httpx over HTTP/2 from
+// each server its arguments name (pairs of URL and "1" for TLS, "0" for
+// h2c) and prints what it saw as JSON, one line per server, in order.
 const httpxScript = `
 import json, sys, httpx
-url, tls = sys.argv[1], sys.argv[2] == "1"
-# Over TLS, ALPN offers h2 and http/1.1; for http:// URLs, http1=False makes
-# httpx use h2c prior knowledge.
-with httpx.Client(http1=tls, http2=True, verify=False, timeout=30) as c:
-    g = c.get(url)
-    p = c.post(url, content=b"x" * 100000)
-    print(json.dumps({"get_version": g.http_version, "get_status": g.status_code, "get_body": g.text,
-                      "post_version": p.http_version, "post_status": p.status_code, "post_len": len(p.content)}))
+args = sys.argv[1:]
+for url, tls in zip(args[0::2], args[1::2]):
+    tls = tls == "1"
+    try:
+        # Over TLS, ALPN offers h2 and http/1.1; for http:// URLs,
+        # http1=False makes httpx use h2c prior knowledge.
+        with httpx.Client(http1=tls, http2=True, verify=False, timeout=30) as c:
+            g = c.get(url)
+            p = c.post(url, content=b"x" * 100000)
+            r = {"get_version": g.http_version, "get_status": g.status_code, "get_body": g.text,
+                 "post_version": p.http_version, "post_status": p.status_code, "post_len": len(p.content)}
+    except Exception as e:
+        r = {"error": repr(e)}
+    print(json.dumps(r), flush=True)
 `
 
+// TestH2Httpx has Python's httpx (an independent HTTP/2 client, h2 under
+// it) GET and POST every target in both modes. One python serves them all:
+// its start and the httpx import cost more than the requests.
 func TestH2Httpx(t *testing.T) {
+	t.Parallel()
 	python, env := httpxPython(t)
-	forEachH2(t, func(t *testing.T, in *h2Instance) {
-		tlsArg := "0"
-		if in.tls {
-			tlsArg = "1"
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, python, "-c", httpxScript, in.url("/"), tlsArg)
-		cmd.Env = env
-		out, err := cmd.Output()
-		if err != nil {
-			var stderr []byte
-			if ee, ok := err.(*exec.ExitError); ok {
-				stderr = ee.Stderr
+	var ins []*h2Instance
+	var args []string
+	for _, target := range h2Targets {
+		for _, useTLS := range []bool{false, true} {
+			in := startH2(t, target, useTLS)
+			tlsArg := "0"
+			if in.tls {
+				tlsArg = "1"
 			}
-			t.Fatalf("httpx: %v\n%s%s", err, out, stderr)
+			ins = append(ins, in)
+			args = append(args, in.url("/"), tlsArg)
 		}
-		var r struct {
-			GetVersion  string `json:"get_version"`
-			GetStatus   int    `json:"get_status"`
-			GetBody     string `json:"get_body"`
-			PostVersion string `json:"post_version"`
-			PostStatus  int    `json:"post_status"`
-			PostLen     int    `json:"post_len"`
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, append([]string{"-c", httpxScript}, args...)...)
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
 		}
-		if err := json.Unmarshal(out, &r); err != nil {
-			t.Fatalf("httpx output %q: %v", out, err)
-		}
-		if r.GetVersion != "HTTP/2" || r.GetStatus != 200 || r.GetBody != h2HelloBody {
-			t.Errorf("httpx GET: %s %d %q, want HTTP/2 200 %q", r.GetVersion, r.GetStatus, r.GetBody, h2HelloBody)
-		}
-		if r.PostVersion != "HTTP/2" || r.PostStatus != 200 || r.PostLen != 100000 {
-			t.Errorf("httpx POST echo: %s %d, %d bytes, want HTTP/2 200 with 100000 bytes", r.PostVersion, r.PostStatus, r.PostLen)
-		}
-	})
+		t.Fatalf("httpx: %v\n%s%s", err, out, stderr)
+	}
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	if len(lines) != len(ins) {
+		t.Fatalf("httpx printed %d results for %d servers:\n%s", len(lines), len(ins), out)
+	}
+	for i, in := range ins {
+		t.Run(in.name+"/"+in.mode(), func(t *testing.T) {
+			var r struct {
+				Error       string `json:"error"`
+				GetVersion  string `json:"get_version"`
+				GetStatus   int    `json:"get_status"`
+				GetBody     string `json:"get_body"`
+				PostVersion string `json:"post_version"`
+				PostStatus  int    `json:"post_status"`
+				PostLen     int    `json:"post_len"`
+			}
+			if err := json.Unmarshal(lines[i], &r); err != nil {
+				t.Fatalf("httpx output %q: %v", lines[i], err)
+			}
+			if r.Error != "" {
+				t.Fatalf("httpx: %s", r.Error)
+			}
+			if r.GetVersion != "HTTP/2" || r.GetStatus != 200 || r.GetBody != h2HelloBody {
+				t.Errorf("httpx GET: %s %d %q, want HTTP/2 200 %q", r.GetVersion, r.GetStatus, r.GetBody, h2HelloBody)
+			}
+			if r.PostVersion != "HTTP/2" || r.PostStatus != 200 || r.PostLen != 100000 {
+				t.Errorf("httpx POST echo: %s %d, %d bytes, want HTTP/2 200 with 100000 bytes", r.PostVersion, r.PostStatus, r.PostLen)
+			}
+		})
+	}
 }
 
 // httpxPython returns a python3 and an environment in which `import httpx,
@@ -231,6 +264,7 @@ func httpxPython(t *testing.T) (string, []string) {
 // with "Upgrade: h2c" (RFC 7540 §3.2), on the riptide targets (net/http's
 // server does not implement the upgrade).
 func TestH2CUpgrade(t *testing.T) {
+	t.Parallel()
 	curl, err := exec.LookPath("curl")
 	if err != nil {
 		needTool(t, "curl not installed (apt-get install curl)")

@@ -78,6 +78,7 @@ func nativeStreamHandler() riptide.Handler {
 // item 2), no Transfer-Encoding for a body of unknown length (item 3),
 // request trailers in Ctx.Trailers, header fields in the order sent.
 func TestH2NativeStream(t *testing.T) {
+	t.Parallel()
 	for _, useTLS := range []bool{false, true} {
 		in := startRiptideTarget(t, "native-stream", nativeStreamHandler(), useTLS)
 		t.Run(in.mode(), func(t *testing.T) {
@@ -120,6 +121,7 @@ func TestH2NativeStream(t *testing.T) {
 // TestH2NativeHeaderOrder sends fields in a fixed order on a raw
 // connection and checks that the handler sees them in that order.
 func TestH2NativeHeaderOrder(t *testing.T) {
+	t.Parallel()
 	in, _ := startRiptideH2(t, nativeStreamHandler(), nil)
 	a := newH2Attacker(t, in, 0)
 	block := a.requestBlock("/order",
@@ -144,6 +146,7 @@ func TestH2NativeHeaderOrder(t *testing.T) {
 // that the answer to what the client sent meanwhile does not depend on
 // timing: see TestH2StreamAfterResponse).
 func TestH2NativeUnreadBody(t *testing.T) {
+	t.Parallel()
 	const window = 64 << 10
 	for name, h := range map[string]riptide.Handler{
 		"native": nativeStreamHandler(),

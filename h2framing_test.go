@@ -30,6 +30,7 @@ func h2BothDoors(native riptide.HandlerFunc, compat http.HandlerFunc) map[string
 // buffer (DefaultWriteBufferSize) on a stream as on HTTP/1.1, so one that
 // fits gets its length too (net/http's HTTP/2 buffers only 4 KiB).
 func TestH2ContentLengthKept(t *testing.T) {
+	t.Parallel()
 	size := func(path string) int { n, _ := strconv.Atoi(strings.TrimPrefix(path, "/")); return n }
 	doors := h2BothDoors(func(c *riptide.Ctx) {
 		n := size(string(c.Path()))
@@ -78,6 +79,7 @@ func TestH2ContentLengthKept(t *testing.T) {
 // length: HTTP/2 has no such header and the client sent none (issue 18.3),
 // so a proxy copying request headers would forward one that never existed.
 func TestH2NoTransferEncodingOnRequest(t *testing.T) {
+	t.Parallel()
 	doors := h2BothDoors(func(c *riptide.Ctx) {
 		b, err := c.ReadBody()
 		te := c.Header("Transfer-Encoding")
@@ -114,6 +116,7 @@ func TestH2NoTransferEncodingOnRequest(t *testing.T) {
 // old behaviour hangs; the bound below is a safety net for that, not a
 // performance threshold.
 func TestH2UnreadBodyEndsStream(t *testing.T) {
+	t.Parallel()
 	doors := h2BothDoors(func(c *riptide.Ctx) { c.WriteString("done") },
 		func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "done") })
 	for name, h := range doors {

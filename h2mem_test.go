@@ -113,6 +113,9 @@ func (hs *heldStreamServer) round(tb testing.TB, streams int) int64 {
 // streaming, and bounds the live heap each holds: no HTTP/1.1 write
 // buffer, and a body buffer only while one is buffered.
 func TestH2HeldStreamMemory(t *testing.T) {
+	if riptide.InOwnProcess(t) {
+		return // ran in a process of its own
+	}
 	const streams = 100
 	for _, tc := range []struct {
 		state string
@@ -146,6 +149,7 @@ func TestH2HeldStreamMemory(t *testing.T) {
 // first read buffer (streamHeadBuf, 1 KiB), between small ones, on one
 // connection: each reaches the native handler whole.
 func TestH2StreamHeadGrows(t *testing.T) {
+	t.Parallel()
 	srv := &riptide.Server{HTTP2: &riptide.HTTP2Config{H2C: true}, Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {
 		c.Write(c.Path())
 		c.WriteString(" ")

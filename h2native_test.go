@@ -17,6 +17,7 @@ import (
 // request bodies, panics (500 before anything was sent, a reset stream
 // after), Hijack refused, Done on client cancel, the request view.
 func TestH2NativeFeatures(t *testing.T) {
+	t.Parallel()
 	doneSeen := make(chan struct{}, 1)
 	handler := riptide.HandlerFunc(func(c *riptide.Ctx) {
 		switch string(c.Path()) {

@@ -54,6 +54,7 @@ function request(headers, body) {
 `
 
 func TestH2Node(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		needTool(t, "node not installed (apt-get install nodejs); needed for the Node http2 client test")

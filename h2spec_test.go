@@ -82,6 +82,7 @@ var h2specKnownFailures = map[string][]string{
 }
 
 func TestH2Spec(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("h2spec runs take seconds; skipped in -short mode")
 	}

@@ -94,6 +94,7 @@ func TestH2ZeroWindowStall(t *testing.T) {
 // (ConnState reports it closed), although the server's reader is blocked
 // on its full output and the client never reads.
 func TestH2StuckIdleConnection(t *testing.T) {
+	t.Parallel()
 	closed := make(chan struct{}, 1)
 	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(*riptide.Ctx) {}), func(s *riptide.Server) {
 		// Long enough for the flood to fill both directions first.
@@ -122,6 +123,7 @@ func TestH2StuckIdleConnection(t *testing.T) {
 // write stalled at a zero window: the handler's write fails and the handler
 // returns while the client keeps the connection open.
 func TestH2ZeroWindowWriteTimeout(t *testing.T) {
+	t.Parallel()
 	werr := make(chan error, 1)
 	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(c *riptide.Ctx) {
 		c.SetContentLength(int64(len(h2StallBody)))

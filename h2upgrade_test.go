@@ -61,6 +61,7 @@ func startUpgrade(t *testing.T, addr string) (net.Conn, *http.Response) {
 // (issue 14.8: they left the count with the hijack, so 50 upgraded
 // connections got past MaxConns=5).
 func TestH2CUpgradeCountsTowardMaxConns(t *testing.T) {
+	t.Parallel()
 	in, _ := startRiptideH2(t, riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString("ok") }), func(s *riptide.Server) {
 		s.MaxConns = 2
 		s.HTTP2.H2CUpgrade = true
@@ -108,6 +109,7 @@ func TestH2CUpgradeCountsTowardMaxConns(t *testing.T) {
 // upgrade (RFC 9113 §3.2 lets a server ignore Upgrade), not refused with
 // 413 (issue 18.4). Both doors.
 func TestH2CUpgradeLargeBodyServedOverHTTP1(t *testing.T) {
+	t.Parallel()
 	const size = 1<<20 + 1
 	handlers := h2BothDoors(func(c *riptide.Ctx) {
 		n, err := io.Copy(io.Discard, c.Body())
@@ -154,6 +156,7 @@ func TestH2CUpgradeLargeBodyServedOverHTTP1(t *testing.T) {
 // connection behind nginx and let later requests on it past nginx's path
 // rules. Both doors; run under both engines.
 func TestH2CUpgradeRequiresFullForm(t *testing.T) {
+	t.Parallel()
 	handlers := h2BothDoors(func(c *riptide.Ctx) {
 		fmt.Fprintf(c, "h2=%v %s", c.IsHTTP2(), c.Path())
 	}, func(w http.ResponseWriter, r *http.Request) {
@@ -212,6 +215,7 @@ func TestH2CUpgradeRequiresFullForm(t *testing.T) {
 // form, and is still upgraded (the check TestH2CUpgradeRequiresFullForm
 // makes does not turn away a real client). Both doors.
 func TestH2CUpgradeCurl(t *testing.T) {
+	t.Parallel()
 	curl := curlHTTP2(t)
 	handlers := h2BothDoors(func(c *riptide.Ctx) {
 		fmt.Fprintf(c, "h2=%v", c.IsHTTP2())

@@ -84,6 +84,7 @@ var h2HeadCases = map[string]h2HeadCase{
 // the valid heads and reset those marked netHTTPResets; what it does with
 // the other malformed heads is logged (it serves most of them).
 func TestH2RequestHeadValidation(t *testing.T) {
+	t.Parallel()
 	forEachH2(t, func(t *testing.T, in *h2Instance) {
 		netHTTP := strings.HasPrefix(t.Name(), "TestH2RequestHeadValidation/net-http/")
 		for name, tc := range h2HeadCases {
@@ -178,6 +179,7 @@ func containsString(list []string, s string) bool {
 // riptide targets only: net/http resets the stream at once (NO_ERROR), and
 // so answers h2spec 6.9.1/3 by timing.
 func TestH2StreamAfterResponse(t *testing.T) {
+	t.Parallel()
 	forEachH2(t, func(t *testing.T, in *h2Instance) {
 		if strings.HasPrefix(t.Name(), "TestH2StreamAfterResponse/net-http/") {
 			t.Skip("net/http resets the stream when the response ends")

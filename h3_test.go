@@ -64,6 +64,7 @@ func altSvcRoutes(compat bool) Handler {
 // h2c) never carry it: no browser takes an alternative service from a
 // cleartext origin (they did).
 func TestAltSvc(t *testing.T) {
+	t.Parallel()
 	const want = `h3=":4433"; ma=86400`
 	for _, door := range []string{"native", "compat"} {
 		for _, proto := range []string{"HTTP/1.1", "h2c", "HTTPS/1.1", "h2"} {
@@ -181,6 +182,7 @@ func TestAltSvcZeroAllocs(t *testing.T) {
 // its go.mod, and not among the packages a program of the core module
 // (examples/hello, which serves HTTP/1.1 and HTTP/2) builds with.
 func TestCoreHasNoQUIC(t *testing.T) {
+	t.Parallel()
 	mod, err := os.ReadFile("go.mod")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // stream write of its own bytes; a body of unknown length is framed piece
 // by piece, and a body shorter than declared still fails at the client.
 func TestH3DeclaredLengthOneDataFrame(t *testing.T) {
+	t.Parallel()
 	body := make([]byte, 256<<10)
 	for i := range body {
 		body[i] = byte(i * 7)
@@ -90,6 +91,7 @@ func TestH3DeclaredLengthOneDataFrame(t *testing.T) {
 // under load once the body is complete at its Content-Length
 // ("ERR_CONNECTION_CLOSED", seen in TestInteropChromium).
 func TestH3ResponseEndsInOneWrite(t *testing.T) {
+	t.Parallel()
 	body := []byte("hello, trailers!!!")
 	for _, door := range []struct {
 		name string

@@ -50,6 +50,7 @@ type headRequest func(t *testing.T, method string, many bool) headAnswer
 // its Content-Length, also in the answer to HEAD; no answer to HEAD
 // carries body bytes, the server's canned ones (431 here) included.
 func TestResponseHeadRules(t *testing.T) {
+	t.Parallel()
 	const altSvc = `h3=":443"; ma=3600`
 	canned431 := "Request Header Fields Too Large\n"
 	for _, door := range []string{"native", "compat"} {
@@ -328,6 +329,7 @@ func compatGET(t *testing.T, h http.HandlerFunc, body string, check func(t *test
 // length on any protocol: the value is dropped and the engine frames the
 // body it got, as net/http's HTTP/2 server and quic-go do.
 func TestCompatContentLengthNotDigits(t *testing.T) {
+	t.Parallel()
 	const body = "hello world!"
 	compatGET(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Length", "+5")
@@ -345,6 +347,7 @@ func TestCompatContentLengthNotDigits(t *testing.T) {
 // HTTP/2 server), while over HTTP/1.1 it stops sniffing, as in net/http's
 // HTTP/1.1 server.
 func TestCompatTransferEncodingOnStreams(t *testing.T) {
+	t.Parallel()
 	const body = "<html><body>hi</body></html>"
 	compatGET(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Transfer-Encoding", "chunked")

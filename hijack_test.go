@@ -9,6 +9,7 @@ import (
 // Hijack hands over the raw connection and the bytes already read past the
 // request (here the first bytes of the new protocol, sent pipelined).
 func TestHijack(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		if string(c.Path()) != "/upgrade" {
 			hello(c)

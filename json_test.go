@@ -135,6 +135,7 @@ func readAllString(t *testing.T, res *http.Response) string {
 // TestErrorHandlerDoesNotRecurse: an ErrorHandler whose own JSON fails
 // gets a plain-text answer instead of calling itself forever.
 func TestErrorHandlerDoesNotRecurse(t *testing.T) {
+	t.Parallel()
 	srv := &Server{ErrorHandler: func(c *Ctx, code int, msg string) {
 		c.JSON(code, func() {}) // a func cannot be encoded: JSON calls Error
 	}}

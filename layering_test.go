@@ -71,6 +71,7 @@ func goListImports(t *testing.T, dir, pkg string) []string {
 // TestLayering fails when an engine package imports an HTTP package (go
 // list -deps, for Linux, where the event loop's files build).
 func TestLayering(t *testing.T) {
+	t.Parallel()
 	for _, l := range layers {
 		deps := goListDeps(t, modulePath+"/"+l.pkg)
 		for _, d := range deps {

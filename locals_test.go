@@ -12,6 +12,7 @@ type localKey struct{ name string }
 // Value (so a Ctx used as a context.Context carries them), more than the
 // inline ones work, and none survives into the next request.
 func TestLocals(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		if string(c.Path()) == "/set" {
 			for i := range 6 {

@@ -58,6 +58,7 @@ func ndGet(t *testing.T, method, url string, hdr ...string) (*http.Response, str
 // counted in Stats.Panics, logged by AccessLog with status 500, and
 // answered 500 with the X-Request-Id that RequestID set.
 func TestRecoverAnswers500(t *testing.T) {
+	t.Parallel()
 	var logs riptide.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	app := riptide.HandlerFunc(func(c *riptide.Ctx) {
@@ -92,6 +93,7 @@ func TestRecoverAnswers500(t *testing.T) {
 // TestAccessLogLogsPanic (issue 28, item 1): without Recover the server
 // answers the panic, and AccessLog still logs the request, as 500.
 func TestAccessLogLogsPanic(t *testing.T) {
+	t.Parallel()
 	var logs riptide.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	srv := &riptide.Server{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -118,6 +120,7 @@ func TestAccessLogLogsPanic(t *testing.T) {
 // set after the first Write are ignored whatever the body's size (before,
 // a small buffered body still took them and a large one did not).
 func TestHeadFixedByFirstWrite(t *testing.T) {
+	t.Parallel()
 	for _, size := range []int{10, 20 << 10} {
 		srv := &riptide.Server{Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {
 			c.SetHeader("X-Before", "1")
@@ -145,6 +148,7 @@ func TestHeadFixedByFirstWrite(t *testing.T) {
 // route, CORS on a group answers preflights, and the router's NotFound
 // shapes the 404 as JSON.
 func TestGroupMiddlewareOwnsPrefix(t *testing.T) {
+	t.Parallel()
 	r := router.New()
 	r.NotFound = riptide.HandlerFunc(func(c *riptide.Ctx) {
 		c.SetStatus(404)
@@ -179,6 +183,7 @@ func TestGroupMiddlewareOwnsPrefix(t *testing.T) {
 // RegisterOnShutdown function runs, so Shutdown returns without waiting
 // for its deadline.
 func TestShutdownEndsStreams(t *testing.T) {
+	t.Parallel()
 	hookRan := make(chan struct{})
 	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {
 		c.SetContentType("text/event-stream")
@@ -257,6 +262,7 @@ func TestErrorHandlerShapesErrors(t *testing.T) {
 // are served next to riptide's on one endpoint, and a net/http metrics
 // handler (promhttp's kind) mounts on the native router.
 func TestMetricsWithAppMetrics(t *testing.T) {
+	t.Parallel()
 	var orders atomic.Uint64
 	orders.Add(3)
 	srv := &riptide.Server{}

@@ -38,6 +38,7 @@ func warmConns(t *testing.T, addr string, n int) []*rawConn {
 
 // In on-loop mode a native handler runs on the loop goroutine.
 func TestOnLoopRunsNativeHandlersOnLoop(t *testing.T) {
+	t.Parallel()
 	seen := make(chan bool, 1)
 	_, addr := startServer(t, &Server{Engine: EngineOnLoop}, func(x *Ctx) {
 		seen <- onLoopNow(x)
@@ -66,6 +67,7 @@ func TestOnLoopRunsNativeHandlersOnLoop(t *testing.T) {
 // The compat door keeps its workers under EngineOnLoop: the loops have no
 // leader and hand every request off.
 func TestOnLoopCompatUsesWorkers(t *testing.T) {
+	t.Parallel()
 	srv := &Server{Engine: EngineOnLoop, Handler: FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "Hello, World!")
 	}))}
@@ -91,6 +93,7 @@ func TestOnLoopCompatUsesWorkers(t *testing.T) {
 // only until the scanner hands the loop to another goroutine: every other
 // connection is still served while it stays blocked.
 func TestOnLoopBlockedHandlerDoesNotStallOthers(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	var blockedOnLoop atomic.Bool
 	_, addr := startServer(t, &Server{Engine: EngineOnLoop}, func(x *Ctx) {
@@ -134,6 +137,7 @@ func TestOnLoopBlockedHandlerDoesNotStallOthers(t *testing.T) {
 // the loop on first: other connections are served meanwhile and the waiting
 // request completes intact.
 func TestOnLoopEngineWaitsLeaveTheLoop(t *testing.T) {
+	t.Parallel()
 	const big = 8 << 20
 	payload := strings.Repeat("x", big)
 	_, addr := startServer(t, &Server{Engine: EngineOnLoop}, func(x *Ctx) {

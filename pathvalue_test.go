@@ -12,6 +12,7 @@ import (
 // TestPathValues: set, replace, read, a full array panics, and values do
 // not survive into the next request on the connection.
 func TestPathValues(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		before := string(c.PathValue("id"))
 		c.SetPathValue("id", c.Path()[1:])

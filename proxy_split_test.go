@@ -13,6 +13,7 @@ import (
 // net.Pipe delivers each write to its own read) is assembled, and the bytes
 // after it are read back first.
 func TestProxyHeaderByteByByte(t *testing.T) {
+	t.Parallel()
 	src, dst := netip.MustParseAddrPort("[2001:db8::5]:1000"), netip.MustParseAddrPort("[2001:db8::1]:443")
 	for _, hdr := range [][]byte{
 		proxyproto.AppendV1(nil, src, dst),

@@ -107,6 +107,7 @@ func proxiedClient(t *testing.T, header []byte, split int, useTLS, h2 bool) *htt
 // doors see the client's and the frontend's addresses over HTTP/1.1, h2c,
 // and TLS with HTTP/1.1 and h2, also with the header split across reads.
 func TestProxyProtocolDoorsAndProtocols(t *testing.T) {
+	t.Parallel()
 	v1 := proxyproto.AppendV1(nil, proxyClient, proxyFrontend)
 	v2 := proxyproto.AppendV2(nil, &proxyproto.Header{Command: proxyproto.Proxy, Family: proxyproto.INET,
 		Transport: proxyproto.Stream, Source: proxyClient, Destination: proxyFrontend}, true)
@@ -150,6 +151,7 @@ func mustGetBody(t *testing.T, c *http.Client, url string) string {
 // TestProxyProtocolLocalAndTLVs: a LOCAL header (a balancer's health check)
 // keeps the socket's addresses; TLVs reach the handler.
 func TestProxyProtocolLocalAndTLVs(t *testing.T) {
+	t.Parallel()
 	addr := startProxied(t, proxyWhoami("native"), false, nil)
 	local := proxyproto.AppendV2(nil, &proxyproto.Header{Command: proxyproto.Local}, false)
 	body := mustGetBody(t, proxiedClient(t, local, 0, false, false), "http://"+addr+"/")
@@ -169,6 +171,7 @@ func TestProxyProtocolLocalAndTLVs(t *testing.T) {
 // a header, with a malformed or oversized one, or whose header does not
 // arrive in ReadHeaderTimeout are closed without a byte of answer.
 func TestProxyProtocolRejects(t *testing.T) {
+	t.Parallel()
 	req := "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
 	good := string(proxyproto.AppendV1(nil, proxyClient, proxyFrontend))
 	trusted := startProxied(t, proxyWhoami("native"), false, func(s *riptide.Server) {
@@ -216,6 +219,7 @@ func TestProxyProtocolRejects(t *testing.T) {
 // TestProxyProtocolTLSHandshakeAfterHeader: the TLS handshake reads the
 // bytes that came in the same segment as the header.
 func TestProxyProtocolTLSHandshakeAfterHeader(t *testing.T) {
+	t.Parallel()
 	addr := startProxied(t, proxyWhoami("native"), true, nil)
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -252,6 +256,7 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 // TestProxyListenerUnderOwnTLS: a TLS listener made over ProxyListener and
 // handed to Serve reads the header before the handshake.
 func TestProxyListenerUnderOwnTLS(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -270,6 +275,7 @@ func TestProxyListenerUnderOwnTLS(t *testing.T) {
 // TestProxyProtocolSendfile: a compat handler copying a file (the socket's
 // ReadFrom, sendfile) behind a PROXY header sends it whole.
 func TestProxyProtocolSendfile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "f")
 	data := bytes.Repeat([]byte("0123456789abcdef"), 8<<10)
 	if err := os.WriteFile(path, data, 0o644); err != nil {

@@ -19,6 +19,7 @@ import (
 // failed with "DATA RACE" naming riptide's Ctx. Without -race there is
 // nothing to observe and the test is skipped.
 func TestRetainedCtxIsARace(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("RIPTIDE_RETAIN_CHILD") == "1" {
 		retainCtxChild(t)
 		return

@@ -29,6 +29,7 @@ func compatPathReport(w http.ResponseWriter, r *http.Request) {
 // a canned 400 and HTTP/2 RST_STREAM(PROTOCOL_ERROR). The compat door's
 // *http.Request reads as net/http's does.
 func TestRawUTF8PathServedOnEveryProtocol(t *testing.T) {
+	t.Parallel()
 	// net/http over HTTP/1.1 is the reference for the compat door.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -75,6 +76,7 @@ func TestRawUTF8PathServedOnEveryProtocol(t *testing.T) {
 // lenient decoder: Http11Probe's MAL-URL-OVERLONG-UTF8) and lets no
 // control byte or DEL into a target: HTTP/1.1 still answers 400.
 func TestTargetInvalidUTF8AndControlBytesStillRefused(t *testing.T) {
+	t.Parallel()
 	ls := startLive(t, &riptide.Server{Handler: riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString("ok") })})
 	for _, target := range []string{"/a\x7fb", "/a\x01b", "/a\x00b", "/caf\xc3\xa9\x7f", "/\xc0\xaf", "/caf\xc3", "/\xff"} {
 		got := rawAnswer(t, ls.addr, "GET "+target+" HTTP/1.1\r\nHost: a\r\n\r\n")

@@ -38,6 +38,7 @@ func sendChunked(rc *rawConn, size int) {
 // close past it, for a declared length before reading anything) while a
 // streamed body stays unlimited, as documented on MaxRequestBodySize.
 func TestReadBodyDefaultLimit(t *testing.T) {
+	t.Parallel()
 	type result struct {
 		n   int
 		err error
@@ -88,6 +89,7 @@ func TestReadBodyDefaultLimit(t *testing.T) {
 // Negative MaxRequestBodySize lifts the ReadBody limit too; a positive one
 // replaces the default.
 func TestReadBodyConfiguredLimit(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		max     int64
 		size    int

@@ -23,6 +23,7 @@ import (
 // event loop through a TCP listener, the goroutine engine through a
 // wrapped one), with and without h2c.
 func TestReadHeaderTimeoutFromAccept(t *testing.T) {
+	t.Parallel()
 	for _, tcp := range []bool{true, false} {
 		for _, h2c := range []bool{false, true} {
 			t.Run(fmt.Sprintf("tcp=%v/h2c=%v", tcp, h2c), func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 // RFC 9110 §9.3.2: HEAD gets the headers GET would get (Content-Length
 // included) and no body; the connection stays usable.
 func TestHEAD(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, hello)
 	rc := dial(t, addr)
 	rc.send("HEAD / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -26,6 +27,7 @@ func TestHEAD(t *testing.T) {
 
 // Connection: close both ways, HTTP/1.0 keep-alive rules (RFC 9112 §9.3).
 func TestConnectionClose(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		if string(c.Path()) == "/close" {
 			c.SetHeader("Connection", "close")
@@ -64,6 +66,7 @@ func TestConnectionClose(t *testing.T) {
 // Streaming: each Flush reaches the client while the handler is still
 // running (server-sent events), on the handler's own goroutine.
 func TestStreamingFlush(t *testing.T) {
+	t.Parallel()
 	step := make(chan struct{})
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		c.SetHeader("Content-Type", "text/event-stream")
@@ -101,6 +104,7 @@ func TestStreamingFlush(t *testing.T) {
 // Automatic framing: a small body gets Content-Length, a large one is
 // chunked, a declared length streams raw; HTTP/1.0 streams until close.
 func TestResponseFraming(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("b", 3*DefaultWriteBufferSize)
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		switch string(c.Path()) {
@@ -144,6 +148,7 @@ func TestResponseFraming(t *testing.T) {
 
 // RFC 9110 §6.5: trailers after a chunked body, with the Trailer header.
 func TestResponseTrailers(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		c.AddHeader("Trailer", "X-Checksum")
 		c.WriteString("body")
@@ -165,6 +170,7 @@ func TestResponseTrailers(t *testing.T) {
 // trailers, by either door, whether announced in Trailer or not. The rest
 // of the trailers still go out.
 func TestForbiddenTrailersDropped(t *testing.T) {
+	t.Parallel()
 	forbidden := []string{"Content-Length", "transfer-encoding", "Host", "Authorization", "Trailer", "If-Match", "Content-Type"}
 	native := func(c *Ctx) {
 		c.AddHeader("Trailer", "X-Ok, Content-Length")
@@ -203,6 +209,7 @@ func TestForbiddenTrailersDropped(t *testing.T) {
 // Response header injection (CR, LF, NUL in a value; a bad name) is refused
 // with a 500, not sent.
 func TestHeaderInjection(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		switch string(c.Path()) {
 		case "/value":
@@ -226,6 +233,7 @@ func TestHeaderInjection(t *testing.T) {
 
 // 1xx interim responses (RFC 9110 §15.2), e.g. 103 Early Hints.
 func TestInformational(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		c.SetHeader("Link", "</style.css>; rel=preload")
 		if err := c.WriteInformational(103); err != nil {
@@ -253,6 +261,7 @@ func TestInformational(t *testing.T) {
 // The Date header is present, well formed, and the Server header is sent
 // when configured.
 func TestDateAndServerHeaders(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, &Server{Name: "riptide-test"}, hello)
 	rc := dial(t, addr)
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -269,6 +278,7 @@ func TestDateAndServerHeaders(t *testing.T) {
 // The handler may replace Date and Server, and SetHeader replaces while
 // AddHeader appends.
 func TestHeaderSetAddDel(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, &Server{Name: "default"}, func(c *Ctx) {
 		c.SetHeader("Server", "mine")
 		c.SetHeader("X-A", "1")
@@ -292,6 +302,7 @@ func TestHeaderSetAddDel(t *testing.T) {
 // not one whose name the name is a prefix of or extends, nor one whose
 // value holds the name and a colon; a name with a colon matches nothing.
 func TestDelHeaderExact(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		c.SetHeader("X-A", "1")
 		c.SetHeader("X-AB", "2")
@@ -321,6 +332,7 @@ func TestDelHeaderExact(t *testing.T) {
 // SetContentType refuses a value with a control byte as SetHeader does:
 // the response becomes a 500.
 func TestSetContentTypeInvalid(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		c.SetContentType("text/plain\r\nX-Injected: 1")
 		c.WriteString("body")
@@ -336,6 +348,7 @@ func TestSetContentTypeInvalid(t *testing.T) {
 // Query arguments and cookies are parsed without copying unless decoding
 // is needed.
 func TestQueryAndCookies(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		c.Write(c.QueryArg("a"))
 		c.WriteString("|")
@@ -359,6 +372,7 @@ func TestQueryAndCookies(t *testing.T) {
 // An invalid trailer cannot become a 500 any more (the head is out), so
 // the body is cut: the client must not see a complete response.
 func TestBadTrailerCutsBody(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		c.WriteString("body")
 		c.Flush()
@@ -376,6 +390,7 @@ func TestBadTrailerCutsBody(t *testing.T) {
 // others in order and leaves the buffer holding only live fields, so that
 // setting one field again and again does not grow it.
 func TestHeaderFieldsDel(t *testing.T) {
+	t.Parallel()
 	var h headerFields
 	addField(&h, "Set-Cookie", "a=1")
 	addField(&h, "X-A", "1")

@@ -116,6 +116,7 @@ func holdConnections(addr string, n int, closeAtOnce bool, barrier func()) connS
 // TestRobustHelperClients is not a test: it is the client process of
 // TestRobustManyConnections's long variant, and skips unless started by it.
 func TestRobustHelperClients(t *testing.T) {
+	t.Parallel()
 	addr := os.Getenv("RIPTIDE_HELPER_ADDR")
 	if addr == "" {
 		t.Skip("client process of TestRobustManyConnections (long variant)")

@@ -28,6 +28,9 @@ func resetConn(nc net.Conn) {
 }
 
 func TestRobustClientResets(t *testing.T) {
+	if riptide.InOwnProcess(t) {
+		return // ran in a process of its own
+	}
 	ls := startLive(t, fuzzServer())
 	healthy(t, ls.addr)
 	base := backToBaseline(t, measure(false), "warm-up")
@@ -126,6 +129,9 @@ func healthy(t testing.TB, addr string) {
 }
 
 func TestRobustHalfClose(t *testing.T) {
+	if riptide.InOwnProcess(t) {
+		return // ran in a process of its own
+	}
 	ls := startLive(t, fuzzServer())
 	serving(t, ls)
 	base := backToBaseline(t, measure(false), "start")
@@ -179,6 +185,9 @@ func TestRobustHalfClose(t *testing.T) {
 // reading. WriteTimeout must end the write, the handler must see the error
 // and the connection must close.
 func TestRobustStalledReader(t *testing.T) {
+	if riptide.InOwnProcess(t) {
+		return // ran in a process of its own
+	}
 	writeErrs := make(chan error, 1024)
 	var closedConns atomic.Int64
 	srv := &riptide.Server{
@@ -246,6 +255,9 @@ func TestRobustStalledReader(t *testing.T) {
 // Every slow connection must be ended by the server's timeouts, and every
 // normal request must succeed; normal requests' latency is logged.
 func TestRobustSlowloris(t *testing.T) {
+	if riptide.InOwnProcess(t) {
+		return // ran in a process of its own
+	}
 	slow := size(200, 5000)
 	normal := size(4, 16)
 	duration := time.Duration(size(2, 30)) * time.Second
@@ -394,6 +406,7 @@ func newByteReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewRea
 // HEAD request carry no content (RFC 9110 §9.3.2), like any response to
 // HEAD, and still close the connection.
 func TestRobustCannedResponseToHEAD(t *testing.T) {
+	t.Parallel()
 	ls := startLive(t, &riptide.Server{Handler: riptide.HandlerFunc(robustHandler), MaxRequestBodySize: 10})
 	for _, tc := range []struct {
 		name, req string

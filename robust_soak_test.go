@@ -44,6 +44,9 @@ func soakMix() []soakRequest {
 }
 
 func TestRobustSoak(t *testing.T) {
+	if riptide.InOwnProcess(t) {
+		return // ran in a process of its own
+	}
 	for _, api := range robustAPIs {
 		t.Run(api.name, func(t *testing.T) {
 			total := size(50_000, 5_000_000)
@@ -185,6 +188,9 @@ func soak(t *testing.T, h riptide.Handler, total int64) {
 // (the connection is closed under them); that is the keep-alive race every
 // client retries.
 func TestRobustGracefulShutdown(t *testing.T) {
+	if riptide.InOwnProcess(t) {
+		return // ran in a process of its own
+	}
 	rounds := size(3, 20)
 	for round := range rounds {
 		shutdownRound(t, round)

@@ -60,6 +60,7 @@ func routedApp() riptide.Handler {
 // TestRoutedApp: the benchmark's request reaches its route, through the
 // middleware.
 func TestRoutedApp(t *testing.T) {
+	t.Parallel()
 	c := lb.DialConn(t, lb.Serve(t, routedApp()))
 	resp, body := c.Send(routedRequest)
 	if resp.StatusCode != 200 || body != "golang/go/42" || len(resp.Header.Get("X-Request-Id")) != 33 {

@@ -17,6 +17,7 @@ import (
 // DATA frames on HTTP/2 (h2c and TLS) and through the TLS record layer on
 // HTTP/1.1 over TLS. The body is the same section either way.
 func TestSendFileFallback(t *testing.T) {
+	t.Parallel()
 	content := strings.Repeat("riptide sendfile fallback\n", 20000) // 520 KB
 	p := filepath.Join(t.TempDir(), "f.txt")
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {

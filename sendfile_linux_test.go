@@ -81,6 +81,7 @@ func TestCompatFileServerUsesSendfile(t *testing.T) {
 // ReadFrom keeps both limits when it unwraps a caller's io.LimitedReader:
 // the caller's N (what io.CopyN asked for) and the declared Content-Length.
 func TestCompatReadFromNestedLimit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
 	if err := os.WriteFile(path, bytes.Repeat([]byte("x"), 1<<20), 0o644); err != nil {

@@ -61,6 +61,7 @@ func sendFileHandler(f *os.File, size int64) HandlerFunc {
 // short body). The file's own offset is never moved, so one *os.File
 // serves many connections at once.
 func TestSendFile(t *testing.T) {
+	t.Parallel()
 	const size = 3<<20 + 17
 	f, content := sendFileFixture(t, size)
 	_, addr := startServer(t, nil, sendFileHandler(f, size))
@@ -190,6 +191,7 @@ func newSizedAllocClient(t testing.TB, addr, req string, bodyLen int) *allocClie
 // client socket's received-segment count (TCP_INFO) grows by about one per
 // response.
 func TestSendFileOneSegment(t *testing.T) {
+	t.Parallel()
 	f, _ := sendFileFixture(t, 4096)
 	_, addr := startServer(t, nil, func(c *Ctx) { c.SendFile(f, 0, 4096) })
 	ac := newSizedAllocClient(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 4096)

@@ -84,6 +84,7 @@ func hello(c *Ctx) {
 }
 
 func TestHelloNetHTTPClient(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, hello)
 	res, err := http.Get("http://" + addr + "/")
 	if err != nil {
@@ -98,6 +99,7 @@ func TestHelloNetHTTPClient(t *testing.T) {
 }
 
 func TestKeepAliveAndPipelining(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) { c.Write(c.Path()) })
 	rc := dial(t, addr)
 	rc.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -156,6 +158,7 @@ func (c *countingConn) Write(p []byte) (int, error) {
 // riptide serves every complete request in its buffer before writing, so
 // the batch leaves in one write.
 func TestPipelinedBatchIsOneWrite(t *testing.T) {
+	t.Parallel()
 	ln := newPipeListener()
 	serveTest(t, &Server{Handler: HandlerFunc(func(c *Ctx) { c.Write(c.Path()) })}, testServeOptions{Listener: ln})
 	var writes atomic.Int64
@@ -209,6 +212,7 @@ func readHTTP(rc *rawConn) (*httpResponse, error) {
 // TestErrServerClosedIsHTTPs: code ported from net/http compares Serve's
 // error with http.ErrServerClosed (issue 28, item 6).
 func TestErrServerClosedIsHTTPs(t *testing.T) {
+	t.Parallel()
 	srv := &Server{Handler: HandlerFunc(func(*Ctx) {})}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -227,6 +231,7 @@ func TestErrServerClosedIsHTTPs(t *testing.T) {
 // The zero Server is usable: defaults are applied, no limit is zero by
 // accident.
 func TestZeroServerDefaults(t *testing.T) {
+	t.Parallel()
 	var s Server
 	s.init()
 	c := s.cfg
@@ -244,6 +249,7 @@ func TestZeroServerDefaults(t *testing.T) {
 
 // MaxConns: a connection beyond the limit is answered 503 and closed.
 func TestMaxConns(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, &Server{MaxConns: 1}, hello)
 	first := dial(t, addr)
 	first.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -271,6 +277,7 @@ func TestMaxConns(t *testing.T) {
 // ConnState reports new, active, idle, active, closed for a two-request
 // connection, and hijacked for a hijacked one.
 func TestConnState(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	states := map[net.Conn][]ConnState{}
 	closed := make(chan struct{}, 10)

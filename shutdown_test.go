@@ -22,6 +22,7 @@ import (
 // it). A request in flight when Shutdown begins finishes, with Connection:
 // close.
 func TestShutdownUnderLoad(t *testing.T) {
+	t.Parallel()
 	var started, finished atomic.Int64
 	slowIn := make(chan struct{})
 	slowRelease := make(chan struct{})
@@ -129,6 +130,7 @@ func TestShutdownUnderLoad(t *testing.T) {
 // Shutdown closes idle keep-alive connections at once and honours its
 // context when a handler does not finish.
 func TestShutdownIdleAndDeadline(t *testing.T) {
+	t.Parallel()
 	started, release := make(chan struct{}), make(chan struct{})
 	srv, addr := startServer(t, nil, func(c *Ctx) {
 		if string(c.Path()) == "/hang" {
@@ -165,6 +167,7 @@ func TestShutdownIdleAndDeadline(t *testing.T) {
 
 // Close closes everything at once.
 func TestClose(t *testing.T) {
+	t.Parallel()
 	srv, addr := startServer(t, nil, hello)
 	rc := dial(t, addr)
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -181,6 +184,7 @@ func TestClose(t *testing.T) {
 // Shutdown holds while it closes the listener: the two waited on each
 // other for good.)
 func TestShutdownWhileAccepting(t *testing.T) {
+	t.Parallel()
 	for round := 0; round < 40; round++ {
 		srv, addr := startServer(t, nil, hello)
 		stop := make(chan struct{})

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -46,6 +47,7 @@ func waitStats(t *testing.T, srv *Server, what string, cond func(*Stats) bool) *
 
 // TestStatsCounts: each kind of event lands in its counter.
 func TestStatsCounts(t *testing.T) {
+	t.Parallel()
 	srv, addr := statsServer(t, &Server{ReadHeaderTimeout: 300 * time.Millisecond})
 	ka := dial(t, addr)
 	for _, path := range []string{"/", "/", "/missing"} {
@@ -95,6 +97,7 @@ func TestStatsCounts(t *testing.T) {
 
 // TestStatsDisabled: DisableStats stops the per-request counters only.
 func TestStatsDisabled(t *testing.T) {
+	t.Parallel()
 	srv, addr := statsServer(t, &Server{DisableStats: true})
 	rc := dial(t, addr)
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -127,6 +130,7 @@ func TestStatsDoesNotAllocate(t *testing.T) {
 // text format with the current counters (its grammar is checked with
 // Prometheus's own parser in the ecosystem module).
 func TestMetricsHandler(t *testing.T) {
+	t.Parallel()
 	srv := &Server{}
 	native := srv.MetricsHandler()
 	compat := FromHTTP(srv.MetricsHTTPHandler())
@@ -191,6 +195,7 @@ func statsHandlers() map[string]Handler {
 // panic counts as a 5xx and a panic (and, in the compat door, whose
 // stream is reset, a reset).
 func TestStatsHTTP2(t *testing.T) {
+	t.Parallel()
 	resets := map[string]uint64{"native": 0, "compat": 1}
 	for door, h := range statsHandlers() {
 		t.Run(door, func(t *testing.T) {
@@ -246,6 +251,7 @@ func TestStatsHTTP2(t *testing.T) {
 // bytes the client wrote and read: every frame, not only the body; a
 // stream the client resets counts in H2ClientResets.
 func TestStatsHTTP2Bytes(t *testing.T) {
+	t.Parallel()
 	for door, h := range statsHandlers() {
 		t.Run(door, func(t *testing.T) {
 			srv, addr := startServer(t, &Server{HTTP2: &HTTP2Config{H2C: true}, Handler: h}, nil)
@@ -291,6 +297,7 @@ func TestStatsHTTP2Bytes(t *testing.T) {
 // TestStatsH2CUpgrade: a request upgraded to h2c counts once, as stream 1
 // of the HTTP/2 connection, and every byte of both protocols is counted.
 func TestStatsH2CUpgrade(t *testing.T) {
+	t.Parallel()
 	srv, addr := statsServer(t, &Server{HTTP2: &HTTP2Config{H2CUpgrade: true}})
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -361,16 +368,23 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// expvarRuns numbers TestPublishExpvar's runs.
+var expvarRuns atomic.Int64
+
 // TestPublishExpvar: the statistics appear as a JSON expvar.
 func TestPublishExpvar(t *testing.T) {
+	t.Parallel()
 	srv, addr := statsServer(t, nil)
-	srv.PublishExpvar("riptide_test_stats")
+	// A name per run: expvar names are for the process's life, and
+	// -count runs the test again in the same process.
+	name := "riptide_test_stats_" + strconv.FormatInt(expvarRuns.Add(1), 10)
+	srv.PublishExpvar(name)
 	rc := dial(t, addr)
 	rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	rc.resp("GET")
 	waitStats(t, srv, "a request", func(st *Stats) bool { return st.Requests == 1 })
 	var st Stats
-	if err := json.Unmarshal([]byte(expvar.Get("riptide_test_stats").String()), &st); err != nil || st.Requests != 1 || st.Accepted != 1 {
+	if err := json.Unmarshal([]byte(expvar.Get(name).String()), &st); err != nil || st.Requests != 1 || st.Accepted != 1 {
 		t.Errorf("expvar: %+v, %v", st, err)
 	}
 }
@@ -399,6 +413,7 @@ func BenchmarkStatsRequest(b *testing.B) {
 }
 
 func TestStatShardSize(t *testing.T) {
+	t.Parallel()
 	if n := unsafe.Sizeof(statShard{}); n%64 != 0 {
 		t.Errorf("statShard is %d bytes, not a whole number of cache lines", n)
 	}
@@ -407,6 +422,7 @@ func TestStatShardSize(t *testing.T) {
 // TestStripedCounter: every Add is in the sum, and no two stripes share a
 // cache line.
 func TestStripedCounter(t *testing.T) {
+	t.Parallel()
 	var c stripedCounter
 	if n := unsafe.Sizeof(c[0]); n != 64 {
 		t.Errorf("a stripe is %d bytes, want one cache line", n)

@@ -14,6 +14,7 @@ import (
 // dropped without a word. Setting the status already sent logs nothing on
 // the native door.
 func TestSuperfluousStatusLogged(t *testing.T) {
+	t.Parallel()
 	native := HandlerFunc(func(c *Ctx) {
 		c.WriteString("body")
 		c.SetStatus(200) // the status sent: not logged

@@ -21,6 +21,7 @@ import (
 // pool: responses small and large, request bodies and pipelined requests
 // on one connection all come back intact, on both APIs.
 func TestTLSKeepAliveIdle(t *testing.T) {
+	t.Parallel()
 	big := bytes.Repeat([]byte("0123456789abcdef"), 6<<10) // 96 KiB: past the write buffer
 	native := riptide.HandlerFunc(func(c *riptide.Ctx) {
 		switch string(c.Path()) {

@@ -16,6 +16,7 @@ import (
 // obtained after the handler returned must be closed, not a channel of the
 // next request that never closes.
 func TestCtxDoneFromOtherGoroutines(t *testing.T) {
+	t.Parallel()
 	late := make(chan (<-chan struct{}), 1)
 	release := make(chan struct{})
 	_, addr := startServer(t, nil, func(c *Ctx) {
@@ -61,6 +62,7 @@ func TestCtxDoneFromOtherGoroutines(t *testing.T) {
 // Done is closed when the client goes away while the handler runs, and
 // stays closed for a retained channel after the handler returns.
 func TestDoneOnClientDisconnect(t *testing.T) {
+	t.Parallel()
 	seen := make(chan error, 1)
 	entered := make(chan struct{})
 	_, addr := startServer(t, nil, func(c *Ctx) {
@@ -86,6 +88,7 @@ func TestDoneOnClientDisconnect(t *testing.T) {
 // returns normally leaves the connection usable (the watch is stopped and
 // any pipelined bytes it read are kept).
 func TestDoneWatchStopsCleanly(t *testing.T) {
+	t.Parallel()
 	_, addr := startServer(t, nil, func(c *Ctx) {
 		d := c.Done()
 		select {
