@@ -16,7 +16,10 @@
 // state is guarded by Conn.mu. On an engine that offers a [Parker] (the
 // event loop), an idle connection parks: neither goroutine nor any buffer
 // while no stream is open (park.go).
-
+//
+// The client role (package client's HTTP/2) shares the frame reader and
+// appenders and has its own HPACK decoder into reused bytes (client.go,
+// hpackdec.go); it drives no Conn.
 package h2
 
 import (
