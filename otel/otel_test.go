@@ -248,3 +248,27 @@ func serveTest(t *testing.T, srv *riptide.Server) string {
 	t.Cleanup(func() { _ = srv.Close(); <-done })
 	return "http://" + ln.Addr().String()
 }
+
+// TestRootDroppedBySamplerAllocs: a request with no traceparent that the
+// SDK's own sampler drops (NeverSample here, a ratio sampler's misses
+// alike) costs only what the SDK's Tracer.Start allocates for a dropped
+// span: its non-recording span and the context that carries it (2). The
+// middleware adds none of its own (its start options are made once; passed
+// as a fresh variadic slice they cost one more).
+func TestRootDroppedBySamplerAllocs(t *testing.T) {
+	if israce.Enabled {
+		t.Skip("the race detector allocates")
+	}
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(sdktrace.NeverSample()))
+	hello := riptide.HandlerFunc(func(c *riptide.Ctx) { c.WriteString("hello") })
+	h := Middleware(Config{TracerProvider: tp, Propagator: propagation.TraceContext{}})(hello)
+	addr := loopback.Serve(t, h)
+	c := loopback.Dial(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	if a := testing.AllocsPerRun(2000, c.RoundTrip); a > 2 {
+		t.Errorf("%v allocs per request, want at most the SDK's 2", a)
+	}
+	if n := len(exp.GetSpans()); n != 0 {
+		t.Errorf("%d spans, want 0", n)
+	}
+}
