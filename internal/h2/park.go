@@ -235,8 +235,18 @@ func (hc *Conn) park() bool {
 func (hc *Conn) startWriter() {
 	hc.parking = false
 	hc.writerOn = true
+	if ownWriters {
+		go hc.writeLoop()
+		return
+	}
 	h2Writers.Get(workq.ProcIndex()).ch <- hc
 }
+
+// ownWriters, set by the tests that run a connection in a testing/synctest
+// bubble (timers_test.go), starts each writer on a goroutine of its own
+// that ends with it: a pooled writer made outside the bubble may not use
+// the bubble's pipes, and one made inside may not outlive the bubble.
+var ownWriters bool
 
 // Resume serves a parked connection again, on the engine's goroutine that
 // took it up (Parker.Park): until it parks again (true) or ends (false),

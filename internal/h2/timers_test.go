@@ -23,6 +23,12 @@ type bubbleFrame struct {
 	at         time.Duration // since the connection started
 }
 
+func init() {
+	// The writers of this package's test connections run on goroutines
+	// of their own (park.go): the bubbles below may not share the pool.
+	ownWriters = true
+}
+
 // serveInBubble serves a connection with cfg (inside synctest.Test), has
 // the client send the preface, an empty SETTINGS and then frames, and
 // returns the frames the server sent until it closed the connection and
