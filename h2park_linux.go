@@ -83,6 +83,12 @@ func (c *conn) h2Served(hc *h2.Conn, parked bool) {
 		c.setState(StateClosed)
 		c.untrack()
 		c.statClose()
+	} else {
+		// The bytes this conn read before the hand-off (the preface and
+		// whatever came with it: the HTTP/2 engine counts only what it
+		// reads itself) go to the stats now: c serves another connection
+		// next, and the one that resumes this one is another conn.
+		c.statFlushBytes()
 	}
 	putConn(c)
 }
