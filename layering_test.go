@@ -34,6 +34,14 @@ var layers = []struct {
 	{pkg: "h3", forbid: []string{"net/http/...", modulePath, "github.com/quic-go/...", modulePath + "/quicx", modulePath + "/internal/h3srv"}},
 	// The QUIC seam's interfaces depend on nothing of the module.
 	{pkg: "quicx", forbid: []string{"net/http/...", modulePath, modulePath + "/h1/...", modulePath + "/h3/...", modulePath + "/internal/..."}},
+	// The in-memory QUIC pair implements the quicx interfaces for the
+	// engine's tests: no QUIC implementation (the core stays free of
+	// quic-go), no face, no engine, no codec.
+	{pkg: "internal/quicxtest", forbid: []string{"net/http/...", modulePath, "github.com/quic-go/...", modulePath + "/h1/...", modulePath + "/h3/...", modulePath + "/internal/h2", modulePath + "/internal/h3srv", modulePath + "/internal/evloop"}},
+	// The release tool (its own module) reads the tree as files: it
+	// imports no package of the modules it checks, so a broken core or
+	// http3 cannot break the tool that reports on them.
+	{pkg: "internal/release", forbid: []string{"net/http/...", modulePath, modulePath + "/h1/...", modulePath + "/h3/...", modulePath + "/quicx", modulePath + "/client/...", modulePath + "/compress/...", modulePath + "/http3/...", modulePath + "/otel/...", modulePath + "/internal/h2", modulePath + "/internal/h3srv", modulePath + "/internal/evloop", "github.com/quic-go/..."}},
 }
 
 // TestLayeringHTTP3UsesExportedAPI fails when the http3 module's package

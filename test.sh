@@ -85,6 +85,13 @@ RIPTIDE_ENGINE=goroutine go test -race -count=1 -timeout 20m .
 echo "== .: go test with RIPTIDE_ENGINE=onloop"
 RIPTIDE_ENGINE=onloop go test -count=1 -timeout 20m .
 
+# And the TLS servers of the TLS and HTTP/2 tests on the event loop
+# (Server.TLSEngine, opt-in; engine_test.go reads RIPTIDE_TLS_ENGINE), h2spec
+# over TLS on the loop included.
+echo "== .: TLS tests with RIPTIDE_TLS_ENGINE=eventloop"
+RIPTIDE_TLS_ENGINE=eventloop go test -race -count=1 -timeout 20m \
+	-run 'TestTLS|TestCompatTLS$|TestErrServerClosedIsHTTPs|TestProxyProtocolTLSHandshakeAfterHeader|TestProxyListenerUnderOwnTLS|TestH2Server|TestH2Spec|TestCompatLateWrite$|TestResponseHeadRules|TestAltSvc' .
+
 # The allocation tests and the idle-memory test skip themselves under -race
 # (its instrumentation allocates and inflates RSS), so they run once more
 # without it.
