@@ -78,10 +78,10 @@ func TestResponseHeadRules(t *testing.T) {
 			send   headRequest
 			altSvc bool
 		}{
-			{"HTTP/1.1", h1HeadRequest(addr), false},
-			{"h2c", h2cHeadRequest(addr), false},
-			{"HTTP/1.1+TLS", h1HeadRequest(tlsHead(addr, tlsAddr, cert, "http/1.1")), true},
-			{"h2", h2cHeadRequest(tlsHead(addr, tlsAddr, cert, "h2")), true},
+			{"HTTP/1.1", h1HeadRequest(dialHead(addr)), false},
+			{"h2c", h2cHeadRequest(dialHead(addr)), false},
+			{"HTTP/1.1+TLS", h1HeadRequest(dialHeadTLS(tlsAddr, cert, "http/1.1")), true},
+			{"h2", h2cHeadRequest(dialHeadTLS(tlsAddr, cert, "h2")), true},
 			{"HTTP/3", h3HeadRequest(h3c), false},
 		}
 		for _, p := range protos {
@@ -151,10 +151,10 @@ func padFields(many bool) [][2]string {
 // h1HeadRequest sends the request on a new connection; one the server
 // keeps open is sent a second request, GET /, so that body bytes of the
 // first show as what precedes the second's status line.
-func h1HeadRequest(addr string) headRequest {
+func h1HeadRequest(dial headDialer) headRequest {
 	return func(t *testing.T, method string, many bool) headAnswer {
 		t.Helper()
-		nc := dialHead(t, addr)
+		nc := dial(t)
 		var b strings.Builder
 		b.WriteString(method + " / HTTP/1.1\r\nHost: example.com\r\n")
 		for _, f := range padFields(many) {
@@ -187,10 +187,10 @@ func h1HeadRequest(addr string) headRequest {
 
 // h2cHeadRequest sends the request as stream 1 of a new h2c connection
 // (prior knowledge) and reads the stream's frames to its end.
-func h2cHeadRequest(addr string) headRequest {
+func h2cHeadRequest(dial headDialer) headRequest {
 	return func(t *testing.T, method string, many bool) headAnswer {
 		t.Helper()
-		nc := dialHead(t, addr)
+		nc := dial(t)
 		if _, err := io.WriteString(nc, http2.ClientPreface); err != nil {
 			t.Fatal(err)
 		}
@@ -261,36 +261,34 @@ func h3HeadRequest(c *http.Client) headRequest {
 	}
 }
 
-// headTLS maps the names tlsHead makes to a TLS address and the client
-// configuration (its ALPN protocol) to dial it with.
-var headTLS = map[string]struct {
-	addr string
-	cfg  *tls.Config
-}{}
+// headDialer opens a connection for one head request, closed when the
+// test ends.
+type headDialer func(t *testing.T) net.Conn
 
-// tlsHead names a TLS dial of tlsAddr offering proto for dialHead: the
-// head requests then speak HTTP/1.1 or HTTP/2 over TLS. (Tests using it
-// are not parallel: the map is written before their requests.)
-func tlsHead(addr, tlsAddr string, cert tls.Certificate, proto string) string {
-	name := "tls:" + proto + ":" + tlsAddr + ":" + addr
-	headTLS[name] = struct {
-		addr string
-		cfg  *tls.Config
-	}{tlsAddr, &tls.Config{RootCAs: testcert.Pool(cert), ServerName: "127.0.0.1", NextProtos: []string{proto}}}
-	return name
+// dialHead dials addr over TCP.
+func dialHead(addr string) headDialer {
+	return func(t *testing.T) net.Conn {
+		t.Helper()
+		nc, err := net.Dial("tcp", addr)
+		return openedHead(t, nc, err)
+	}
 }
 
-// dialHead connects to addr for one test request, closed when the test
-// ends.
-func dialHead(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	var nc net.Conn
-	var err error
-	if tc, ok := headTLS[addr]; ok {
-		nc, err = tls.Dial("tcp", tc.addr, tc.cfg)
-	} else {
-		nc, err = net.Dial("tcp", addr)
+// dialHeadTLS dials addr over TLS offering proto (ALPN): the head requests
+// then speak HTTP/1.1 or HTTP/2 over TLS.
+func dialHeadTLS(addr string, cert tls.Certificate, proto string) headDialer {
+	cfg := &tls.Config{RootCAs: testcert.Pool(cert), ServerName: "127.0.0.1", NextProtos: []string{proto}}
+	return func(t *testing.T) net.Conn {
+		t.Helper()
+		nc, err := tls.Dial("tcp", addr, cfg)
+		return openedHead(t, nc, err)
 	}
+}
+
+// openedHead fails the test on a dial error, else bounds the connection's
+// life to the test and 10 s.
+func openedHead(t *testing.T, nc net.Conn, err error) net.Conn {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,8 +308,8 @@ func compatGET(t *testing.T, h http.HandlerFunc, body string, check func(t *test
 	}
 	addr := riptide.ServeTest(t, srv, riptide.TestServeOptions{}).Addr
 	for name, send := range map[string]headRequest{
-		"HTTP/1.1": h1HeadRequest(addr),
-		"h2c":      h2cHeadRequest(addr),
+		"HTTP/1.1": h1HeadRequest(dialHead(addr)),
+		"h2c":      h2cHeadRequest(dialHead(addr)),
 		"HTTP/3":   h3HeadRequest(h3PipeClient(t, srv)),
 	} {
 		t.Run(name, func(t *testing.T) {
