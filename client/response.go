@@ -31,6 +31,7 @@ type Response struct {
 	// whoever takes it (RoundTrip's response body); Reset closes it.
 	upgraded *conn
 	parsing  bool // head parse in progress: head's scan state is stale
+	h3       *HTTP3Exchange
 
 	zsrc    byteReader // gunzip source
 	zbuf    []byte     // spare body buffer for gunzip
