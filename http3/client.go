@@ -15,6 +15,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -87,6 +88,7 @@ type Transport struct {
 	pools  map[poolKey]*h3pool
 	closed bool
 	rsPool sync.Pool
+	dials  atomic.Int64 // connections dialled (tests)
 }
 
 var _ client.HTTP3Transport = (*Transport)(nil)
@@ -282,6 +284,7 @@ func (t *Transport) openStream(ctx context.Context, key poolKey) (*clientConn, *
 
 // dial opens a connection to key and its control stream.
 func (t *Transport) dial(ctx context.Context, key poolKey) (*clientConn, error) {
+	t.dials.Add(1)
 	var tc *tls.Config
 	if t.TLSConfig != nil {
 		tc = t.TLSConfig.Clone()

@@ -11,7 +11,9 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -296,5 +298,83 @@ func TestClientInteropAioquic(t *testing.T) {
 		tls:     &tls.Config{RootCAs: pki.pool(), ServerName: "localhost"},
 		run:     func(int) string { return fmt.Sprint("run", runs.Add(1)) },
 		runSize: 100,
+	})
+}
+
+// TestClientAltSvcRiptide: a client.Client with an Alt-Svc cache meets
+// riptide's server over TLS, which advertises HTTP/3 on the same port: the
+// first request goes over TCP, the next over HTTP/3 (through both doors).
+// An alternative that does not answer falls back to TCP at once and is
+// not tried again.
+func TestClientAltSvcRiptide(t *testing.T) {
+	forDoors(t, func(t *testing.T, d door) {
+		s := startInterop(t, d, false, true)
+		conf := &tls.Config{RootCAs: s.pki.pool(), ServerName: "localhost"}
+		tr := &Transport{TLSConfig: conf}
+		defer tr.Close()
+		c := &client.Client{TLSConfig: conf, HTTP3: &client.HTTP3{Transport: tr}}
+		var req client.Request
+		var resp client.Response
+		get := func() (string, int) {
+			t.Helper()
+			req.SetURL("https://" + s.addr() + "/proto")
+			if err := c.Do(context.Background(), &req, &resp); err != nil {
+				t.Fatal(err)
+			}
+			return string(resp.Body()), resp.ProtoMajor()
+		}
+		if body, major := get(); body != "not h3" || major == 3 || len(resp.Header("Alt-Svc")) == 0 {
+			t.Fatalf("first request: %q over HTTP/%d, Alt-Svc %q; want TCP and an offer", body, major, resp.Header("Alt-Svc"))
+		}
+		if body, major := get(); body != "h3" || major != 3 {
+			t.Fatalf("second request: %q over HTTP/%d, want HTTP/3", body, major)
+		}
+		if h3, other := s.app.counts("GET /proto"); h3 != 1 || other != 1 {
+			t.Fatalf("server side: /proto %d times over HTTP/3, %d over TCP; want 1 and 1", h3, other)
+		}
+	})
+	t.Run("fallback", func(t *testing.T) {
+		// A TLS server offering an alternative on a UDP port nobody
+		// answers on.
+		dead, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dead.Close()
+		_, port, _ := net.SplitHostPort(dead.LocalAddr().String())
+		ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Alt-Svc", `h3=":`+port+`"`)
+			io.WriteString(w, "tcp")
+		}))
+		defer ts.Close()
+		conf := ts.Client().Transport.(*http.Transport).TLSClientConfig
+		tr := &Transport{TLSConfig: conf, HandshakeTimeout: 200 * time.Millisecond}
+		defer tr.Close()
+		c := &client.Client{TLSConfig: conf, HTTP3: &client.HTTP3{Transport: tr}}
+		var req client.Request
+		var resp client.Response
+		var tried int64
+		for i := range 4 {
+			// 0: the offer; 1: the attempt and the fallback; 2, 3: broken.
+			if i == 2 {
+				tried = tr.dials.Load()
+				if tried != 1 {
+					t.Fatalf("%d HTTP/3 dials after the offer, want 1", tried)
+				}
+			}
+			req.SetURL(ts.URL + "/")
+			if err := c.Do(context.Background(), &req, &resp); err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+			if string(resp.Body()) != "tcp" || resp.ProtoMajor() == 3 {
+				t.Fatalf("request %d: %q over HTTP/%d", i, resp.Body(), resp.ProtoMajor())
+			}
+		}
+		if n := tr.Conns(); n != 0 {
+			t.Fatalf("%d HTTP/3 connections open, want 0", n)
+		}
+		if n := tr.dials.Load(); n != tried {
+			t.Fatalf("%d dials of the broken alternative after the first attempt, want 0", n-tried)
+		}
 	})
 }
