@@ -145,21 +145,12 @@ func (rs *reqStream) roundTrip(ctx context.Context, x *client.HTTP3Exchange) err
 		w = append(w, body...)
 	}
 	rs.w = w[:0]
-	if _, err := s.Write(w); err != nil {
-		return rs.failed(ctx, err)
-	}
-	if bs != nil {
-		if err := rs.sendStream(bs, size); err != nil {
+	if err := rs.send(w, bs, size, trailer); err != nil {
+		if !stopped(err) {
 			return rs.failed(ctx, err)
 		}
-	}
-	if trailer != nil {
-		if err := rs.sendTrailers(trailer); err != nil {
-			return rs.failed(ctx, err)
-		}
-	}
-	if err := s.Close(); err != nil {
-		return rs.failed(ctx, err)
+		// The server answers without the rest of the request (RFC 9114
+		// §4.1.2): read its response.
 	}
 	rs.finSent = true
 	if err := rs.readHead(x); err != nil {
@@ -169,6 +160,32 @@ func (rs *reqStream) roundTrip(ctx context.Context, x *client.HTTP3Exchange) err
 	x.SetTLS(&rs.cc.tls)
 	x.SetBody(rs)
 	return nil
+}
+
+// send writes the request's first frames w, its body stream and
+// trailers, and ends the stream.
+func (rs *reqStream) send(w []byte, bs io.Reader, size int64, trailer http.Header) error {
+	if _, err := rs.s.Write(w); err != nil {
+		return err
+	}
+	if bs != nil {
+		if err := rs.sendStream(bs, size); err != nil {
+			return err
+		}
+	}
+	if trailer != nil {
+		if err := rs.sendTrailers(trailer); err != nil {
+			return err
+		}
+	}
+	return rs.s.Close()
+}
+
+// stopped reports the server's STOP_SENDING with H3_NO_ERROR: it wants
+// no more of the request, and its response follows.
+func stopped(err error) bool {
+	var se *quic.StreamError
+	return errors.As(err, &se) && se.Remote && se.ErrorCode == quic.StreamErrorCode(h3.CodeNoError)
 }
 
 // sendStream writes a body stream as DATA frames, as fast as the stream's
