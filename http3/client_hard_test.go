@@ -31,15 +31,21 @@ type rawPeer struct {
 	// noSettings leaves the control stream's first frame to control.
 	noSettings bool
 	handle     func(qc *quic.Conn, s *quic.Stream, n int)
-	conns      atomic.Int64
-	streams    atomic.Int64
+	// raw hands handle the stream with the request unread.
+	raw     bool
+	quic    *quic.Config
+	conns   atomic.Int64
+	streams atomic.Int64
 }
 
 func startRawPeer(t *testing.T, p *rawPeer) *rawPeer {
 	t.Helper()
 	pki := newInteropPKI(t)
-	ln, err := quic.ListenAddr("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{pki.tls}, NextProtos: []string{"h3"}},
-		&quic.Config{MaxIncomingStreams: 1000, MaxIdleTimeout: 5 * time.Second})
+	qconf := p.quic
+	if qconf == nil {
+		qconf = &quic.Config{MaxIncomingStreams: 1000, MaxIdleTimeout: 5 * time.Second}
+	}
+	ln, err := quic.ListenAddr("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{pki.tls}, NextProtos: []string{"h3"}}, qconf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +80,9 @@ func startRawPeer(t *testing.T, p *rawPeer) *rawPeer {
 					}
 					n := int(p.streams.Add(1))
 					go func() {
-						io.Copy(io.Discard, s)
+						if !p.raw {
+							io.Copy(io.Discard, s)
+						}
 						p.handle(qc, s, n)
 					}()
 				}

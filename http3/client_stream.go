@@ -146,7 +146,7 @@ func (rs *reqStream) roundTrip(ctx context.Context, x *client.HTTP3Exchange) err
 	}
 	rs.w = w[:0]
 	if err := rs.send(w, bs, size, trailer); err != nil {
-		if !stopped(err) {
+		if !stopped(err) && !stopped(context.Cause(s.Context())) {
 			return rs.failed(ctx, err)
 		}
 		// The server answers without the rest of the request (RFC 9114
@@ -182,7 +182,9 @@ func (rs *reqStream) send(w []byte, bs io.Reader, size int64, trailer http.Heade
 }
 
 // stopped reports the server's STOP_SENDING with H3_NO_ERROR: it wants
-// no more of the request, and its response follows.
+// no more of the request, and its response follows. (quic-go reports it
+// from Write, and from Close as a plain error, the stream's context then
+// holding it.)
 func stopped(err error) bool {
 	var se *quic.StreamError
 	return errors.As(err, &se) && se.Remote && se.ErrorCode == quic.StreamErrorCode(h3.CodeNoError)

@@ -1,0 +1,124 @@
+package http3
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/riptide-http/riptide/client"
+	"github.com/riptide-http/riptide/h3"
+)
+
+// TestClientCancelStream: cancelling a request's context resets only its
+// stream (H3_REQUEST_CANCELLED, seen by the server); a request on the
+// same connection meanwhile completes, and the connection stays.
+func TestClientCancelStream(t *testing.T) {
+	got := make(chan struct{})
+	stoppedWith := make(chan h3.ErrorCode, 1)
+	p := startRawPeer(t, &rawPeer{handle: func(qc *quic.Conn, s *quic.Stream, n int) {
+		if n == 1 {
+			s.Write(headers(":status", "200"))
+			close(got)
+			var err error
+			for err == nil {
+				_, err = s.Write(dataFrame([]byte("x")))
+				time.Sleep(10 * time.Millisecond)
+			}
+			var se *quic.StreamError
+			if errors.As(err, &se) {
+				stoppedWith <- h3.ErrorCode(se.ErrorCode)
+			}
+			return
+		}
+		s.Write(headers(":status", "200"))
+		s.Write(dataFrame([]byte("second")))
+		s.Close()
+	}})
+	c, tr, base := hardClient(t, p, 0)
+	before := settledHeap()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		var req client.Request
+		var resp client.Response
+		req.SetURL(url(p, "/slow"))
+		errc <- c.Do(ctx, &req, &resp)
+	}()
+	<-got
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled request: %v, want context.Canceled", err)
+	}
+	select {
+	case code := <-stoppedWith:
+		if code != h3.CodeRequestCancelled {
+			t.Errorf("server's stream stopped with %v, want H3_REQUEST_CANCELLED", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled stream was not stopped")
+	}
+	var req client.Request
+	var resp client.Response
+	req.SetURL(url(p, "/"))
+	if err := c.Do(context.Background(), &req, &resp); err != nil || string(resp.Body()) != "second" {
+		t.Fatalf("next request: %v %q", err, resp.Body())
+	}
+	if n := p.conns.Load(); n != 1 {
+		t.Errorf("%d connections, want 1: a cancel resets only its stream", n)
+	}
+	closeAndCheck(t, tr, base, before, 512<<10)
+}
+
+// endless is a request body without end that counts what was read.
+type endless struct{ n atomic.Int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	e.n.Add(int64(len(p)))
+	return len(p), nil
+}
+
+// TestClientBodyBackpressure: a request body stream is read only as fast
+// as the server's flow control admits it: against a server that reads
+// nothing, what the client took from the body stays within the server's
+// stream window (256 KiB here) and the client's chunk.
+func TestClientBodyBackpressure(t *testing.T) {
+	const window = 256 << 10
+	qconf := &quic.Config{MaxIncomingStreams: 100, MaxIdleTimeout: 5 * time.Second}
+	setWindows(qconf, window, 4*window)
+	p := startRawPeer(t, &rawPeer{raw: true, quic: qconf, handle: func(qc *quic.Conn, s *quic.Stream, n int) {
+		<-qc.Context().Done() // reads nothing
+	}})
+	c, tr, base := hardClient(t, p, 0)
+	before := settledHeap()
+	body := &endless{}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		var req client.Request
+		var resp client.Response
+		req.SetMethod("POST")
+		req.SetURL(url(p, "/upload"))
+		req.SetBodyStream(body, -1)
+		errc <- c.Do(ctx, &req, &resp)
+	}()
+	for i := 0; body.n.Load() < window/2; i++ {
+		if i == 1000 {
+			t.Fatalf("only %d B of the body read", body.n.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // room to overrun, were it possible
+	if n := body.n.Load(); n > window+256<<10 {
+		t.Errorf("%d B of the body read against a server that reads nothing, want at most its %d B window and 256 KiB", n, window)
+	} else {
+		t.Logf("%d B of the body read against a server that reads nothing (window %d B)", n, window)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled upload: %v", err)
+	}
+	closeAndCheck(t, tr, base, before, 1<<20)
+}
