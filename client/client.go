@@ -211,14 +211,17 @@ func (c *Client) lookup(key []byte, https bool, host []byte) *hostPool {
 	return p
 }
 
-// CloseIdleConnections closes the connections now idle in every pool.
-// Connections in use are not affected.
+// CloseIdleConnections closes the connections now idle in every pool, and
+// the HTTP/3 transport's (HTTP3). Connections in use are not affected.
 func (c *Client) CloseIdleConnections() {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for _, p := range c.pools {
 		p.closeIdle()
 		p.closeIdleH2()
+	}
+	if c.HTTP3 != nil {
+		c.HTTP3.Transport.CloseIdleConnections()
 	}
 }
 

@@ -3,6 +3,7 @@ package http3
 import (
 	"context"
 	"errors"
+	"io"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,12 +17,12 @@ import (
 // stream (H3_REQUEST_CANCELLED, seen by the server); a request on the
 // same connection meanwhile completes, and the connection stays.
 func TestClientCancelStream(t *testing.T) {
-	got := make(chan struct{})
-	stoppedWith := make(chan h3.ErrorCode, 1)
+	got := make(chan struct{}, 2)
+	stoppedWith := make(chan h3.ErrorCode, 2)
 	p := startRawPeer(t, &rawPeer{handle: func(qc *quic.Conn, s *quic.Stream, n int) {
-		if n == 1 {
+		if n != 2 {
 			s.Write(headers(":status", "200"))
-			close(got)
+			got <- struct{}{}
 			var err error
 			for err == nil {
 				_, err = s.Write(dataFrame([]byte("x")))
@@ -66,6 +67,26 @@ func TestClientCancelStream(t *testing.T) {
 	if err := c.Do(context.Background(), &req, &resp); err != nil || string(resp.Body()) != "second" {
 		t.Fatalf("next request: %v %q", err, resp.Body())
 	}
+
+	// Cancelled while the caller reads the body.
+	ctx, cancel = context.WithCancel(context.Background())
+	req.SetURL(url(p, "/slow"))
+	if err := c.DoStream(ctx, &req, &resp); err != nil {
+		t.Fatal(err)
+	}
+	<-got
+	body := resp.BodyStream()
+	if _, err := body.Read(make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if _, err := io.Copy(io.Discard, body); !errors.Is(err, context.Canceled) {
+		t.Errorf("body read after cancel: %v, want context.Canceled", err)
+	}
+	if code := <-stoppedWith; code != h3.CodeRequestCancelled {
+		t.Errorf("server's stream stopped with %v, want H3_REQUEST_CANCELLED", code)
+	}
+	resp.Reset()
 	if n := p.conns.Load(); n != 1 {
 		t.Errorf("%d connections, want 1: a cancel resets only its stream", n)
 	}

@@ -59,6 +59,7 @@ type reqStream struct {
 	closed   bool
 	finSent  bool
 
+	ctx         context.Context
 	unprocessed bool // the server did not process the request
 	bodyRead    bool // a body stream was read from (not replayable)
 	stop        func() bool
@@ -84,7 +85,7 @@ func (rs *reqStream) init(cc *clientConn, s *quic.Stream) {
 	rs.trailers, rs.traw = rs.trailers[:0], rs.traw[:0]
 	rs.left, rs.got, rs.declared, rs.empty, rs.unknown = 0, 0, -1, 0, 0
 	rs.head, rs.eof, rs.closed, rs.finSent, rs.unprocessed, rs.bodyRead = false, false, false, false, false, false
-	rs.stop = nil
+	rs.stop, rs.ctx = nil, nil
 }
 
 // release ends the stream (reset unless it ended cleanly) and returns rs
@@ -101,7 +102,7 @@ func (rs *reqStream) release() {
 		rs.s.CancelWrite(quic.StreamErrorCode(h3.CodeRequestCancelled))
 	}
 	rs.cc.done()
-	rs.cc, rs.s = nil, nil
+	rs.cc, rs.s, rs.ctx = nil, nil, nil
 	rs.fr.s = nil
 	if cap(rs.fr.buf) > clientReadBufSize || cap(rs.scratch) > int(rs.t.maxField()) {
 		rs.fr.buf, rs.scratch = nil, nil
@@ -117,6 +118,7 @@ func (rs *reqStream) addField(name, value []byte) {
 // roundTrip sends x's request on rs and reads the response head into x.
 func (rs *reqStream) roundTrip(ctx context.Context, x *client.HTTP3Exchange) error {
 	s := rs.s
+	rs.ctx = ctx
 	deadline := x.Deadline()
 	s.SetWriteDeadline(deadline)
 	s.SetReadDeadline(earlier(deadline, x.HeaderDeadline()))
@@ -515,6 +517,9 @@ func (rs *reqStream) setTrailers(fields []h3.Field) {
 // readErr reports a body read error, closing the connection on a
 // connection error of the server.
 func (rs *reqStream) readErr(err error) error {
+	if rs.ctx.Err() != nil {
+		return context.Cause(rs.ctx)
+	}
 	var he *h3.Error
 	if errors.As(err, &he) && he.Conn {
 		rs.cc.fail(he)

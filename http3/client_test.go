@@ -332,6 +332,13 @@ func TestClientAltSvcRiptide(t *testing.T) {
 		if h3, other := s.app.counts("GET /proto"); h3 != 1 || other != 1 {
 			t.Fatalf("server side: /proto %d times over HTTP/3, %d over TCP; want 1 and 1", h3, other)
 		}
+		if n := tr.Conns(); n != 1 {
+			t.Fatalf("%d HTTP/3 connections, want 1", n)
+		}
+		c.CloseIdleConnections()
+		if n := tr.Conns(); n != 0 {
+			t.Fatalf("%d HTTP/3 connections after CloseIdleConnections, want 0", n)
+		}
 	})
 	t.Run("fallback", func(t *testing.T) {
 		// A TLS server offering an alternative on a UDP port nobody
