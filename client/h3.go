@@ -12,6 +12,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/ascii"
 )
 
 // HTTP3Transport carries a Client's requests over HTTP/3 (see HTTP3).
@@ -205,20 +207,19 @@ func parseAltSvc(v, host string) (addr string, ma time.Duration, clear, ok bool)
 		if err != nil {
 			continue
 		}
-		i := strings.LastIndexByte(auth, ':')
-		if i < 0 {
+		ahost, port, err := net.SplitHostPort(auth)
+		if err != nil {
 			continue
 		}
-		port, err := strconv.ParseUint(auth[i+1:], 10, 16)
-		if err != nil || port == 0 {
+		if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
 			continue
 		}
-		ahost := auth[:i]
 		if ahost == "" {
 			ahost = host
-			if strings.IndexByte(host, ':') >= 0 {
-				ahost = "[" + host + "]"
-			}
+		}
+		addr = net.JoinHostPort(ahost, port)
+		if !ascii.ValidAuthority(addr, false) {
+			continue
 		}
 		ma = 24 * time.Hour
 		for _, p := range params[1:] {
@@ -229,7 +230,7 @@ func parseAltSvc(v, host string) (addr string, ma time.Duration, clear, ok bool)
 				}
 			}
 		}
-		return ahost + ":" + auth[i+1:], ma, false, true
+		return addr, ma, false, true
 	}
 	return "", 0, false, false
 }

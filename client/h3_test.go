@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -231,4 +233,32 @@ func TestAltSvcCacheBound(t *testing.T) {
 	if len(h.alts) != 3 {
 		t.Fatalf("%d entries, want 3 (MaxEntries)", len(h.alts))
 	}
+}
+
+// FuzzParseAltSvc: any Alt-Svc value parses without panicking, and an h3
+// alternative it yields is a host and a port from 1 to 65535 with a max
+// age that fits 32 bits of seconds.
+func FuzzParseAltSvc(f *testing.F) {
+	for _, s := range []string{`h3=":443"`, `h3="alt:8443"; ma=60`, `clear`, `h2=":1", h3=":2";ma="3"`, `h3="[::1]:443"`, `h3=":"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		addr, ma, clear, ok := parseAltSvc(v, "origin.example")
+		if clear && ok {
+			t.Fatalf("%q: both clear and an alternative", v)
+		}
+		if !ok {
+			return
+		}
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil || host == "" {
+			t.Fatalf("%q: alternative %q: %v", v, addr, err)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			t.Fatalf("%q: port %q", v, port)
+		}
+		if ma < 0 || ma > (1<<32)*time.Second {
+			t.Fatalf("%q: ma %v", v, ma)
+		}
+	})
 }

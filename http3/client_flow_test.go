@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -142,4 +143,35 @@ func TestClientBodyBackpressure(t *testing.T) {
 		t.Errorf("cancelled upload: %v", err)
 	}
 	closeAndCheck(t, tr, base, before, 1<<20)
+}
+
+// TestClientIdleTimeout: a connection that carries nothing for
+// IdleTimeout closes and leaves the pool; the next request dials anew.
+func TestClientIdleTimeout(t *testing.T) {
+	p := startRawPeer(t, &rawPeer{handle: func(qc *quic.Conn, s *quic.Stream, n int) {
+		s.Write(headers(":status", "204"))
+		s.Close()
+	}})
+	base := runtime.NumGoroutine()
+	tr := &Transport{TLSConfig: p.conf, IdleTimeout: 200 * time.Millisecond}
+	c := NewClient(tr)
+	var req client.Request
+	var resp client.Response
+	for i := range 2 {
+		req.SetURL(url(p, "/"))
+		if err := c.Do(context.Background(), &req, &resp); err != nil || resp.StatusCode() != 204 {
+			t.Fatalf("request %d: %v %d", i, err, resp.StatusCode())
+		}
+		for j := 0; tr.Conns() != 0; j++ {
+			if j == 1000 {
+				t.Fatalf("request %d: the idle connection is still open", i)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if n := p.conns.Load(); n != 2 {
+		t.Errorf("%d connections dialled, want 2", n)
+	}
+	tr.Close()
+	waitGoroutines(t, base)
 }
