@@ -2,7 +2,9 @@ package http3
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"sync/atomic"
@@ -174,4 +176,99 @@ func TestClientIdleTimeout(t *testing.T) {
 	}
 	tr.Close()
 	waitGoroutines(t, base)
+}
+
+// TestClientStreamLimit: requests share one connection up to the
+// server's stream limit (10 here); past it the client opens another, so
+// that 25 requests held open at once take 3 connections.
+func TestClientStreamLimit(t *testing.T) {
+	const limit, n = 10, 25
+	var bs barriers
+	p := startRawPeer(t, &rawPeer{quic: &quic.Config{MaxIncomingStreams: limit, MaxIdleTimeout: 5 * time.Second},
+		handle: func(qc *quic.Conn, s *quic.Stream, _ int) {
+			if bs.wait("all", n) {
+				s.Write(headers(":status", "204"))
+			}
+			s.Close()
+		}})
+	c, tr, base := hardClient(t, p, 0)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			var req client.Request
+			var resp client.Response
+			req.SetURL(url(p, "/"))
+			err := c.Do(context.Background(), &req, &resp)
+			if err == nil && resp.StatusCode() != 204 {
+				err = fmt.Errorf("status %d", resp.StatusCode())
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := p.conns.Load(); got != 3 {
+		t.Errorf("%d connections for %d requests at once with a limit of %d streams, want 3", got, n, limit)
+	}
+	tr.Close()
+	waitGoroutines(t, base)
+}
+
+// TestClientNo0RTT: against a server that accepts 0-RTT, a client holding
+// a session ticket resumes the session but sends nothing before the
+// handshake completes: 0-RTT is off (a replayed request could act twice).
+func TestClientNo0RTT(t *testing.T) {
+	pki := newInteropPKI(t)
+	ln, err := quic.ListenAddrEarly("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{pki.tls}, NextProtos: []string{"h3"}},
+		&quic.Config{Allow0RTT: true, MaxIdleTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	type state struct{ resumed, early bool }
+	states := make(chan state, 4)
+	go func() {
+		for {
+			qc, err := ln.Accept(context.Background())
+			if err != nil {
+				return
+			}
+			go func() {
+				ctrl, _ := qc.OpenUniStream()
+				ctrl.Write(controlStream(h3.AppendSettings(nil, &h3.Settings{})))
+				s, err := qc.AcceptStream(context.Background())
+				if err != nil {
+					return
+				}
+				<-qc.HandshakeComplete()
+				cs := qc.ConnectionState()
+				states <- state{cs.TLS.DidResume, cs.Used0RTT}
+				io.Copy(io.Discard, s)
+				s.Write(headers(":status", "204"))
+				s.Close()
+			}()
+		}
+	}()
+	tr := &Transport{TLSConfig: &tls.Config{RootCAs: pki.pool(), ServerName: "localhost", ClientSessionCache: tls.NewLRUClientSessionCache(4)}}
+	defer tr.Close()
+	c := NewClient(tr)
+	var req client.Request
+	var resp client.Response
+	for i := range 2 {
+		req.SetURL("https://" + ln.Addr().String() + "/")
+		if err := c.Do(context.Background(), &req, &resp); err != nil || resp.StatusCode() != 204 {
+			t.Fatalf("request %d: %v %d", i, err, resp.StatusCode())
+		}
+		st := <-states
+		if st.early {
+			t.Errorf("connection %d used 0-RTT", i)
+		}
+		if i == 1 && !st.resumed {
+			t.Errorf("the second connection did not resume the session: the check of 0-RTT proves nothing")
+		}
+		c.CloseIdleConnections()
+	}
 }
