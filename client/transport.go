@@ -82,6 +82,9 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 			if err != nil {
 				return nil, err
 			}
+			if r.bodyStream != nil {
+				hreq.Body.Close()
+			}
 			return c.toHTTPResponse(hreq, &st.resp, ts, gz), nil
 		}
 	}

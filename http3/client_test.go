@@ -58,6 +58,17 @@ func newTestClient(t *testing.T, conf *tls.Config) (*client.Client, *Transport) 
 	return NewClient(tr), tr
 }
 
+// closeRecorder is a request body that records its Close.
+type closeRecorder struct {
+	io.Reader
+	closed atomic.Bool
+}
+
+func (r *closeRecorder) Close() error {
+	r.closed.Store(true)
+	return nil
+}
+
 // checkClientCases runs the interop cases against peer.
 func checkClientCases(t *testing.T, p *h3Peer) {
 	c, tr := newTestClient(t, p.tls)
@@ -93,10 +104,14 @@ func checkClientCases(t *testing.T, p *h3Peer) {
 		if resp.StatusCode() != 200 || !bytes.Equal(resp.Body(), clientBody) || string(resp.Header("X-Body-Sha256")) != sha256Hex(clientBody) {
 			t.Errorf("Do POST: %d, %d bytes back, x-body-sha256 %q", resp.StatusCode(), len(resp.Body()), resp.Header("X-Body-Sha256"))
 		}
-		hreq, _ := http.NewRequest("POST", p.base+"/echo", io.NopCloser(bytes.NewReader(clientBody)))
+		rb := &closeRecorder{Reader: bytes.NewReader(clientBody)}
+		hreq, _ := http.NewRequest("POST", p.base+"/echo", rb)
 		hresp, err := c.RoundTrip(hreq)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !rb.closed.Load() {
+			t.Error("RoundTrip returned without closing the request body")
 		}
 		body, err := io.ReadAll(hresp.Body)
 		hresp.Body.Close()
