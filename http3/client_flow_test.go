@@ -64,12 +64,9 @@ func TestClientCancelStream(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the cancelled stream was not stopped")
 	}
+	nextOK(t, c, p, 200, 1) // a cancel resets only its stream
 	var req client.Request
 	var resp client.Response
-	req.SetURL(url(p, "/"))
-	if err := c.Do(context.Background(), &req, &resp); err != nil || string(resp.Body()) != "second" {
-		t.Fatalf("next request: %v %q", err, resp.Body())
-	}
 
 	// Cancelled while the caller reads the body.
 	ctx, cancel = context.WithCancel(context.Background())
