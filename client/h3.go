@@ -56,6 +56,12 @@ type HTTP3Body interface {
 // was sent).
 var ErrHTTP3Unreachable = errors.New("client: HTTP/3 server unreachable")
 
+// ErrHTTP3Proxy fails the requests of a Client with HTTP3.Always whose
+// origin is reached through a proxy (Proxy, ProxyFunc): HTTP/3 cannot go
+// through one, and the client does not go around it. Without Always, a
+// proxied origin simply stays on TCP.
+var ErrHTTP3Proxy = errors.New("client: HTTP/3 cannot be sent through a proxy")
+
 // Defaults of HTTP3's fields.
 const (
 	DefaultAltSvcBrokenTimeout = 5 * time.Minute
@@ -70,7 +76,7 @@ const (
 // ma= parameter says (24 hours by default); "Alt-Svc: clear" forgets it. An
 // alternative that cannot be reached is marked broken for BrokenTimeout and
 // the request, and those that follow, go over TCP. Requests to http
-// origins never use HTTP/3.
+// origins, and to origins reached through a proxy, never use HTTP/3.
 //
 // An HTTP3 must not be shared by Clients, nor changed after the first
 // request.
@@ -382,6 +388,13 @@ func (c *Client) exchangeHTTP3(ctx context.Context, p *hostPool, req *Request, r
 	if !p.https {
 		if h.Always {
 			return true, nil, ErrBadURL
+		}
+		return false, nil, nil
+	}
+	if p.proxy != nil || p.socks != nil || p.proxyErr != nil {
+		// QUIC cannot go through the proxy: never around it.
+		if h.Always {
+			return true, nil, ErrHTTP3Proxy
 		}
 		return false, nil, nil
 	}

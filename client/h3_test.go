@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -261,4 +262,37 @@ func FuzzParseAltSvc(f *testing.F) {
 			t.Fatalf("%q: ma %v", v, ma)
 		}
 	})
+}
+
+// TestHTTP3NotAroundProxy: an origin reached through a proxy never goes
+// over HTTP/3, which cannot be proxied: with Always its requests fail
+// with ErrHTTP3Proxy, and an Alt-Svc offer is not taken (the request goes
+// to the proxy).
+func TestHTTP3NotAroundProxy(t *testing.T) {
+	proxied := 0
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied++
+		http.Error(w, "no tunnel", http.StatusForbidden)
+	}))
+	defer proxy.Close()
+	pu, _ := url.Parse(proxy.URL)
+	f := &fakeH3{}
+	var req Request
+	var resp Response
+	c := &Client{Proxy: pu, HTTP3: &HTTP3{Transport: f, Always: true}}
+	req.SetURL("https://example.test/")
+	if err := c.Do(context.Background(), &req, &resp); err != ErrHTTP3Proxy {
+		t.Fatalf("Always through a proxy: %v, want ErrHTTP3Proxy", err)
+	}
+	h := &HTTP3{Transport: f}
+	c = &Client{Proxy: pu, HTTP3: h}
+	req.SetURL("https://example.test/")
+	p, _ := c.poolFor(&req)
+	h.observe(p, []byte(`h3=":443"`))
+	if err := c.Do(context.Background(), &req, &resp); err == nil {
+		t.Fatal("the proxy refused the tunnel, yet the request succeeded")
+	}
+	if calls := f.calls(); len(calls) != 0 || proxied != 1 {
+		t.Fatalf("HTTP/3 requests %q, proxy requests %d: want none and 1", calls, proxied)
+	}
 }
