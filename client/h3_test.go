@@ -269,9 +269,9 @@ func FuzzParseAltSvc(f *testing.F) {
 // with ErrHTTP3Proxy, and an Alt-Svc offer is not taken (the request goes
 // to the proxy).
 func TestHTTP3NotAroundProxy(t *testing.T) {
-	proxied := 0
+	var proxied atomic.Int64
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		proxied++
+		proxied.Add(1)
 		http.Error(w, "no tunnel", http.StatusForbidden)
 	}))
 	defer proxy.Close()
@@ -292,7 +292,7 @@ func TestHTTP3NotAroundProxy(t *testing.T) {
 	if err := c.Do(context.Background(), &req, &resp); err == nil {
 		t.Fatal("the proxy refused the tunnel, yet the request succeeded")
 	}
-	if calls := f.calls(); len(calls) != 0 || proxied != 1 {
-		t.Fatalf("HTTP/3 requests %q, proxy requests %d: want none and 1", calls, proxied)
+	if calls := f.calls(); len(calls) != 0 || proxied.Load() != 1 {
+		t.Fatalf("HTTP/3 requests %q, proxy requests %d: want none and 1", calls, proxied.Load())
 	}
 }
