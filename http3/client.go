@@ -117,6 +117,10 @@ type clientConn struct {
 	goaway   bool
 	goawayID uint64
 	dead     bool
+
+	// peerMaxField is the server's SETTINGS_MAX_FIELD_SECTION_SIZE, 0
+	// while it has announced none.
+	peerMaxField atomic.Uint64
 }
 
 func (t *Transport) maxField() uint64 {
@@ -448,6 +452,9 @@ func (cc *clientConn) readControl(r *frameReader) error {
 			return err
 		}
 		r.consume(len(p))
+		if fh.Type == h3.FrameSettings && cs.Settings.HasMaxFieldSectionSize {
+			cc.peerMaxField.Store(max(cs.Settings.MaxFieldSectionSize, 1))
+		}
 		if fh.Type == h3.FrameGoaway {
 			if cs.GoawayID%4 != 0 {
 				return &h3.Error{Code: h3.CodeIDError, Conn: true, Reason: "GOAWAY names no request stream"}

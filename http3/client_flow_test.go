@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -268,4 +269,61 @@ func TestClientNo0RTT(t *testing.T) {
 		}
 		c.CloseIdleConnections()
 	}
+}
+
+// TestClientPeerFieldLimit: a request whose field section exceeds the
+// server's SETTINGS_MAX_FIELD_SECTION_SIZE is not sent; the connection
+// serves the next one.
+func TestClientPeerFieldLimit(t *testing.T) {
+	var sawBig atomic.Bool
+	p := startRawPeer(t, &rawPeer{
+		noSettings: true,
+		control: func(qc *quic.Conn, ctrl *quic.SendStream) {
+			ctrl.Write(h3.AppendSettings(nil, &h3.Settings{MaxFieldSectionSize: 300, HasMaxFieldSectionSize: true}))
+		},
+		raw: true,
+		handle: func(qc *quic.Conn, s *quic.Stream, n int) {
+			b, err := io.ReadAll(s)
+			if strings.Contains(string(b), "bbbbbbbb") {
+				sawBig.Store(true)
+			}
+			if err == nil {
+				s.Write(headers(":status", "204"))
+			}
+			s.Close()
+		},
+	})
+	c, tr, base := hardClient(t, p, 5*time.Second)
+	nextOK(t, c, p, 204, 1)
+	// Wait for the SETTINGS to have been read.
+	for i := 0; ; i++ {
+		tr.mu.Lock()
+		var m uint64
+		for _, pl := range tr.pools {
+			for _, cc := range pl.conns {
+				m = cc.peerMaxField.Load()
+			}
+		}
+		tr.mu.Unlock()
+		if m == 300 {
+			break
+		}
+		if i == 1000 {
+			t.Fatalf("server's SETTINGS not applied (max field section %d)", m)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var req client.Request
+	var resp client.Response
+	req.SetURL(url(p, "/"))
+	req.AddHeader("X-Big", strings.Repeat("b", 300))
+	if err := c.Do(context.Background(), &req, &resp); !errors.Is(err, ErrRequestFieldsTooLarge) {
+		t.Fatalf("request over the server's limit: %v, want ErrRequestFieldsTooLarge", err)
+	}
+	nextOK(t, c, p, 204, 1)
+	if sawBig.Load() {
+		t.Error("the oversized request's fields reached the server")
+	}
+	tr.Close()
+	waitGoroutines(t, base)
 }

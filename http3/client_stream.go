@@ -28,6 +28,10 @@ var (
 	// §4.3.2 (a missing or repeated :status, another pseudo-header, a
 	// 101, an invalid field).
 	ErrMalformedResponse = errors.New("http3: malformed response")
+	// ErrRequestFieldsTooLarge: the request's field section (or its
+	// trailers) exceeds the server's SETTINGS_MAX_FIELD_SECTION_SIZE, as
+	// RFC 9114 §4.2.2 counts it; the request is not sent.
+	ErrRequestFieldsTooLarge = errors.New("http3: request field section larger than the server accepts")
 )
 
 // errUnprocessed marks a request the server did not process: a reset with
@@ -49,6 +53,7 @@ type reqStream struct {
 	traw     []byte
 	bbuf     []byte // request body chunks
 
+	size     uint64 // size of the field section being encoded (RFC 9114 §4.2.2)
 	left     uint64 // DATA payload bytes of the current frame still unread
 	got      int64  // body bytes received
 	declared int64  // content-length, -1: none
@@ -113,6 +118,14 @@ func (rs *reqStream) release() {
 // addField appends a request field to the section being encoded.
 func (rs *reqStream) addField(name, value []byte) {
 	rs.scratch = h3.AppendFieldBytes(rs.scratch, name, value, false)
+	rs.size += uint64(len(name)+len(value)) + h3.FieldOverhead
+}
+
+// fits reports whether a field section of rs.size fits the server's
+// SETTINGS_MAX_FIELD_SECTION_SIZE, when it announced one.
+func (rs *reqStream) fits() bool {
+	m := rs.cc.peerMaxField.Load()
+	return m == 0 || rs.size <= m
 }
 
 // roundTrip sends x's request on rs and reads the response head into x.
@@ -130,13 +143,15 @@ func (rs *reqStream) roundTrip(ctx context.Context, x *client.HTTP3Exchange) err
 	}
 	method := x.Method()
 	rs.head = string(method) == "HEAD"
-	f := h3.AppendFieldSectionPrefix(rs.scratch[:0])
-	f = h3.AppendFieldBytes(f, sbytes(":method"), method, false)
-	f = h3.AppendFieldBytes(f, sbytes(":scheme"), sbytes("https"), false)
-	f = h3.AppendFieldBytes(f, sbytes(":authority"), x.Authority(), false)
-	f = h3.AppendFieldBytes(f, sbytes(":path"), x.Path(), false)
-	rs.scratch = f
+	rs.scratch, rs.size = h3.AppendFieldSectionPrefix(rs.scratch[:0]), 0
+	rs.addField(sbytes(":method"), method)
+	rs.addField(sbytes(":scheme"), sbytes("https"))
+	rs.addField(sbytes(":authority"), x.Authority())
+	rs.addField(sbytes(":path"), x.Path())
 	x.Fields(rs.field)
+	if !rs.fits() {
+		return ErrRequestFieldsTooLarge
+	}
 	w := h3.AppendFrameHeader(rs.w[:0], h3.FrameHeaders, uint64(len(rs.scratch)))
 	w = append(w, rs.scratch...)
 	body := x.Body()
@@ -228,7 +243,7 @@ func (rs *reqStream) sendStream(bs io.Reader, size int64) error {
 
 // sendTrailers writes the request trailers as a HEADERS frame.
 func (rs *reqStream) sendTrailers(trailer http.Header) error {
-	f := h3.AppendFieldSectionPrefix(rs.scratch[:0])
+	rs.scratch, rs.size = h3.AppendFieldSectionPrefix(rs.scratch[:0]), 0
 	for name, vs := range trailer {
 		if !h1.ValidHeaderName(name) {
 			return client.ErrBadHeader
@@ -237,10 +252,13 @@ func (rs *reqStream) sendTrailers(trailer http.Header) error {
 			if !h1.ValidHeaderValue(v) {
 				return client.ErrBadHeader
 			}
-			f = h3.AppendField(f, name, v, false)
+			rs.addField(sbytes(name), sbytes(v))
 		}
 	}
-	rs.scratch = f
+	if !rs.fits() {
+		return ErrRequestFieldsTooLarge
+	}
+	f := rs.scratch
 	w := h3.AppendFrameHeader(rs.w[:0], h3.FrameHeaders, uint64(len(f)))
 	w = append(w, f...)
 	rs.w = w[:0]
@@ -567,5 +585,5 @@ func earlier(a, b time.Time) time.Time {
 	return a
 }
 
-// sbytes is a constant string's bytes, not to be modified.
+// sbytes is a string's bytes, to be read only.
 func sbytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
