@@ -167,6 +167,10 @@ type Client struct {
 	// HTTP2PingTimeout: see HTTP2ReadIdleTimeout. 0:
 	// DefaultHTTP2PingTimeout.
 	HTTP2PingTimeout time.Duration
+	// HTTP3, if set, sends https requests over HTTP/3 where it says: to
+	// origins that offered it in Alt-Svc, or to every https origin. See
+	// HTTP3 and package github.com/riptide-http/riptide/http3.
+	HTTP3 *HTTP3
 
 	mu    sync.RWMutex
 	pools map[string]*hostPool
@@ -207,14 +211,17 @@ func (c *Client) lookup(key []byte, https bool, host []byte) *hostPool {
 	return p
 }
 
-// CloseIdleConnections closes the connections now idle in every pool.
-// Connections in use are not affected.
+// CloseIdleConnections closes the connections now idle in every pool, and
+// the HTTP/3 transport's (HTTP3). Connections in use are not affected.
 func (c *Client) CloseIdleConnections() {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for _, p := range c.pools {
 		p.closeIdle()
 		p.closeIdleH2()
+	}
+	if c.HTTP3 != nil {
+		c.HTTP3.Transport.CloseIdleConnections()
 	}
 }
 
@@ -300,6 +307,11 @@ func (c *Client) exchange(ctx context.Context, req *Request, resp *Response, str
 		return err
 	}
 	deadline := c.deadline(ctx)
+	if c.HTTP3 != nil {
+		if done, _, err := c.exchangeHTTP3(ctx, p, req, resp, deadline, stream); done {
+			return err
+		}
+	}
 	pipelined := c.Pipeline > 1 && !stream && req.idempotent() && !req.close && !p.h2mode.Load()
 	for attempt, unsent := 0, 0; ; {
 		var cn *conn
@@ -314,10 +326,15 @@ func (c *Client) exchange(ctx context.Context, req *Request, resp *Response, str
 			return err
 		}
 		if hc != nil {
-			return c.h2Exchange(ctx, p, hc, req, resp, deadline, stream)
+			err := c.h2Exchange(ctx, p, hc, req, resp, deadline, stream)
+			if err == nil {
+				c.observeAltSvc(p, resp)
+			}
+			return err
 		}
 		retry, err := cn.exchange(ctx, req, resp, deadline, stream)
 		if err == nil {
+			c.observeAltSvc(p, resp)
 			return nil
 		}
 		if err == errNotQuiet {

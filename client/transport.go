@@ -76,6 +76,18 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 		return nil, err
 	}
 	deadline := c.deadline(ctx)
+	if c.HTTP3 != nil {
+		st.resp.Reset()
+		if done, ts, err := c.exchangeHTTP3(ctx, p, r, &st.resp, deadline, true); done {
+			if err != nil {
+				return nil, err
+			}
+			if r.bodyStream != nil {
+				hreq.Body.Close()
+			}
+			return c.toHTTPResponse(hreq, &st.resp, ts, gz), nil
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		retryable := attempt < c.maxRetries() && replayable(hreq)
 		cn, hc, err := p.acquire(ctx, deadline)
@@ -91,6 +103,7 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 			if r.bodyStream != nil {
 				hreq.Body.Close()
 			}
+			c.observeAltSvc(p, &st.resp)
 			return c.toHTTPResponse(hreq, &st.resp, hc.tls, gz), nil
 		}
 		retry, err := cn.exchange(ctx, r, &st.resp, deadline, true)
@@ -98,6 +111,7 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 			if r.bodyStream != nil {
 				hreq.Body.Close()
 			}
+			c.observeAltSvc(p, &st.resp)
 			return c.toHTTPResponse(hreq, &st.resp, cn.tls, gz), nil
 		}
 		if err == errNotQuiet {
@@ -265,7 +279,9 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, ts *tls.Conn
 		Request:    hreq,
 		TLS:        ts,
 	}
-	if h.Major == 2 {
+	if h.Major == 3 {
+		hr.Proto, hr.ProtoMajor, hr.ProtoMinor = "HTTP/3.0", 3, 0
+	} else if h.Major == 2 {
 		hr.Proto, hr.ProtoMajor, hr.ProtoMinor = "HTTP/2.0", 2, 0
 	} else if h.Minor == 0 {
 		hr.Proto = "HTTP/1.0"
@@ -304,8 +320,8 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, ts *tls.Conn
 	if chunked {
 		hr.TransferEncoding = []string{"chunked"}
 	}
-	if h.Major == 2 {
-		// HTTP/2 frames the body itself; the connection stays.
+	if h.Major >= 2 {
+		// HTTP/2 and HTTP/3 frame the body themselves; the connection stays.
 		if mode == h1.BodyUntilClose {
 			mode = h1.BodyLength
 		}
@@ -315,7 +331,7 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, ts *tls.Conn
 	}
 	hr.Close = h.Close || mode == h1.BodyUntilClose
 	if mode == h1.BodyNone || resp.br.done {
-		if resp.br.h2 != nil {
+		if resp.br.h2 != nil || resp.br.h3 != nil {
 			resp.br.Close() // frees the stream
 		}
 		hr.Body = http.NoBody
