@@ -171,6 +171,7 @@ func (s *h2ClientStream) expire() {
 	s.expired = true
 	s.mu.Unlock()
 	s.pw.CloseWithError(errStreamDeadline)
+	s.body.Close() // resets the stream: a blocked read returns
 	s.cancel()
 }
 

@@ -154,3 +154,89 @@ func TestHTTP2HandshakeRefusals(t *testing.T) {
 		t.Errorf("GET upgrade over HTTP/2: HTTP/%d %d, want HTTP/2 501", resp.ProtoMajor, resp.StatusCode)
 	}
 }
+
+// TestHTTP2Backpressure: a client that stops reading stops the server's
+// writes at the stream's flow-control window (x/net's client grants 4 MiB
+// per stream): the server's WriteMessage blocks there, nothing queues in
+// the server, and the write deadline ends the wait with an error.
+func TestHTTP2Backpressure(t *testing.T) {
+	type result struct {
+		written int
+		err     error
+	}
+	res := make(chan result, 1)
+	msg := make([]byte, 16<<10)
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+		c, err := Upgrade(x, nil)
+		if err != nil {
+			return
+		}
+		defer c.NetConn().Close()
+		written := 0
+		for written < 64<<20 {
+			c.SetWriteDeadline(time.Now().Add(time.Second))
+			if err = c.WriteMessage(BinaryMessage, msg); err != nil {
+				break
+			}
+			written += len(msg)
+		}
+		res <- result{written, err}
+	})}
+	url, tc := serveH2(t, srv, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := Dial(ctx, url, &Options{HTTP2: true, TLSClientConfig: tc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.NetConn().Close()
+	r := <-res
+	const window = 4 << 20 // x/net's per-stream receive window
+	if r.err == nil || r.written > window || r.written < window-len(msg)-(1<<10) {
+		t.Errorf("server wrote %d bytes to a client that does not read, then %v; want about the %d-byte window, then a deadline error", r.written, r.err, window)
+	}
+}
+
+// TestHTTP2PeerEnds: the client ending its side of the stream
+// (END_STREAM) without a close frame, or resetting it (RST_STREAM), ends
+// the server's reads with an error (io.ErrUnexpectedEOF: no close frame
+// came), and the server's Conn closes.
+func TestHTTP2PeerEnds(t *testing.T) {
+	for _, how := range []string{"END_STREAM", "RST_STREAM"} {
+		t.Run(how, func(t *testing.T) {
+			got := make(chan error, 1)
+			srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+				c, err := Upgrade(x, nil)
+				if err != nil {
+					return
+				}
+				_, _, err = c.ReadMessage()
+				c.Close()
+				got <- err
+			})}
+			url, tc := serveH2(t, srv, true)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, _, err := Dial(ctx, url, &Options{HTTP2: true, TLSClientConfig: tc, CloseTimeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := c.NetConn().(*h2ClientStream)
+			if how == "END_STREAM" {
+				sc.pw.Close()
+			} else {
+				sc.body.Close() // x/net resets a stream whose response body is closed unread
+			}
+			select {
+			case err := <-got:
+				if err == nil {
+					t.Error("the server's read ended without an error")
+				}
+				t.Logf("server read: %v", err)
+			case <-ctx.Done():
+				t.Fatal("the server's read did not end")
+			}
+			c.NetConn().Close()
+		})
+	}
+}
