@@ -96,12 +96,11 @@ func dialH2(ctx context.Context, u *url.URL, secure bool, o *Options) (*Conn, *h
 	if resp.StatusCode != http.StatusOK {
 		return fail(&HandshakeError{resp.StatusCode, "server answered " + resp.Status})
 	}
-	sub, deflate, err := checkResponse(resp, o)
+	c, err := NewClientConn(&h2ClientStream{body: resp.Body, pw: pw, cancel: cancel, tr: tr}, resp, o)
 	if err != nil {
-		return fail(&HandshakeError{resp.StatusCode, err.Error()})
+		return fail(err)
 	}
-	sc := &h2ClientStream{body: resp.Body, pw: pw, cancel: cancel, tr: tr}
-	return newConn(sc, true, nil, o, sub, deflate), resp, nil
+	return c, resp, nil
 }
 
 // h2ClientStream is the client's side of an extended CONNECT stream as a

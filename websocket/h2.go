@@ -10,6 +10,7 @@ package websocket
 
 import (
 	"bytes"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -121,4 +122,24 @@ func canHijack(w http.ResponseWriter) bool {
 		}
 		w = u.Unwrap()
 	}
+}
+
+// NewClientConn returns the client's Conn over stream, on which the
+// caller made the opening handshake itself and got resp: an extended
+// CONNECT over HTTP/3 (RFC 9220) sent with quic-go's http3 client (its
+// request stream, with addresses, as the net.Conn), or one over another
+// transport. resp must be a 2xx (or, over HTTP/1.1, the 101 whose
+// Sec-WebSocket-Accept the caller checked); its Sec-WebSocket-Protocol and
+// Sec-WebSocket-Extensions are checked against what o offered, as Dial
+// does. The request must have offered o's subprotocols and, with
+// o.Compression, the permessage-deflate offer of ws.ClientOffer.
+func NewClientConn(stream net.Conn, resp *http.Response, o *Options) (*Conn, error) {
+	if resp.StatusCode != http.StatusSwitchingProtocols && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		return nil, &HandshakeError{resp.StatusCode, "server answered " + resp.Status}
+	}
+	sub, deflate, err := checkResponse(resp, o)
+	if err != nil {
+		return nil, &HandshakeError{resp.StatusCode, err.Error()}
+	}
+	return newConn(stream, true, nil, o, sub, deflate), nil
 }
