@@ -23,6 +23,11 @@ import (
 // status is set and not 2xx: only a 2xx answer opens a tunnel.
 var ErrTunnelStatus = errors.New("riptide: a CONNECT stream is taken over only with a 2xx status")
 
+// ErrTunnelEnded is Hijack's refusal of a CONNECT stream whose client
+// already ended its side (END_STREAM with the request head): it carries
+// nothing to the handler.
+var ErrTunnelEnded = errors.New("riptide: the CONNECT stream's request side has ended")
+
 // ConnectProtocol returns the :protocol pseudo-header of an extended
 // CONNECT request over HTTP/2 (RFC 8441) or HTTP/3 (RFC 9220), such as
 // "websocket", and nil for any other request. Such requests arrive only
@@ -46,6 +51,9 @@ func (x *Ctx) hijackStream(se streamExchange) (net.Conn, []byte, error) {
 	c := x.conn
 	if s := x.resp.status; s != 0 && (s < 200 || s > 299) {
 		return nil, nil, ErrTunnelStatus
+	}
+	if !se.hasBody(&x.req) {
+		return nil, nil, ErrTunnelEnded
 	}
 	x.stopWatch(false)
 	if !x.resp.committed {
