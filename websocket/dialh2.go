@@ -96,7 +96,7 @@ func dialH2(ctx context.Context, u *url.URL, secure bool, o *Options) (*Conn, *h
 	if resp.StatusCode != http.StatusOK {
 		return fail(&HandshakeError{resp.StatusCode, "server answered " + resp.Status})
 	}
-	c, err := NewClientConn(&h2ClientStream{body: resp.Body, pw: pw, cancel: cancel, tr: tr}, resp, o)
+	c, err := NewClientConn(&h2ClientStream{body: resp.Body, pw: pw, cancel: cancel, tr: tr, host: u.Host}, resp, o)
 	if err != nil {
 		return fail(err)
 	}
@@ -111,6 +111,7 @@ type h2ClientStream struct {
 	pw     *io.PipeWriter
 	cancel context.CancelFunc
 	tr     *http2.Transport
+	host   string
 
 	mu       sync.Mutex
 	rdl, wdl *time.Timer
@@ -202,12 +203,7 @@ func (s *h2ClientStream) SetDeadline(d time.Time) error {
 	return s.SetWriteDeadline(d)
 }
 
-// h2Addr is the address of a stream's ends, which the transport does not
-// expose.
-type h2Addr struct{}
-
-func (h2Addr) Network() string { return "h2" }
-func (h2Addr) String() string  { return "h2-stream" }
-
-func (s *h2ClientStream) LocalAddr() net.Addr  { return h2Addr{} }
-func (s *h2ClientStream) RemoteAddr() net.Addr { return h2Addr{} }
+// LocalAddr and RemoteAddr: the transport does not expose the
+// connection's addresses; the remote one is the URL's host.
+func (s *h2ClientStream) LocalAddr() net.Addr  { return streamAddr("") }
+func (s *h2ClientStream) RemoteAddr() net.Addr { return streamAddr(s.host) }

@@ -12,8 +12,8 @@ import (
 	"bytes"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/riptide-http/riptide"
 )
@@ -82,16 +82,16 @@ func upgradeStream(x *riptide.Ctx, o *Options) (*Conn, error) {
 }
 
 // acceptStream is Accept over HTTP/2 or HTTP/3: riptide's compat door
-// hijacks an extended CONNECT stream; a ResponseWriter that cannot
-// (net/http's own HTTP/2 server) gets 501.
+// hijacks an extended CONNECT stream; on a ResponseWriter that cannot
+// (net/http's own HTTP/2 server, with GODEBUG=http2xconnect=1) the Conn
+// runs on the ResponseWriter and the request body while the handler
+// runs.
 func acceptStream(w http.ResponseWriter, r *http.Request, o *Options) (*Conn, error) {
 	var herr *HandshakeError
 	var n negotiated
 	switch {
 	case r.Method != http.MethodConnect || !strings.EqualFold(r.Header.Get(":protocol"), protocolWebSocket):
 		herr = errNotExtendedConnect()
-	case !canHijack(w):
-		herr = &HandshakeError{http.StatusNotImplemented, "this server cannot hand over an HTTP/" + strconv.Itoa(r.ProtoMajor) + " stream"}
 	default:
 		n, herr = checkConnect(r.Host, r.Header.Values, o)
 	}
@@ -102,12 +102,70 @@ func acceptStream(w http.ResponseWriter, r *http.Request, o *Options) (*Conn, er
 	}
 	responseFields(&n, o, w.Header().Add)
 	w.WriteHeader(http.StatusOK)
-	nc, _, err := http.NewResponseController(w).Hijack() // the stream, its 200 sent
-	if err != nil {
-		return nil, err
+	rc := http.NewResponseController(w)
+	var nc net.Conn
+	if canHijack(w) {
+		c, _, err := rc.Hijack() // the stream, its 200 sent
+		if err != nil {
+			return nil, err
+		}
+		nc = c
+	} else {
+		// net/http's HTTP/2 server (GODEBUG=http2xconnect=1): the stream
+		// is the ResponseWriter and the Body, for the handler's life.
+		if err := rc.Flush(); err != nil {
+			return nil, err
+		}
+		nc = &handlerStream{r: r, w: w, rc: rc}
 	}
 	return newConn(nc, false, nil, o, n.subprotocol, n.deflate), nil
 }
+
+// handlerStream is an extended CONNECT stream a ResponseWriter cannot hand
+// over (net/http's HTTP/2 server) as a net.Conn: reads from the request
+// body, writes flushed at once, deadlines through the ResponseController.
+// It lasts while the handler runs: net/http ends the stream when the
+// handler returns.
+type handlerStream struct {
+	r  *http.Request
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (s *handlerStream) Read(p []byte) (int, error) { return s.r.Body.Read(p) }
+
+func (s *handlerStream) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err == nil {
+		err = s.rc.Flush()
+	}
+	return n, err
+}
+
+// Close stops the body; the response ends when the handler returns.
+func (s *handlerStream) Close() error { return s.r.Body.Close() }
+
+func (s *handlerStream) LocalAddr() net.Addr {
+	if a, ok := s.r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return a
+	}
+	return streamAddr("")
+}
+
+func (s *handlerStream) RemoteAddr() net.Addr { return streamAddr(s.r.RemoteAddr) }
+
+func (s *handlerStream) SetDeadline(t time.Time) error {
+	s.rc.SetReadDeadline(t)
+	return s.rc.SetWriteDeadline(t)
+}
+func (s *handlerStream) SetReadDeadline(t time.Time) error  { return s.rc.SetReadDeadline(t) }
+func (s *handlerStream) SetWriteDeadline(t time.Time) error { return s.rc.SetWriteDeadline(t) }
+
+// streamAddr is an address known only as a string.
+type streamAddr string
+
+func (a streamAddr) Network() string { return "tcp" }
+func (a streamAddr) String() string  { return string(a) }
 
 // canHijack reports whether w, or a ResponseWriter it wraps (the Unwrap
 // chain http.ResponseController follows), is an http.Hijacker.

@@ -69,9 +69,11 @@ func IsUpgrade(x *riptide.Ctx) bool {
 // Accept is Upgrade for http.Handler code: on riptide's compat door and on
 // net/http's server (both through http.Hijacker). It answers refusals the
 // same way. Over HTTP/2 and HTTP/3 it serves an extended CONNECT on
-// riptide's compat door (whose ResponseWriter hijacks the stream); other
-// requests there, and a ResponseWriter that cannot hijack (net/http's
-// HTTP/2), get 501.
+// riptide's compat door (whose ResponseWriter hijacks the stream), and on
+// net/http's HTTP/2 server with GODEBUG=http2xconnect=1 (whose
+// ResponseWriter cannot be hijacked: the Conn then runs on it and the
+// request body, and must be served before the handler returns); other
+// requests there get 501.
 func Accept(w http.ResponseWriter, r *http.Request, o *Options) (*Conn, error) {
 	var n negotiated
 	var herr *HandshakeError
