@@ -255,3 +255,85 @@ func TestWebSocketHTTP3Aioquic(t *testing.T) {
 		t.Errorf("Stats.H3ExtendedConnects %d, want 1", st.H3ExtendedConnects)
 	}
 }
+
+// TestWebSocketHTTP3PeerEnds: the client ending its side of the request
+// stream (FIN) without a close frame, or resetting it (RESET_STREAM), ends
+// the server's reads with an error and its Conn closes.
+func TestWebSocketHTTP3PeerEnds(t *testing.T) {
+	for _, how := range []string{"FIN", "RESET_STREAM"} {
+		t.Run(how, func(t *testing.T) {
+			got := make(chan error, 1)
+			srv := &riptide.Server{HTTP2: &riptide.HTTP2Config{EnableConnectProtocol: true}, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+				c, err := websocket.Upgrade(x, nil)
+				if err != nil {
+					return
+				}
+				_, _, err = c.ReadMessage()
+				c.Close()
+				got <- err
+			})}
+			addr, _ := startServe(t, srv, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			_, _, resp, str := dialH3WebSocket(t, ctx, addr, "/ws", &websocket.Options{})
+			if resp == nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("response %+v", resp)
+			}
+			if how == "FIN" {
+				str.RequestStream.Close()
+			} else {
+				str.CancelWrite(0x10c) // H3_REQUEST_CANCELLED
+			}
+			select {
+			case err := <-got:
+				if err == nil {
+					t.Error("the server's read ended without an error")
+				}
+				t.Logf("server read: %v", err)
+			case <-ctx.Done():
+				t.Fatal("the server's read did not end")
+			}
+		})
+	}
+}
+
+// TestWebSocketHTTP3Backpressure: a client that stops reading stops the
+// server's WriteMessage at the QUIC stream's flow-control window (quic-go's
+// initial 512 KiB: its window grows only as the application reads), and
+// the write deadline ends it.
+func TestWebSocketHTTP3Backpressure(t *testing.T) {
+	type result struct {
+		written int
+		err     error
+	}
+	res := make(chan result, 1)
+	msg := make([]byte, 16<<10)
+	srv := &riptide.Server{HTTP2: &riptide.HTTP2Config{EnableConnectProtocol: true}, Handler: riptide.HandlerFunc(func(x *riptide.Ctx) {
+		c, err := websocket.Upgrade(x, nil)
+		if err != nil {
+			return
+		}
+		defer c.NetConn().Close()
+		written := 0
+		for written < 64<<20 {
+			c.SetWriteDeadline(time.Now().Add(time.Second))
+			if err = c.WriteMessage(websocket.BinaryMessage, msg); err != nil {
+				break
+			}
+			written += len(msg)
+		}
+		res <- result{written, err}
+	})}
+	addr, _ := startServe(t, srv, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, _, resp, _ := dialH3WebSocket(t, ctx, addr, "/ws", &websocket.Options{})
+	if resp == nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("response %+v", resp)
+	}
+	r := <-res
+	if r.err == nil || r.written > 512<<10 {
+		t.Errorf("server wrote %d bytes to a client that does not read, then %v; want at most quic-go's 512 KiB stream window, then a deadline error", r.written, r.err)
+	}
+	t.Logf("server wrote %d bytes before its write deadline: %v", r.written, r.err)
+}
