@@ -375,7 +375,10 @@ func (w *compatWriter) sendfileTarget() (io.ReaderFrom, bool) {
 
 // Hijack hands the connection to the handler, after sending the head it
 // has written (a 101 Switching Protocols, say). The returned reader holds
-// any bytes the server had already read past the request head.
+// any bytes the server had already read past the request head. Over
+// HTTP/2 and HTTP/3 only a CONNECT stream can be hijacked (Ctx.Hijack):
+// its head (200 unless written) goes out and the stream is the
+// connection.
 func (rw *compatResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	w := rw.lock()
 	if w == nil {
@@ -386,10 +389,14 @@ func (rw *compatResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, http.ErrHijacked
 	}
 	x := w.x
-	if x.conn.ex.abilities()&canHijack == 0 {
+	tunnel := x.conn.ex.abilities()&canHijack == 0 && string(x.req.Method) == http.MethodConnect
+	if x.conn.ex.abilities()&canHijack == 0 && !tunnel {
 		// An HTTP/2 stream: net/http's ResponseWriter there is no
 		// http.Hijacker, which ResponseController reports so.
 		return nil, nil, http.ErrNotSupported
+	}
+	if tunnel && !w.wroteHeader {
+		w.writeHeader(http.StatusOK) // a CONNECT stream's tunnel opens with a 2xx head
 	}
 	if w.wroteHeader && !x.resp.committed {
 		w.commit(true, nil)

@@ -43,6 +43,9 @@ type conn struct {
 	// h2fields is the response head of an HTTP/2 stream, reused
 	// (h2ctx.go).
 	h2fields []h2.Field
+	// tunnel is the CONNECT stream the handler took over (tunnel.go):
+	// serveStream waits for it to close after the handler.
+	tunnel *streamTunnel
 	// addrOf and laddrOf are the connections remoteAddrString and
 	// localAddr last kept addrStr and laddr for (kept across putConn: the
 	// event loop releases a conn between two requests of one connection;

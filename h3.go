@@ -234,6 +234,9 @@ func (s *Server) ListenQUIC(o QUICOptions) (*QUICListener, error) {
 		Allow0RTT:         o.Allow0RTT,
 		Wait0RTT:          o.Wait0RTT,
 	}
+	if s.HTTP2 != nil && s.HTTP2.EnableConnectProtocol {
+		cfg.EnableConnectProtocol = true // RFC 9220: the same switch as RFC 8441's
+	}
 	if cfg.MaxStreams <= 0 && s.HTTP2 != nil && s.HTTP2.MaxConcurrentStreams > 0 {
 		cfg.MaxStreams = int(s.HTTP2.MaxConcurrentStreams)
 	}

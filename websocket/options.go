@@ -64,6 +64,12 @@ type Options struct {
 	// TLSClientConfig (client) configures wss:// connections (nil: the
 	// defaults, with the URL's host as ServerName).
 	TLSClientConfig *tls.Config
+	// HTTP2 (client) makes Dial open the WebSocket as an extended CONNECT
+	// over HTTP/2 (RFC 8441), on a connection of its own: TLS with ALPN
+	// h2 for wss://, cleartext HTTP/2 with prior knowledge for ws://. The
+	// server must allow it (SETTINGS_ENABLE_CONNECT_PROTOCOL; riptide's
+	// HTTP2Config.EnableConnectProtocol); it answers 200, not 101.
+	HTTP2 bool
 	// Header (client) is added to the handshake request; a server's
 	// response headers go through ResponseHeader.
 	Header http.Header

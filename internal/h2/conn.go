@@ -259,12 +259,18 @@ func (hc *Conn) headerListSize() uint32 {
 // queuePreface queues the server's connection preface: its SETTINGS, and
 // the connection window beyond the protocol's initial 64 KiB.
 func (hc *Conn) queuePreface() {
-	hc.out = appendSettings(hc.out,
-		setting{SettingMaxFrameSize, hc.maxFrame},
-		setting{SettingMaxConcurrentStreams, hc.maxStreams},
-		setting{SettingInitialWindowSize, uint32(hc.streamWindow)},
-		setting{SettingMaxHeaderListSize, hc.headerListSize()},
-	)
+	set := [...]setting{
+		{SettingMaxFrameSize, hc.maxFrame},
+		{SettingMaxConcurrentStreams, hc.maxStreams},
+		{SettingInitialWindowSize, uint32(hc.streamWindow)},
+		{SettingMaxHeaderListSize, hc.headerListSize()},
+		{SettingEnableConnectProtocol, 1}, // in the first SETTINGS, where clients look (RFC 8441 §3)
+	}
+	n := len(set) - 1
+	if hc.cfg.EnableConnectProtocol {
+		n++
+	}
+	hc.out = appendSettings(hc.out, set[:n]...)
 	if hc.connWindow > h2InitialWindow {
 		hc.queueWindowUpdate(0, uint32(hc.connWindow-h2InitialWindow))
 		hc.recvWindow = int64(hc.connWindow)

@@ -36,6 +36,7 @@ type Stream struct {
 
 	// The request.
 	method, scheme, authority, path string
+	protocol                        string              // extended CONNECT's :protocol (RFC 8441)
 	fields                          []hpack.HeaderField // regular fields, in order
 	trailers                        []hpack.HeaderField
 	declLen                         int64 // content-length, -1 if none
@@ -157,7 +158,7 @@ func (hc *Conn) onTrailers(st *Stream, f *h2Block) error {
 // stream error.
 func (st *Stream) setRequest(f *h2Block) error {
 	malformed := streamError{st.id, ErrCodeProtocol}
-	var seen [4]bool
+	var seen [5]bool
 	for _, hf := range f.pseudo() {
 		var i int
 		switch hf.Name {
@@ -169,6 +170,13 @@ func (st *Stream) setRequest(f *h2Block) error {
 			i, st.authority = 2, hf.Value
 		case ":path":
 			i, st.path = 3, hf.Value
+		case ":protocol":
+			// RFC 8441 §4: only after this server sent
+			// SETTINGS_ENABLE_CONNECT_PROTOCOL.
+			if !st.hc.cfg.EnableConnectProtocol || hf.Value == "" {
+				return malformed
+			}
+			i, st.protocol = 4, hf.Value
 		default:
 			return malformed
 		}
@@ -177,7 +185,7 @@ func (st *Stream) setRequest(f *h2Block) error {
 		}
 		seen[i] = true
 	}
-	head := h1.PseudoHead{Method: st.method, Scheme: st.scheme, Authority: st.authority, Path: st.path, HasAuthority: seen[2]}
+	head := h1.PseudoHead{Method: st.method, Scheme: st.scheme, Authority: st.authority, Path: st.path, Protocol: st.protocol, HasAuthority: seen[2]}
 	st.fields = append(st.fields[:0], f.regular()...)
 	for _, hf := range st.fields {
 		switch hf.Name {

@@ -185,7 +185,7 @@ func (st *Stream) readHead() bool {
 			return false
 		}
 		st.fields = fs
-		if err := st.head.Parse(fs, false); err != nil {
+		if err := st.head.Parse(fs, c.cfg.EnableConnectProtocol); err != nil {
 			st.fail(err)
 			return false
 		}
