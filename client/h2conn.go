@@ -323,13 +323,27 @@ func (c *h2Conn) streamErr(st *h2Stream, err error) error {
 
 // reserve takes a stream slot if the connection can open one more.
 func (c *h2Conn) reserve() bool {
+	ok, _ := c.tryReserve()
+	return ok
+}
+
+// tryReserve takes a stream slot if the connection can open one more; if
+// it cannot only because the server's first SETTINGS have not arrived, it
+// returns the channel closed when they do. Both are decided under one
+// lock: checking for the settings after a failed reserve let them arrive
+// in between, and the pool then dialed a second connection for a request
+// the first had room for (TestH2PickNoDialRace).
+func (c *h2Conn) tryReserve() (bool, chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.dead || c.goAway || uint32(c.active) >= c.maxActive || c.nextID >= 1<<31-1 || !c.gotSettings && c.active > 0 {
-		return false
+	if c.dead || c.goAway || uint32(c.active) >= c.maxActive || c.nextID >= 1<<31-1 {
+		return false, nil
+	}
+	if !c.gotSettings && c.active > 0 {
+		return false, c.settings
 	}
 	c.active++
-	return true
+	return true, nil
 }
 
 // release frees a stream slot; an idle connection after GOAWAY closes.
