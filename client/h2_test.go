@@ -31,7 +31,9 @@ type h2Peer struct {
 
 // interopHandler is the net/http face of the behaviour every peer serves:
 // /echo answers the request body with its length in a header, /trailers
-// sends a trailer, anything else answers "hello".
+// sends a trailer, /duplex echoes the body piece by piece as it arrives,
+// /reject answers 417 without reading the body, /early sends 103 Early
+// Hints before its answer, anything else answers "hello".
 func interopHandler(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/echo":
@@ -44,6 +46,32 @@ func interopHandler(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Trailer", "X-Checksum")
 		w.Write([]byte("body"))
 		w.Header().Set("X-Checksum", "abc")
+	case "/duplex":
+		// Full duplex: each piece of the body is echoed (and flushed) as
+		// it arrives, the response begun before the body.
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		buf := make([]byte, 4096)
+		for {
+			n, err := r.Body.Read(buf)
+			if n > 0 {
+				w.Write(buf[:n])
+				w.(http.Flusher).Flush()
+			}
+			if err != nil {
+				return
+			}
+		}
+	case "/reject":
+		// A final response without reading the body (after Expect:
+		// 100-continue, no 100 is sent).
+		w.WriteHeader(http.StatusExpectationFailed)
+	case "/early":
+		// 103 Early Hints, then the response.
+		w.Header().Set("Link", "</style.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Del("Link")
+		io.WriteString(w, "hello")
 	default:
 		w.Header().Set("X-Proto", r.Proto)
 		io.WriteString(w, "hello")
@@ -122,6 +150,18 @@ func h2Peers(t *testing.T) []h2Peer {
 			p.name += "/" + mode
 			ps = append(ps, p)
 		}
+	}
+	return ps
+}
+
+// h1Peers are riptide's and net/http's servers reached over HTTP/1.1
+// (plain http, h2c not asked for).
+func h1Peers(t *testing.T) []h2Peer {
+	var ps []h2Peer
+	for _, p := range []h2Peer{riptidePeer(t, false), netHTTPPeer(t, false)} {
+		p.name = "h1/" + p.name
+		p.c.H2CHosts = nil
+		ps = append(ps, p)
 	}
 	return ps
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/textproto"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -417,7 +418,13 @@ func (c *h2Conn) onFrame(f *h2.Frame) error {
 		return c.onHeaderFrame(f)
 	case h2.FrameRSTStream:
 		c.mu.Lock()
-		if st := c.streams[f.StreamID]; st != nil {
+		if st := c.streams[f.StreamID]; st != nil && f.Code == h2.ErrCodeNo && st.eof {
+			// The response is complete and the server wants no more of
+			// the request (RFC 9113 §8.1): the request body stops, the
+			// response stands.
+			c.forgetLocked(st)
+			st.signal()
+		} else if st != nil {
 			err := error(&HTTP2Error{Code: uint32(f.Code), Remote: true})
 			if f.Code == h2.ErrCodeRefusedStream {
 				err = errH2Unprocessed
@@ -653,17 +660,52 @@ func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 		return err
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if f.StreamID >= c.nextID || f.StreamID%2 == 0 {
+		c.mu.Unlock()
 		return connErr(h2.ErrCodeProtocol)
 	}
 	st := c.streams[f.StreamID]
 	if st == nil {
+		c.mu.Unlock()
 		return nil // a stream reset: the block only updated the table
 	}
-	if err := st.onBlockLocked(c); err != nil {
+	interim, err := st.onBlockLocked(c)
+	if err != nil {
 		st.failLocked(err)
 		c.resetLocked(st, h2.ErrCodeProtocol)
+	}
+	var hook func(int, textproto.MIMEHeader) error
+	if interim != 0 {
+		hook = got1xxHook(st.ctx)
+	}
+	c.mu.Unlock()
+	if hook != nil {
+		// The caller's hook sees the interim response before the reader
+		// goes on (as in net/http); an error from it fails the request.
+		h := make(textproto.MIMEHeader, len(c.fields)-1)
+		for i := 1; i < len(c.fields); i++ {
+			name, value := c.fieldAt(i)
+			k := textproto.CanonicalMIMEHeaderKey(string(name))
+			h[k] = append(h[k], string(value))
+		}
+		if err := hook(interim, h); err != nil {
+			c.mu.Lock()
+			if c.streams[f.StreamID] == st {
+				st.failLocked(err)
+				c.resetLocked(st, h2.ErrCodeCancel)
+			}
+			c.mu.Unlock()
+			return nil
+		}
+	}
+	if interim == 100 {
+		// The body waiting for it goes (after the hook saw the 100).
+		c.mu.Lock()
+		if c.streams[f.StreamID] == st {
+			st.got100 = true
+			st.signal()
+		}
+		c.mu.Unlock()
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ func (c *Client) RoundTrip(req *http.Request) (*http.Response, error) {
 	st := rtStates.Get().(*rtState)
 	defer rtStates.Put(st)
 	resp, err := c.roundTrip(req, st)
-	if err != nil && req.Body != nil {
+	if err != nil && req.Body != nil && !st.req.bodyTaken {
 		req.Body.Close()
 	}
 	return resp, err
@@ -88,8 +88,10 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 			if err != nil {
 				return nil, err
 			}
-			if r.bodyStream != nil {
-				hreq.Body.Close()
+			if r.bodyCloser != nil {
+				// Not taken by a sender goroutine (see sendRequestBody):
+				// sent, or not to be sent after Expect: 100-continue.
+				r.bodyCloser.Close()
 			}
 			return c.toHTTPResponse(hreq, &st.resp, hc.tls, gz), nil
 		}
@@ -114,7 +116,7 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 				return nil, err
 			}
 			hreq.Body = b
-			r.bodyStream = b
+			r.bodyStream, r.bodyCloser = b, b
 		}
 	}
 }
@@ -194,6 +196,7 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 			size = -1
 		}
 		r.SetBodyStream(hreq.Body, size)
+		r.bodyCloser = hreq.Body
 		if size < 0 && len(hreq.Trailer) > 0 {
 			// Trailers go only with a chunked body, as in net/http.
 			if !validTrailer(hreq.Trailer) {
