@@ -18,6 +18,7 @@ import (
 	"io"
 	"net"
 	"net/textproto"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -241,6 +242,10 @@ func (c *h2Conn) wakeWriter() {
 // writeLoop writes the queued output until the connection ends.
 func (c *h2Conn) writeLoop() {
 	for range c.wake {
+		// Let the goroutines that are ready queue their frames too: one
+		// write then carries many requests (a write per request was most
+		// of the client's CPU under load).
+		runtime.Gosched()
 		c.mu.Lock()
 		for len(c.out) > 0 && !c.dead {
 			buf := c.out

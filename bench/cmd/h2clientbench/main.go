@@ -39,6 +39,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +64,23 @@ func main() {
 	streams := flag.Int("streams", 64, "concurrent requests (streams) over the one connection of part A")
 	loads := flag.String("loads", "1:100,4:100", "part B: connections:streams pairs")
 	h2loadBin := flag.String("h2load", "h2load", "h2load binary (part B skipped if missing)")
+	only := flag.String("only", "", "run only the clients and generators whose name matches this regular expression")
+	cpuprofile := flag.String("cpuprofile", "", "write this process's (the clients') CPU profile to this file")
 	flag.Parse()
+	onlyRE, err := regexp.Compile(*only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "h2clientbench: -only:", err)
+		os.Exit(2)
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "h2clientbench:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 
 	addr, stop, err := startServer()
 	if err != nil {
@@ -107,6 +124,7 @@ func main() {
 				job{"B h2load " + tag, func() result { return runH2load(h2load, addr, p[0], p[1], *d) }})
 		}
 	}
+	jobs = slices.DeleteFunc(jobs, func(j job) bool { return !onlyRE.MatchString(j.name) })
 	all := map[string][]result{}
 	for r := range *rounds {
 		order := slices.Clone(jobs)
