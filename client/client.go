@@ -114,8 +114,8 @@ type Client struct {
 	// applies as well.
 	Timeout time.Duration
 	// ExpectContinueTimeout bounds the wait for "100 Continue" when the
-	// request carries "Expect: 100-continue"; the body is sent when it
-	// expires. 0: DefaultExpectContinueTimeout.
+	// request carries "Expect: 100-continue" (over HTTP/1.1 and HTTP/2);
+	// the body is sent when it expires. 0: DefaultExpectContinueTimeout.
 	ExpectContinueTimeout time.Duration
 
 	// MaxResponseBodySize bounds response bodies, counted after gzip

@@ -46,6 +46,10 @@ const defaultUserAgent = "Go-http-client/1.1"
 // trailers (req.Trailer) are sent after a body of unknown length, which
 // goes chunked, with the values the map holds once req.Body has returned
 // io.EOF; as in net/http, they are dropped when ContentLength is known.
+// Over HTTP/2 the request body is sent while the response is read (full
+// duplex): RoundTrip may return before req.Body was read to its end, and
+// closes it when sending ends. Interim (1xx) responses are passed to the
+// httptrace.ClientTrace of req's context (Got1xxResponse, Got100Continue).
 func (c *Client) RoundTrip(req *http.Request) (*http.Response, error) {
 	st := rtStates.Get().(*rtState)
 	defer rtStates.Put(st)
