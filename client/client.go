@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"strings"
@@ -112,8 +114,8 @@ type Client struct {
 	// applies as well.
 	Timeout time.Duration
 	// ExpectContinueTimeout bounds the wait for "100 Continue" when the
-	// request carries "Expect: 100-continue"; the body is sent when it
-	// expires. 0: DefaultExpectContinueTimeout.
+	// request carries "Expect: 100-continue" (over HTTP/1.1 and HTTP/2);
+	// the body is sent when it expires. 0: DefaultExpectContinueTimeout.
 	ExpectContinueTimeout time.Duration
 
 	// MaxResponseBodySize bounds response bodies, counted after gzip
@@ -455,7 +457,7 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 	send := !bodySent
 	if expect {
 		resp.parsing = true
-		send, err = c.await100(&resp.head, c.expectTimeout(), readDeadline(deadline, hdr))
+		send, err = c.await100(&resp.head, cl.expectTimeout(), readDeadline(deadline, hdr))
 		if err != nil {
 			return fail(err)
 		}
@@ -553,6 +555,9 @@ func (c *conn) readHeadFinal(h *h1.Response) (int, error) {
 		if err := c.interim(n); err != nil {
 			return 0, err
 		}
+		if err := c.got1xx(h); err != nil {
+			return 0, err
+		}
 		c.r += n
 	}
 }
@@ -578,8 +583,8 @@ func (i *interims) add(n int) error {
 	return nil
 }
 
-func (c *conn) expectTimeout() time.Duration {
-	if d := c.p.c.ExpectContinueTimeout; d > 0 {
+func (c *Client) expectTimeout() time.Duration {
+	if d := c.ExpectContinueTimeout; d > 0 {
 		return d
 	}
 	return DefaultExpectContinueTimeout
@@ -659,4 +664,42 @@ func appendTrailerField(w []byte, trailer http.Header) []byte {
 	}
 	slices.Sort(names)
 	return h1.AppendHeader(w, "Trailer", strings.Join(names, ","))
+}
+
+// got1xxHook returns the function that passes an interim (1xx) response
+// to the caller, from the httptrace.ClientTrace of the request's context
+// (Got1xxResponse, and Got100Continue for a 100), or nil when there is
+// none. It is looked up only when an interim response arrives.
+func got1xxHook(ctx context.Context) func(int, textproto.MIMEHeader) error {
+	if ctx == nil {
+		return nil
+	}
+	tr := httptrace.ContextClientTrace(ctx)
+	if tr == nil || tr.Got1xxResponse == nil && tr.Got100Continue == nil {
+		return nil
+	}
+	return func(code int, h textproto.MIMEHeader) error {
+		if code == 100 && tr.Got100Continue != nil {
+			tr.Got100Continue()
+		}
+		if tr.Got1xxResponse != nil {
+			return tr.Got1xxResponse(code, h)
+		}
+		return nil
+	}
+}
+
+// got1xx passes the interim response h, just parsed, to the caller's hook
+// (got1xxHook), if any.
+func (c *conn) got1xx(h *h1.Response) error {
+	hook := got1xxHook(c.ctx)
+	if hook == nil {
+		return nil
+	}
+	mh := make(textproto.MIMEHeader, len(h.Headers))
+	for _, f := range h.Headers {
+		k := textproto.CanonicalMIMEHeaderKey(string(f.Name))
+		mh[k] = append(mh[k], string(f.Value))
+	}
+	return hook(h.Status, mh)
 }

@@ -46,11 +46,15 @@ const defaultUserAgent = "Go-http-client/1.1"
 // trailers (req.Trailer) are sent after a body of unknown length, which
 // goes chunked, with the values the map holds once req.Body has returned
 // io.EOF; as in net/http, they are dropped when ContentLength is known.
+// Over HTTP/2 the request body is sent while the response is read (full
+// duplex): RoundTrip may return before req.Body was read to its end, and
+// closes it when sending ends. Interim (1xx) responses are passed to the
+// httptrace.ClientTrace of req's context (Got1xxResponse, Got100Continue).
 func (c *Client) RoundTrip(req *http.Request) (*http.Response, error) {
 	st := rtStates.Get().(*rtState)
 	defer rtStates.Put(st)
 	resp, err := c.roundTrip(req, st)
-	if err != nil && req.Body != nil {
+	if err != nil && req.Body != nil && !st.req.bodyTaken {
 		req.Body.Close()
 	}
 	return resp, err
@@ -100,8 +104,10 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 			if err != nil {
 				return nil, err
 			}
-			if r.bodyStream != nil {
-				hreq.Body.Close()
+			if r.bodyCloser != nil {
+				// Not taken by a sender goroutine (see sendRequestBody):
+				// sent, or not to be sent after Expect: 100-continue.
+				r.bodyCloser.Close()
 			}
 			c.observeAltSvc(p, &st.resp)
 			return c.toHTTPResponse(hreq, &st.resp, hc.tls, gz), nil
@@ -128,7 +134,7 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 				return nil, err
 			}
 			hreq.Body = b
-			r.bodyStream = b
+			r.bodyStream, r.bodyCloser = b, b
 		}
 	}
 }
@@ -208,6 +214,7 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 			size = -1
 		}
 		r.SetBodyStream(hreq.Body, size)
+		r.bodyCloser = hreq.Body
 		if size < 0 && len(hreq.Trailer) > 0 {
 			// Trailers go only with a chunked body, as in net/http.
 			if !validTrailer(hreq.Trailer) {
