@@ -220,7 +220,7 @@ func (st *Stream) dropWrite() {
 func (st *Stream) ID() int64 { return st.qs.StreamID() }
 
 // Request returns the request head. Its slices point into the stream's
-// buffers.
+// buffers. It is nil after ReleaseHead.
 func (st *Stream) Request() *h1.Request { return st.req }
 
 // Head returns the request's validated field section, with the fields an
