@@ -137,7 +137,7 @@ func BenchmarkWriteHeadersVarying(b *testing.B) {
 // BenchmarkStreamCycle takes a Stream from the pool and returns it, as
 // every request stream does.
 func BenchmarkStreamCycle(b *testing.B) {
-	c := &Conn{}
+	c := &Conn{Shared: NewShared(nil)}
 	b.ReportAllocs()
 	for b.Loop() {
 		putStream(getStream(c, nil))
