@@ -461,9 +461,13 @@ func (ex *h3Stream) hasBody(req *h1.Request) bool {
 func (ex *h3Stream) failed() { ex.st.Reset(h3.CodeInternalError) }
 
 // fillRequest builds the request head into c (fillH3Request); the
-// engine refused a header section over its size limit before.
+// engine refused a header section over its size limit before. The
+// stream's field buffers go back to the engine's pool then: the Ctx has
+// its copy, and a handler that waits holds none of them.
 func (ex *h3Stream) fillRequest(c *conn) int {
-	if c.fillH3Request(ex.st) != nil {
+	err := c.fillH3Request(ex.st)
+	ex.st.ReleaseHead()
+	if err != nil {
 		return 400 // the engine built the same head before: not reached
 	}
 	return 0

@@ -370,7 +370,7 @@ func (c *Conn) tooEarly(st *Stream) bool {
 		return false
 	default:
 	}
-	switch string(st.req.Method) {
+	switch string(st.head.Method) {
 	case "GET", "HEAD", "OPTIONS":
 		return false
 	}
