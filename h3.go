@@ -466,6 +466,9 @@ func (ex *h3Stream) failed() { ex.st.Reset(h3.CodeInternalError) }
 // its copy, and a handler that waits holds none of them.
 func (ex *h3Stream) fillRequest(c *conn) int {
 	err := c.fillH3Request(ex.st)
+	if p := ex.st.Head().Protocol; p != nil {
+		ex.proto = append(ex.proto[:0], p...) // the head's bytes go back below
+	}
 	ex.st.ReleaseHead()
 	if err != nil {
 		return 400 // the engine built the same head before: not reached
@@ -553,6 +556,9 @@ type h3Stream struct {
 
 	fields []h1.Header // the head being sent, reused
 	clen   [20]byte    // the Content-Length value
+	// proto: an extended CONNECT's :protocol (RFC 9220), copied before
+	// the engine's head buffers are released; empty for other requests.
+	proto []byte
 
 	// mu orders closeBody, which may come from any goroutine (a compat
 	// handler's Request.Body), with the end of the stream (end). Body
@@ -579,6 +585,7 @@ func (ex *h3Stream) end() {
 	ex.mu.Unlock()
 	clear(ex.fields)
 	ex.fields = ex.fields[:0]
+	ex.proto = ex.proto[:0]
 }
 
 // writeHead sends the committed response's head, with the buffered body

@@ -40,7 +40,9 @@ func (x *Ctx) ConnectProtocol() []byte {
 			return stringBytes(p)
 		}
 	case *h3Stream:
-		return e.st.Head().Protocol
+		if len(e.proto) > 0 {
+			return e.proto
+		}
 	}
 	return nil
 }

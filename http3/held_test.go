@@ -44,12 +44,20 @@ const heldStreamHeap = 16 << 10
 // stream conn carries whatever the request's fields, and, on the compat
 // door, the *http.Request and its Header map, which quic-go's handler
 // gets too.
+//
+// A stalled stream ("stall") may hold, beyond that, the response body its
+// blocked write buffers (riptide.DefaultWriteBufferSize: the Ctx holds the
+// handler's first bytes until it commits, so that a response written in
+// one call gets its Content-Length; quic-go commits after 4 KiB) and its
+// share of the client's connection window; stallExtra is that allowance.
+// A ratio of two measured figures alone flaked here (29.9 KiB against
+// quic-go's 5.0, 1 run in 4).
 var heldRatio = map[string]float64{
-	"wait Serve native":  2.25,
-	"wait Serve compat":  2.75,
-	"stall Serve native": 5.5,
-	"stall Serve compat": 6,
+	"Serve native": 2.25,
+	"Serve compat": 2.75,
 }
+
+const stallExtra = riptide.DefaultWriteBufferSize + stallConnWindow/heldPerConn
 
 // stallChunk is what a /stall handler writes at a time, stallBody what it
 // writes in all: more than the client's flow-control windows let out, so
@@ -203,8 +211,12 @@ func TestHeldStreamCost(t *testing.T) {
 			if r[1] > 1.05 {
 				t.Errorf("%s, %s: %.2f goroutines per held stream, want at most one (quic-go: %.2f)", hold, name, r[1], q[1])
 			}
-			if max := heldRatio[hold+" "+name]; r[0] > max*q[0] {
-				t.Errorf("%s, %s: %.1f KiB per held stream, %.2f times quic-go's %.1f KiB, want at most %.2f times", hold, name, r[0]/1024, r[0]/q[0], q[0]/1024, max)
+			max, extra := heldRatio[name], 0.0
+			if hold == "stall" {
+				extra = stallExtra
+			}
+			if r[0] > max*q[0]+extra {
+				t.Errorf("%s, %s: %.1f KiB per held stream, want at most %.2f times quic-go's %.1f KiB plus %.1f KiB", hold, name, r[0]/1024, max, q[0]/1024, extra/1024)
 			}
 			if hold == "wait" && r[0] > heldStreamHeap {
 				t.Errorf("%s, %s: %.1f KiB per held stream, want at most %d KiB (quic-go: %.1f KiB)", hold, name, r[0]/1024, heldStreamHeap>>10, q[0]/1024)
