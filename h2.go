@@ -64,7 +64,9 @@ type HTTP2Config struct {
 	// how many handlers one connection can run at once (streams reset by
 	// the client still count until their handler returns, and a client
 	// that queues more than four times as many is sent GOAWAY: the rapid
-	// reset defence, CVE-2023-44487). Zero means
+	// reset defence, CVE-2023-44487). A stream whose response has ended
+	// no longer counts though its handler runs on: up to as many such
+	// handlers run beyond the limit. Zero means
 	// DefaultMaxConcurrentStreams.
 	MaxConcurrentStreams uint32
 	// MaxReadFrameSize is SETTINGS_MAX_FRAME_SIZE, the largest frame the

@@ -431,7 +431,7 @@ func (st *Stream) WriteHead(h *Head, body []byte, end bool) error {
 		return nil
 	}
 	if endNow {
-		st.sendEnd = true
+		st.endSent()
 		return nil
 	}
 	return st.writeDataLocked(body, end)
@@ -484,7 +484,7 @@ func (st *Stream) WriteTrailers(fields []Field) error {
 	}
 	st.encodeFields(fields)
 	hc.queueHeaders(st.id, true)
-	st.sendEnd = true
+	st.endSent()
 	return nil
 }
 

@@ -25,13 +25,14 @@ type Stream struct {
 	hc *Conn
 	id uint32
 
-	inTable    bool // in hc.streams (open or half-closed)
+	inTable    bool // in hc.streams (open or half-closed, or ended)
 	running    bool // a handler runs for it
 	reset      bool // closed by RST_STREAM (either side) or the connection's end
 	recvEnd    bool // END_STREAM received: the request is complete
 	sendEnd    bool // END_STREAM sent: the response is complete
 	bodyClosed bool // the handler is done with the request body
 	lingering  bool // response complete, request not: counted in hc.lingering
+	ended      bool // both ended while the handler runs: counted in hc.ended
 	inline     bool // the handler runs on the connection's reading goroutine
 
 	// The request.
@@ -85,17 +86,20 @@ func (hc *Conn) onHeaders(f *h2Block) error {
 	if hc.closing {
 		return streamError{id, ErrCodeRefusedStream}
 	}
-	if hc.running >= int(hc.maxStreams) {
-		// A client with maxStreams streams open is only refused (RFC 9113
-		// §5.1.2). The refusal counts against the connection when the
-		// slots are held by handlers of streams already reset, which the
-		// client no longer counts as open (rapid reset); see
-		// h2RefusedLimit.
-		if len(hc.streams) < int(hc.maxStreams) {
-			hc.resetRefused++
-			if hc.resetRefused > h2RefusedLimit*int(hc.maxStreams) {
-				return connError(ErrCodeEnhanceYourCalm)
-			}
+	max := int(hc.maxStreams)
+	if len(hc.streams)-hc.ended >= max {
+		// A client with maxStreams streams open or half-closed is only
+		// refused (RFC 9113 §5.1.2).
+		return streamError{id, ErrCodeRefusedStream}
+	}
+	if hc.running-hc.ended >= max || hc.running >= h2HandlerLimit*max {
+		// The client is within its limit, but handlers of streams it no
+		// longer counts as open hold the slots: of streams reset (rapid
+		// reset), or closed before their handler returned. The refusal
+		// counts against the connection (h2RefusedLimit, h2HandlerLimit).
+		hc.resetRefused++
+		if hc.resetRefused > h2RefusedLimit*max {
+			return connError(ErrCodeEnhanceYourCalm)
 		}
 		return streamError{id, ErrCodeRefusedStream}
 	}
@@ -253,9 +257,29 @@ func (hc *Conn) forget(st *Stream) {
 func (hc *Conn) untable(st *Stream) {
 	delete(hc.streams, st.id)
 	st.inTable = false
+	if st.ended {
+		st.ended = false
+		hc.ended--
+	}
 	if st.lingering {
 		st.lingering = false
 		hc.lingering--
+	}
+}
+
+// endSent marks the response complete: END_STREAM is queued (hc.mu held).
+func (st *Stream) endSent() {
+	st.sendEnd = true
+	st.hc.noteClosed(st)
+}
+
+// noteClosed counts st in hc.ended once its request and response have
+// both ended while its handler still runs: the client counts it closed
+// (RFC 9113 §5.1) and may open another in its place (h2HandlerLimit).
+func (hc *Conn) noteClosed(st *Stream) {
+	if st.recvEnd && st.sendEnd && st.running && st.inTable && !st.ended {
+		st.ended = true
+		hc.ended++
 	}
 }
 
@@ -500,7 +524,7 @@ func (st *Stream) writeDataLocked(p []byte, end bool) error {
 		if len(p) == 0 {
 			if end {
 				hc.queueData(st.id, nil, true)
-				st.sendEnd = true
+				st.endSent()
 			}
 			return nil
 		}
@@ -524,7 +548,7 @@ func (st *Stream) writeDataLocked(p []byte, end bool) error {
 		hc.sendWindow -= n
 		p = p[n:]
 		if last {
-			st.sendEnd = true
+			st.endSent()
 			return nil
 		}
 	}
