@@ -180,7 +180,7 @@ func (w *compatWriter) writeInformational(code int) {
 			}
 		}
 	}
-	c.ex.writeInformational(x, code)
+	x.writeInformational(code)
 	r.hdr.reset()
 }
 

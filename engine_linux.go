@@ -359,7 +359,7 @@ func (c *conn) writevDirect(p []byte) error {
 	_, err := c.ec.Writev(c.iov[:])
 	c.iov = [2][]byte{}
 	c.wbuf = c.wbuf[:0]
-	c.ctx.resp.sent = true
+	c.sent = true
 	if err != nil {
 		c.werr = err
 	}
