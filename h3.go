@@ -469,7 +469,8 @@ func (ex *h3Stream) fillRequest(c *conn) int {
 // fillH3Request builds the request head into the Ctx from the stream's
 // decoded fields (the codec's RequestHead.Build), then copies the bytes it
 // refers to into c.rbuf as an HTTP/1.1 head lies there, method first: the
-// compat door makes the *http.Request's strings from that one region. The
+// compat door makes the *http.Request's strings from that one region,
+// once reqhead.Check has found every view of the request inside it. The
 // target comes next, then the Host (the :authority, which no field holds),
 // then the decoded fields.
 func (c *conn) fillH3Request(st *h3srv.Stream) error {
@@ -477,13 +478,24 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 	if err := st.Head().Build(req); err != nil {
 		return err
 	}
-	fb := st.FieldBytes()
+	c.head, c.rbuf = copyH3Head(req, st.FieldBytes(), c.rbuf)
+	c.r, c.w, c.pin = 0, 0, len(c.head.Bytes())
+	return nil
+}
+
+// copyH3Head copies the request head req views (its method, target and
+// Host, and fb, the decoded field bytes its fields are views of) into buf
+// (grown when too small, and returned), and points req at the copy. A
+// view that is not of those bytes is left where it is: the head's Check
+// then refuses the request (the compat door's one check), with nothing
+// taken from bytes that are not the head's.
+func copyH3Head(req *h1.Request, fb, buf []byte) (reqhead.Head, []byte) {
 	method, target, host := req.Method, req.Target, req.Host
 	need := len(method) + len(target) + len(host) + len(fb)
-	if len(c.rbuf) < need {
-		c.rbuf = make([]byte, need) // putConn gives back an unusually large one
+	if len(buf) < need {
+		buf = make([]byte, need) // putConn gives back an unusually large one
 	}
-	b := c.rbuf
+	b := buf
 	n := copy(b, method)
 	tOff := n
 	n += copy(b[n:], target)
@@ -491,7 +503,6 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 	n += copy(b[n:], host)
 	fOff := n
 	copy(b[n:], fb)
-	ok := true
 	// within returns part, a view of whole, as the same view of whole's
 	// copy at off.
 	within := func(whole, part []byte, off int) []byte {
@@ -503,7 +514,6 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 		}
 		i := int(uintptr(unsafe.Pointer(unsafe.SliceData(part))) - uintptr(unsafe.Pointer(unsafe.SliceData(whole))))
 		if i < 0 || i+len(part) > len(whole) {
-			ok = false // not a view of the decoded fields: not reached
 			return part
 		}
 		i += off
@@ -519,15 +529,8 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 		h := &req.Headers[i]
 		h.Name, h.Value = within(fb, h.Name, fOff), within(fb, h.Value, fOff)
 	}
-	if !ok {
-		return errH3Head
-	}
-	c.head = reqhead.Of(b[:need])
-	c.r, c.w, c.pin = 0, 0, need
-	return nil
+	return reqhead.Of(b[:need]), buf
 }
-
-var errH3Head = errors.New("riptide: HTTP/3 request head outside its field buffer")
 
 // requestDone sends GOAWAY after a request when draining: a connection
 // that arrived while draining has its first request answered (as HTTP/2's
