@@ -681,7 +681,10 @@ func (x *Ctx) finish() {
 	if !r.committed {
 		x.commit(false)
 	}
-	c.ex.endStream(&r.trl, r.badTrailer || x.bodyShort())
+	// An invalid trailer cuts the response only where trailers are sent
+	// (a stream, a chunked body); elsewhere they are all dropped.
+	badTrailer := r.badTrailer && (c.stream || r.out.mode == h1.BodyChunked)
+	c.ex.endStream(&r.trl, badTrailer || x.bodyShort())
 	r.finished = true
 }
 
