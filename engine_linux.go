@@ -4,7 +4,6 @@ package riptide
 
 import (
 	"crypto/tls"
-	"io"
 	"net"
 	"os"
 	"sync"
@@ -359,7 +358,7 @@ func (c *conn) writevDirect(p []byte) error {
 	_, err := c.ec.Writev(c.iov[:])
 	c.iov = [2][]byte{}
 	c.wbuf = c.wbuf[:0]
-	c.ctx.resp.sent = true
+	c.sent = true
 	if err != nil {
 		c.werr = err
 	}
@@ -441,13 +440,4 @@ func (c *conn) elDetach() (net.Conn, bool, error) {
 	}
 	nc, err := c.ec.Detach()
 	return nc, true, err
-}
-
-// elReaderFrom is the event loop's socket as the compat door's
-// io.ReaderFrom (sendfile too).
-func (c *conn) elReaderFrom() (io.ReaderFrom, bool) {
-	if c.ec != nil {
-		return c.ec, true
-	}
-	return nil, false
 }

@@ -77,8 +77,6 @@ func (s *Server) serveStream(ex streamExchange, streams *stripedCounter) {
 	c.statRequestDone()
 	c.body.closed = true
 	c.body.stream = false
-	clear(c.h2fields)
-	c.h2fields = c.h2fields[:0]
 	x.raceRelease() // racecheck.go: race builds only
 	putConn(c)
 }

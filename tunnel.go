@@ -133,11 +133,10 @@ func (t *streamTunnel) Write(p []byte) (int, error) {
 	defer t.leave()
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
-	n, err := t.ex.writeBody(t.x, p)
-	if err == nil {
-		err = t.ex.flush()
+	if err := t.ex.writeBody(p); err != nil {
+		return 0, err
 	}
-	return n, err
+	return len(p), t.ex.flush()
 }
 
 // Close ends the tunnel: a read or write blocked in the stream returns,

@@ -408,6 +408,12 @@ type Head struct {
 	ContentLength int64
 }
 
+// FieldBuf is a field list kept with the stream for its handler to build
+// a head or trailers in before WriteHead or WriteTrailers, so that doing
+// so allocates nothing once it has grown. The fields it holds when the
+// stream ends are cleared.
+func (st *Stream) FieldBuf() *[]Field { return &st.out }
+
 // WriteHead sends the response head (a 1xx one, or the final one), and
 // then body; with end set the body is the whole response and the stream
 // ends with it. It waits while the output or a window is full, within

@@ -62,6 +62,7 @@ type Stream struct {
 	onReset  ResetNotifier // told when the stream is reset
 	clenBuf  [20]byte      // content-length's digits (api.go)
 	lower    []byte        // a lower-cased field name (api.go)
+	out      []Field       // the caller's head or trailers being built (FieldBuf)
 }
 
 var h2StreamPool = sync.Pool{New: func() any { return new(Stream) }}
@@ -232,10 +233,11 @@ func (st *Stream) free() {
 	if cap(rbuf) > h2KeepBody {
 		rbuf = nil
 	}
-	fields, trailers, lower := st.fields, st.trailers, st.lower
+	fields, trailers, lower, out := st.fields, st.trailers, st.lower, st.out
 	clear(fields)
 	clear(trailers)
-	*st = Stream{rbuf: rbuf[:0], fields: fields[:0], trailers: trailers[:0], lower: lower[:0]}
+	clear(out)
+	*st = Stream{rbuf: rbuf[:0], fields: fields[:0], trailers: trailers[:0], lower: lower[:0], out: out[:0]}
 	h2StreamPool.Put(st)
 }
 
