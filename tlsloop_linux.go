@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/internal/evloop"
+	"github.com/riptide-http/riptide/internal/h2"
 	"golang.org/x/sys/unix"
 )
 
@@ -174,6 +175,10 @@ func (h elTLSHandler) Serve(w *evloop.Worker, ec *evloop.Conn, fresh bool) {
 	t := ec.Saved.Session.(*tlsSock)
 	c.attach(h.srv(), t.tc)
 	c.tl = t
+	if hc, ok := ec.Saved.Proto.(*h2.Conn); ok {
+		c.resumeH2(hc) // HTTP/2 over TLS, parked (h2tlspark_linux.go)
+		return
+	}
 	c.resume()
 	c.serveHTTP1()
 }
