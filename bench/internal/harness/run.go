@@ -186,7 +186,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Workloads = append(cfg.Workloads, w)
+		cfg.Workloads = append(cfg.Workloads, w.idleConns(cfg.Connections))
 	}
 	res := &Results{Config: cfg, PeakRSS: map[string]int64{}, Skipped: skippedW}
 	var servers []Server
@@ -368,6 +368,11 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		}
 		procs[s.Name] = pr
 		return nil
+	}
+	if w.Tool() == "idle" {
+		// Before the servers start, so that those that do not raise
+		// their own limit (h2o; Go programs raise theirs) inherit it.
+		raiseNoFile(1 << 20)
 	}
 	for _, s := range servers {
 		logf, err := os.Create(filepath.Join(cfg.OutDir, "logs", w.Name+"-"+s.Name+".log"))
