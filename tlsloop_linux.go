@@ -69,6 +69,12 @@ func (t *tlsSock) Read(p []byte) (int, error) {
 		return t.det.Read(p)
 	case !t.nb:
 		return t.ec.Read(p)
+	case t.ec.Empty():
+		// The last read came back short and no readable edge came
+		// since: the socket is empty (edge-triggered), and a read(2)
+		// would only say EAGAIN (one per request, and per resume of a
+		// parked HTTP/2 connection: what fillHead saves on plaintext).
+		return 0, errWouldBlock
 	}
 	n, err := t.ec.RawRead(p)
 	if err == unix.EAGAIN {
