@@ -33,12 +33,19 @@ const TLSIdleConns = 2_000
 // workloads.
 const H2IdleConns = 2_000
 
-// H3IdleConns is the connection count of the h3idle workload.
+// H3IdleConns is the connection count of the h3idle workload, and the
+// most -connections gives it: each QUIC connection costs both sides a
+// handshake and ~80 KiB (quic-go's buffers), and 10,000 of them take about
+// two minutes per server on a 2-vCPU machine, with some refused by the
+// server's accept queue.
 const H3IdleConns = 2_000
 
 // idleConns is w with n idle connections (-connections) when it is an idle
-// workload and n is not zero; w otherwise.
+// workload and n is not zero, h3idle's at most H3IdleConns; w otherwise.
 func (w Workload) idleConns(n int) Workload {
+	if w.HTTP3 {
+		n = min(n, H3IdleConns)
+	}
 	if w.Idle == 0 || n <= 0 {
 		return w
 	}
@@ -332,7 +339,16 @@ func h3IdleOne(ctx context.Context, tr *quic.Transport, addr string, w Workload)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	qc, err := tr.Dial(ctx, ua, h3ClientTLS, &quic.Config{MaxIdleTimeout: 30 * time.Second, KeepAlivePeriod: 10 * time.Second})
+	var qc *quic.Conn
+	for try := 0; ; try++ {
+		// A server whose queue of new connections is full refuses one
+		// (CONNECTION_REFUSED): the client tries again, twice.
+		qc, err = tr.Dial(ctx, ua, h3ClientTLS, &quic.Config{MaxIdleTimeout: 30 * time.Second, KeepAlivePeriod: 10 * time.Second})
+		if err == nil || try == 2 || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,16 +15,20 @@ import (
 )
 
 // TestIdleConns: -connections sets an idle workload's connection count
-// (the count its description and load command give too) and leaves the
-// other workloads as they are.
+// (the count its description and load command give too; h3idle's at most
+// H3IdleConns) and leaves the other workloads as they are.
 func TestIdleConns(t *testing.T) {
 	for _, name := range []string{"idle", "idletls", "h2idle", "h2idletls", "h3idle"} {
 		w := mustWorkload(name)
 		if got := w.idleConns(0); got.Idle != w.Idle {
 			t.Errorf("%s with -connections 0: %d connections, want %d", name, got.Idle, w.Idle)
 		}
+		want := 12345
+		if w.HTTP3 {
+			want = H3IdleConns // its most
+		}
 		got := w.idleConns(12345)
-		if got.Idle != 12345 || !strings.Contains(got.Desc, "12345 connections") || !strings.HasPrefix(got.LoadCommand(50, 1), "12345 idle") {
+		if n := strconv.Itoa(want); got.Idle != want || !strings.Contains(got.Desc, n+" connections") || !strings.HasPrefix(got.LoadCommand(50, 1), n+" idle") {
 			t.Errorf("%s with -connections 12345: %d connections, %q, %q", name, got.Idle, got.Desc, got.LoadCommand(50, 1))
 		}
 	}
@@ -117,5 +122,20 @@ func TestH3IdleOne(t *testing.T) {
 	}
 	for _, c := range cs {
 		c.Close()
+	}
+}
+
+// TestTLSOnly: riptide-tlsloop (riptide with TLS on the event loop) runs
+// the workloads over TLS only; without TLS it would be riptide again.
+func TestTLSOnly(t *testing.T) {
+	s, ok := Lookup("riptide-tlsloop")
+	if !ok || !s.TLSOnly {
+		t.Fatalf("riptide-tlsloop: registered %v, TLSOnly %v", ok, s.TLSOnly)
+	}
+	for _, w := range Workloads() {
+		tls := w.TLS || w.HTTP2 == H2TLS
+		if s.Supports(w) != (tls && !w.HTTP3) {
+			t.Errorf("riptide-tlsloop supports %s = %v (%s), want %v", w.Name, s.Supports(w), s.Unsupported(w), tls)
+		}
 	}
 }
