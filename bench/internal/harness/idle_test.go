@@ -139,3 +139,17 @@ func TestTLSOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleConnsSummary: a report gives an idle workload the count
+// -connections set (Config.IdleConns), or its own when none was given,
+// whatever load-generator count Run derived (Config.Connections).
+func TestIdleConnsSummary(t *testing.T) {
+	for _, c := range []struct{ given, want int }{{0, H2IdleConns}, {10000, 10000}} {
+		res := &Results{Config: Config{Connections: DefaultConnections, IdleConns: c.given}, Workloads: []string{"h2idle"}, Servers: []string{"riptide"},
+			Runs: []RunRecord{{Workload: "h2idle", Server: "riptide", Round: 1, WrkStats: WrkStats{Requests: 1, IdleKiBPerConn: 3}}}}
+		ws := Summarize(res)
+		if len(ws) != 1 || !strings.HasPrefix(ws[0].Load, strconv.Itoa(c.want)+" idle") {
+			t.Errorf("-connections %d: summary %+v, want %d idle connections", c.given, ws, c.want)
+		}
+	}
+}
