@@ -150,6 +150,10 @@ func Workloads() []Workload {
 			Path: "/", Idle: TLSIdleConns, TLS: true, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2idle", Desc: fmt.Sprintf("RSS growth per idle HTTP/2 (h2c prior knowledge) connection: %d connections, one GET / stream each, then idle", H2IdleConns),
 			Path: "/", Idle: H2IdleConns, HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "h2idletls", Desc: fmt.Sprintf("RSS growth per idle HTTP/2-over-TLS connection (ALPN h2, self-signed ECDSA P-256): %d connections, one GET / stream each, then idle", H2IdleConns),
+			Path: "/", Idle: H2IdleConns, HTTP2: H2TLS, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "h3idle", Desc: fmt.Sprintf("RSS growth per idle HTTP/3 (QUIC) connection: %d connections from the harness's quic-go client, one GET / each, then idle", H3IdleConns),
+			Path: "/", Idle: H3IdleConns, HTTP3: true, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2c", Desc: fmt.Sprintf("HTTP/2 cleartext (prior knowledge) GET /, %d streams per connection", H2Streams),
 			Path: "/", HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2tls", Desc: fmt.Sprintf("HTTP/2 over TLS (ALPN h2, self-signed ECDSA P-256) GET /, %d streams per connection", H2Streams),
@@ -204,8 +208,14 @@ func (w Workload) ServerFlags() []string {
 // (at most conns).
 func (w Workload) LoadCommand(conns, threads int) string {
 	t := max(min(threads, conns), 1)
+	if w.Idle > 0 && w.HTTP2 == H2TLS {
+		return fmt.Sprintf("%d idle HTTP/2-over-TLS connections after one GET stream each", w.Idle)
+	}
 	if w.Idle > 0 && w.HTTP2 != H2None {
 		return fmt.Sprintf("%d idle HTTP/2 connections after one GET stream each", w.Idle)
+	}
+	if w.Idle > 0 && w.HTTP3 {
+		return fmt.Sprintf("%d idle HTTP/3 connections after one GET each", w.Idle)
 	}
 	if w.Idle > 0 && w.TLS {
 		return fmt.Sprintf("%d idle TLS keep-alive connections after one GET each", w.Idle)
