@@ -204,6 +204,14 @@ func (e *evProto) ServeConn(net.Conn) bool {
 		}
 		if s.endErr != nil {
 			p.finish()
+			// What the peer sent and nobody will read is drained, so
+			// that closing the socket does not reset the connection
+			// (and destroy the close frame in flight).
+			for range 16 {
+				if n, _ := ec.RawRead(buf); n <= 0 {
+					break
+				}
+			}
 			return false
 		}
 		n, err := ec.RawRead(buf[w:])

@@ -1,12 +1,14 @@
 package websocket
 
 import (
+	"bytes"
 	"runtime"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/israce"
+	"github.com/riptide-http/riptide/ws"
 )
 
 // eventEcho serves every request with Serve, echoing each message; the
@@ -75,4 +77,50 @@ func TestEventEcho(t *testing.T) {
 	}
 }
 
-var _ atomic.Int64
+// Steady state an echoed message costs no allocation end to end over
+// loopback with the event mode serving (the client is a Conn, 0 itself,
+// TestMessageAllocs): the server's turn on the loop (read into a borrowed
+// buffer, OnMessage with the message in place, the write, the park) and,
+// with permessage-deflate, its decompression and compression from pools,
+// with context takeover or without.
+func TestEventMessageAllocs(t *testing.T) {
+	if israce.Enabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	small := []byte("hello, event loop")
+	large := bytes.Repeat([]byte("0123456789abcdef"), 64) // 1 KiB
+	for _, tt := range []struct {
+		name string
+		o    *Options
+	}{
+		{"plain", nil},
+		{"deflate", &Options{Compression: true}},
+		{"deflate-takeover", &Options{Compression: true, Deflate: ws.DeflateConfig{ServerContextTakeover: true, ClientContextTakeover: true}}},
+	} {
+		for _, en := range eventEngines() {
+			t.Run(tt.name+"/"+en.e.String(), func(t *testing.T) {
+				opened := make(chan *Peer, 1)
+				c := dial(t, serve(t, en.e, eventEcho(tt.o, opened, nil)), tt.o)
+				if p := <-opened; p.EventDriven() != en.event {
+					t.Fatalf("EventDriven() = %v, want %v", p.EventDriven(), en.event)
+				}
+				for _, msg := range [][]byte{small, large} {
+					run := func() {
+						if err := c.WriteMessage(BinaryMessage, msg); err != nil {
+							t.Fatal(err)
+						}
+						if _, got, err := c.ReadMessage(); err != nil || !bytes.Equal(got, msg) {
+							t.Fatalf("echo: %d bytes, %v", len(got), err)
+						}
+					}
+					for range 10 {
+						run() // grow the buffers, fill the pools
+					}
+					if n := testing.AllocsPerRun(200, run); n != 0 {
+						t.Errorf("%d-byte messages: %v allocations per echoed message, want 0", len(msg), n)
+					}
+				}
+			})
+		}
+	}
+}
