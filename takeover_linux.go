@@ -51,6 +51,9 @@ func takeOver(xa any, p takeover.Proto) (net.Conn, []byte, bool, error) {
 func (c *conn) serveHandover() {
 	p := c.handover
 	c.handover = nil
+	// Between its events the connection is idle to Shutdown (which asks
+	// it to close through a past read deadline) and to Stats.
+	c.setState(StateIdle)
 	if !p.ServeConn(c.ec) {
 		c.setState(StateClosed)
 		c.untrack()

@@ -2,6 +2,7 @@ package websocket
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -198,5 +199,37 @@ func TestEventServerClose(t *testing.T) {
 			t.Errorf("socket not closed: %v", err)
 		}
 		nc.Close()
+	}
+}
+
+// Server.Shutdown asks parked event-driven connections to close: each
+// client gets a close frame with 1001 (going away), and once it answers
+// the connection ends (OnClose: the echoed 1001) and Shutdown returns.
+func TestEventShutdown(t *testing.T) {
+	closed := make(chan error, 8)
+	h := &Handler{OnClose: func(_ *Peer, err error) { closed <- err }}
+	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { Serve(x, nil, h) })}
+	url := serveServer(t, srv)
+	const n = 3
+	got := make(chan error, n)
+	for range n {
+		c := dial(t, url, nil)
+		go func() {
+			_, _, err := c.ReadMessage() // answers the close frame
+			got <- err
+		}()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	for range n {
+		if err := <-got; CloseStatus(err) != ws.CloseGoingAway {
+			t.Errorf("client read: %v, want close 1001", err)
+		}
+		if err := waitClosed(t, closed); CloseStatus(err) != ws.CloseGoingAway {
+			t.Errorf("OnClose: %v, want the echoed 1001", err)
+		}
 	}
 }

@@ -184,6 +184,17 @@ func (e *evProto) ServeConn(net.Conn) bool {
 	s.mu.Lock()
 	s.parked, s.woken = false, false
 	s.mu.Unlock()
+	if d := ec.ReadDeadline(); d != 0 {
+		s.mu.Lock()
+		a := s.alarm()
+		s.mu.Unlock()
+		if a == 0 || d < a {
+			// Not this Peer's alarm: the server's Shutdown asks its idle
+			// connections to close. Going away, with the handshake.
+			var b [2]byte
+			p.evClose(ws.AppendClose(b[:0], ws.CloseGoingAway, ""))
+		}
+	}
 	if first := s.first; first != nil {
 		s.first = nil
 		used := p.consume(first, time.Now().UnixNano())

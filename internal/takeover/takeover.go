@@ -15,6 +15,11 @@ import "net"
 // its read deadline. ServeConn owns the connection until it returns: true
 // when it parked it (it must not touch it again), false when the
 // connection is over, which the server then closes and counts out.
+//
+// To the server the connection is idle (StateIdle) from the hand-over
+// on: Server.Shutdown asks it to close by setting its read deadline in
+// the past, which the protocol tells from its own deadlines, and then
+// waits for it to end.
 type Proto interface {
 	ServeConn(c net.Conn) (parked bool)
 }
