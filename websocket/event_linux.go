@@ -233,7 +233,9 @@ func (e *evProto) ServeConn(net.Conn) bool {
 			continue
 		}
 		if err != syscall.EAGAIN {
-			s.endErr = &CloseError{Code: ws.CloseAbnormal, Text: "connection lost without a close frame"}
+			if !ec.Shut() { // closed by this side: the next turn says why
+				s.endErr = &CloseError{Code: ws.CloseAbnormal, Text: "connection lost without a close frame"}
+			}
 			continue
 		}
 		s.mu.Lock()
