@@ -33,7 +33,7 @@ type Handler struct {
 }
 
 // ErrWriteQueueFull is a write to an event-driven connection whose peer
-// has not read Options.WriteQueueLimit bytes already queued for it: the
+// has left Options.WriteQueueLimit bytes or more queued for it unread: the
 // connection is closed.
 var ErrWriteQueueFull = errors.New("websocket: write queue full: the peer is not reading")
 

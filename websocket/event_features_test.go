@@ -233,3 +233,26 @@ func TestEventShutdown(t *testing.T) {
 		}
 	}
 }
+
+// A message far longer than the write queue's bound and the socket
+// buffers is echoed whole to a peer that reads it: it is queued whole, the
+// bound applying to a peer that leaves the queue unread (Autobahn 9.1.6:
+// a 16 MiB text message; refused with ErrWriteQueueFull when the bound
+// counted the message itself).
+func TestEventLargeEcho(t *testing.T) {
+	url, _ := serveEvents(t, &Options{ReadLimit: 32 << 20}, Handler{
+		OnMessage: func(p *Peer, mt MessageType, msg []byte) {
+			if err := p.WriteMessage(mt, msg); err != nil {
+				t.Errorf("echo of %d bytes: %v", len(msg), err)
+			}
+		},
+	})
+	c := dial(t, url, &Options{ReadLimit: 32 << 20})
+	msg := bytes.Repeat([]byte("sixteen mebibytes "), 16<<20/18)
+	if err := c.WriteMessage(TextMessage, msg); err != nil {
+		t.Fatal(err)
+	}
+	if _, got, err := c.ReadMessage(); err != nil || !bytes.Equal(got, msg) {
+		t.Fatalf("echo: %d bytes of %d, %v", len(got), len(msg), err)
+	}
+}

@@ -292,7 +292,8 @@ func (s *evState) alarm() int64 {
 func (p *Peer) finish() {
 	s := &p.ev
 	s.mu.Lock()
-	if !s.ended {
+	opened := !s.ended // ended already: the 101 could not be written
+	if opened {
 		s.flush()
 	}
 	s.ended = true
@@ -307,7 +308,7 @@ func (p *Peer) finish() {
 		putMsgBuf(s.msg)
 		s.msg = nil
 	}
-	if p.h.OnClose != nil {
+	if opened && p.h.OnClose != nil {
 		p.h.OnClose(p, s.endErr)
 	}
 }
@@ -605,7 +606,10 @@ func (s *evState) send(a, b []byte, shared bool) error {
 			return nil
 		}
 	}
-	if s.qlen+len(a)+len(b) > s.o.writeQueueLimit() {
+	if s.qlen >= s.o.writeQueueLimit() {
+		// The peer left the limit unread: it is not reading. (A message
+		// is queued whole however long: its size is the application's
+		// choice, not the peer's.)
 		s.broken(ErrWriteQueueFull)
 		return ErrWriteQueueFull
 	}

@@ -71,9 +71,10 @@ type Options struct {
 	ResponseHeader http.Header
 	// WriteQueueLimit bounds the bytes an event-driven connection (Serve)
 	// queues for a peer that does not read them as fast as they are
-	// written (0: DefaultWriteQueueLimit). A write past it fails with
-	// ErrWriteQueueFull and the connection is closed, so a client that
-	// stops reading cannot grow the server's memory beyond it.
+	// written (0: DefaultWriteQueueLimit). A write while that much is
+	// queued fails with ErrWriteQueueFull and the connection is closed,
+	// so a client that stops reading costs at most the limit plus the
+	// last message written to it.
 	WriteQueueLimit int
 }
 
