@@ -15,7 +15,7 @@ import (
 )
 
 // The attacks of attack_test.go against the event-driven mode (Serve) on
-// the event loop, where nothing blocks: each ends with the connection
+// the event loop (Linux), where nothing blocks: each ends with the connection
 // closed, OnClose told why, and memory and goroutines within a bound.
 
 // serveEvents serves h's callbacks with o on the event loop and returns
@@ -23,9 +23,6 @@ import (
 // connection is not event-driven.
 func serveEvents(t *testing.T, o *Options, h Handler) (string, <-chan error) {
 	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("the event mode parks on the event loop (Linux)")
-	}
 	closed := make(chan error, 16)
 	onClose := h.OnClose
 	h.OnClose = func(p *Peer, err error) {
@@ -256,9 +253,6 @@ func TestEventDroppedConns(t *testing.T) {
 			}
 			live.Add(-1)
 		},
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("the event mode parks on the event loop (Linux)")
 	}
 	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { Serve(x, nil, h) })}
 	url := serveServer(t, srv)
