@@ -14,6 +14,7 @@ import (
 	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/netx"
 	"github.com/riptide-http/riptide/internal/reqhead"
+	"github.com/riptide-http/riptide/internal/takeover"
 )
 
 // conn is the per-connection engine state. It is pooled: a connection's
@@ -92,8 +93,11 @@ type conn struct {
 	closeAfter    bool // close once the current response is out
 	hijacked      bool
 	h2up          bool // hijacked by an h2c upgrade: the request is stream 1 of the HTTP/2 connection
-	untracked     bool // untrack ran: the server no longer counts c
-	nreq          int
+	// handover: hijacked by another protocol that serves the connection on
+	// the event loop once the handler returns (takeover_linux.go).
+	handover  takeover.Proto
+	untracked bool // untrack ran: the server no longer counts c
+	nreq      int
 
 	// head is the current request's head as the protocol's fill left it
 	// (reqhead): method first, in rbuf[:pin], for the compat door.
@@ -245,7 +249,7 @@ func putConn(c *conn) {
 	c.head = reqhead.Head{}
 	c.wbuf = c.wbuf[:0]
 	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger, c.untracked = nil, false, false, 0, false, false
-	c.h2up = false
+	c.h2up, c.handover = false, nil
 	c.rkind, c.wkind = dlNone, dlNone
 	c.ctx.req.Reset()
 	c.ctx.resetResponse()
@@ -276,6 +280,10 @@ func (c *conn) serveHTTP1() {
 		c.serveRequest()
 		c.statRequestDone()
 		if c.hijacked {
+			if c.handover != nil {
+				c.serveHandover() // takeover_linux.go
+				return
+			}
 			c.setState(StateHijacked)
 			c.untrack()
 			putConn(c)

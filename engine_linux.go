@@ -12,6 +12,7 @@ import (
 	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/evloop"
 	"github.com/riptide-http/riptide/internal/h2"
+	"github.com/riptide-http/riptide/internal/takeover"
 	"golang.org/x/sys/unix"
 )
 
@@ -164,6 +165,10 @@ func (h *elHandler) Serve(w *evloop.Worker, ec *evloop.Conn, fresh bool) {
 	}
 	if hc, ok := ec.Saved.Proto.(*h2.Conn); ok {
 		c.resumeH2(hc) // h2park_linux.go
+		return
+	}
+	if p, ok := ec.Saved.Proto.(takeover.Proto); ok {
+		c.resumeHandover(p) // takeover_linux.go
 		return
 	}
 	c.resume()

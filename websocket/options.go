@@ -75,6 +75,23 @@ type Options struct {
 	Header http.Header
 	// ResponseHeader (server) is added to the 101 response.
 	ResponseHeader http.Header
+	// WriteQueueLimit bounds the bytes an event-driven connection (Serve)
+	// queues for a peer that does not read them as fast as they are
+	// written (0: DefaultWriteQueueLimit). A write while that much is
+	// queued fails with ErrWriteQueueFull and the connection is closed,
+	// so a client that stops reading costs at most the limit plus the
+	// last message written to it.
+	WriteQueueLimit int
+}
+
+// DefaultWriteQueueLimit is Options.WriteQueueLimit's default.
+const DefaultWriteQueueLimit = 256 << 10
+
+func (o *Options) writeQueueLimit() int {
+	if o == nil || o.WriteQueueLimit <= 0 {
+		return DefaultWriteQueueLimit
+	}
+	return o.WriteQueueLimit
 }
 
 func (o *Options) readLimit() int64 {
