@@ -38,6 +38,10 @@ var layers = []struct {
 	// engine's tests: no QUIC implementation (the core stays free of
 	// quic-go), no face, no engine, no codec.
 	{pkg: "internal/quicxtest", forbid: []string{"net/http/...", modulePath, "github.com/quic-go/...", modulePath + "/h1/...", modulePath + "/h3/...", modulePath + "/internal/h2", modulePath + "/internal/h3srv", modulePath + "/internal/evloop"}},
+	// The takeover seam is a type and a function variable: it names no
+	// engine, face or protocol, so that package websocket reaches the
+	// event loop through it and the root does not import websocket.
+	{pkg: "internal/takeover", forbid: []string{"net/http/...", modulePath, modulePath + "/h1/...", modulePath + "/ws/...", modulePath + "/websocket/...", modulePath + "/internal/h2", modulePath + "/internal/evloop"}},
 	// The release tool (its own module) reads the tree as files: it
 	// imports no package of the modules it checks, so a broken core or
 	// http3 cannot break the tool that reports on them.
