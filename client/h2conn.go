@@ -12,8 +12,10 @@ package client
 // frames queued in answer to the server's (h2MaxControl per write).
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -56,6 +58,9 @@ const (
 	// h2MaxIntern bounds the strings a connection keeps for its HPACK
 	// encoder's dynamic table (field names and values sent before).
 	h2MaxIntern = 512
+	// h2MaxCachedBlock bounds the request header block a connection keeps
+	// to send again (its fields as hkey counts them).
+	h2MaxCachedBlock = 2 << 10
 	// h2MaxEmptyFrames bounds the frames that carry nothing (empty DATA
 	// without END_STREAM, empty CONTINUATION) a connection accepts.
 	h2MaxEmptyFrames = 1024
@@ -104,6 +109,16 @@ type h2Conn struct {
 	ctl       int // control bytes queued since the last write
 	henc      *hpack.Encoder
 	hbuf      hpackBuf
+	// The block being built: its fields, each name and value
+	// length-prefixed (field appends, endBlock encodes); and the last
+	// block that changed nothing in the encoder's dynamic table, with its
+	// fields and the table's generation: the same fields against the same
+	// table encode to the same bytes, sent again without encoding.
+	hkey      []byte
+	hgen      uint64 // bumped at every change of the encoder's table
+	cacheKey  []byte
+	cacheBlk  []byte
+	cacheGen  uint64
 	intern    map[string]string
 	lower     []byte
 	pingOut   bool
@@ -527,6 +542,7 @@ func (c *h2Conn) onSettings(f *h2.Frame) error {
 			c.peerFrame = int(s.Val)
 		case h2.SettingHeaderTableSize:
 			c.henc.SetMaxDynamicTableSizeLimit(min(s.Val, 4096))
+			c.hgen++
 		}
 	}
 	if !c.controlLocked(9) {
@@ -757,11 +773,52 @@ func (c *h2Conn) str(b []byte) (string, bool) {
 	return unsafe.String(unsafe.SliceData(b), len(b)), false
 }
 
-// field encodes one header field into c.hbuf.
+// beginBlock starts a header block (field adds to it, endBlock encodes it).
+func (c *h2Conn) beginBlock() { c.hkey = c.hkey[:0] }
+
+// field adds one header field to the block being built.
 func (c *h2Conn) field(name, value []byte) {
-	n, nok := c.str(name)
-	v, vok := c.str(value)
-	c.henc.WriteField(hpack.HeaderField{Name: n, Value: v, Sensitive: !nok || !vok})
+	c.hkey = binary.AppendUvarint(c.hkey, uint64(len(name)))
+	c.hkey = append(c.hkey, name...)
+	c.hkey = binary.AppendUvarint(c.hkey, uint64(len(value)))
+	c.hkey = append(c.hkey, value...)
+}
+
+// endBlock returns the block built since beginBlock, HPACK-encoded: the
+// cached block when its fields and the encoder's table are the same, else
+// encoded now (and cached when encoding it changed nothing in the table).
+func (c *h2Conn) endBlock() []byte {
+	if c.cacheGen == c.hgen && c.cacheBlk != nil && bytes.Equal(c.hkey, c.cacheKey) {
+		return c.cacheBlk
+	}
+	c.hbuf.b = c.hbuf.b[:0]
+	gen := c.hgen
+	for rest := c.hkey; len(rest) > 0; {
+		var name, value []byte
+		name, rest = uvarintPrefixed(rest)
+		value, rest = uvarintPrefixed(rest)
+		at := len(c.hbuf.b)
+		n, nok := c.str(name)
+		v, vok := c.str(value)
+		c.henc.WriteField(hpack.HeaderField{Name: n, Value: v, Sensitive: !nok || !vok})
+		// RFC 7541 §6: a field's first byte 01xxxxxx is a literal added to
+		// the table, 001xxxxx a table size update (before the field).
+		if b := c.hbuf.b[at]; b&0xc0 == 0x40 || b&0xe0 == 0x20 {
+			c.hgen++
+		}
+	}
+	if c.hgen == gen && len(c.hkey) <= h2MaxCachedBlock {
+		c.cacheKey = append(c.cacheKey[:0], c.hkey...)
+		c.cacheBlk = append(c.cacheBlk[:0], c.hbuf.b...)
+		c.cacheGen = gen
+	}
+	return c.hbuf.b
+}
+
+// uvarintPrefixed splits b after the bytes its leading uvarint counts.
+func uvarintPrefixed(b []byte) (field, rest []byte) {
+	n, k := binary.Uvarint(b)
+	return b[k : k+int(n)], b[k+int(n):]
 }
 
 // fieldLower encodes a field whose name may have upper-case letters.

@@ -244,7 +244,7 @@ func (st *h2Stream) start(req *Request, hasBody bool) error {
 	st.sendWin = int64(c.peerWin)
 	st.cl = -1
 	st.isHead = isHeadMethod(req.Method())
-	c.hbuf.b = c.hbuf.b[:0]
+	c.beginBlock()
 	c.field(sb(":method"), req.Method())
 	if c.p.https {
 		c.field(sb(":scheme"), sb("https"))
@@ -286,7 +286,7 @@ func (st *h2Stream) start(req *Request, hasBody bool) error {
 	}
 	end := !hasBody
 	st.sentEnd = end
-	c.out = h2.AppendHeaders(c.out, st.id, c.hbuf.b, end, c.peerFrame)
+	c.out = h2.AppendHeaders(c.out, st.id, c.endBlock(), end, c.peerFrame)
 	c.wakeWriter()
 	return nil
 }
@@ -435,13 +435,13 @@ func (st *h2Stream) sendData(p []byte, last bool, trailer http.Header) error {
 		p = p[n:]
 		if last && len(p) == 0 {
 			if !end {
-				c.hbuf.b = c.hbuf.b[:0]
+				c.beginBlock()
 				for name, vs := range trailer {
 					for _, v := range vs {
 						c.field([]byte(strings.ToLower(name)), []byte(v))
 					}
 				}
-				c.out = h2.AppendHeaders(c.out, st.id, c.hbuf.b, true, c.peerFrame)
+				c.out = h2.AppendHeaders(c.out, st.id, c.endBlock(), true, c.peerFrame)
 			}
 			st.sentEnd = true
 			if st.eof {
