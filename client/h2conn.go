@@ -84,7 +84,10 @@ type h2Conn struct {
 	badField bool                     // the block holds a malformed field
 	empty    int                      // frames that carried nothing
 
-	lastRead atomic.Int64 // unix nanoseconds of the last frame read
+	lastRead atomic.Int64 // unix nanoseconds of the last frame read (kept with readIdle only)
+	// readIdle is the client's HTTP2ReadIdleTimeout when the connection
+	// started: 0 sends no keep-alive PING, and the reader takes no time.
+	readIdle time.Duration
 
 	mu        sync.Mutex
 	room      *sync.Cond // signalled when the writer takes the output
@@ -165,6 +168,7 @@ func newH2Conn(p *hostPool, nc net.Conn, ts *tls.ConnectionState) *h2Conn {
 	c.hdec = h2.NewHeaderDecoder(4096, 2*h2MaxHeaderList)
 	c.emitFn = c.emit
 	c.henc = hpack.NewEncoder(&c.hbuf)
+	c.readIdle = p.c.HTTP2ReadIdleTimeout
 	c.lastRead.Store(time.Now().UnixNano())
 	c.out = append(c.out, h2.ClientPreface...)
 	c.out = h2.AppendSettings(c.out, []h2.Setting{
@@ -184,7 +188,7 @@ func newH2Conn(p *hostPool, nc net.Conn, ts *tls.ConnectionState) *h2Conn {
 // tick is the period of the connection's timer: the keep-alive interval,
 // or the idle timeout when keep-alive is off.
 func (c *h2Conn) tick() time.Duration {
-	if d := c.p.c.HTTP2ReadIdleTimeout; d > 0 {
+	if d := c.readIdle; d > 0 {
 		return d
 	}
 	return c.p.idleTimeout()
@@ -214,7 +218,7 @@ func (c *h2Conn) onTimer() {
 		return
 	}
 	next := c.tick()
-	if d := c.p.c.HTTP2ReadIdleTimeout; d > 0 {
+	if d := c.readIdle; d > 0 {
 		last := time.Unix(0, c.lastRead.Load())
 		switch {
 		case c.pingOut && last.Before(c.pingAt) && now.Sub(c.pingAt) >= c.pingTimeout():
@@ -385,7 +389,9 @@ func (c *h2Conn) readLoop() {
 	for {
 		err := c.fr.ReadFrame(&f)
 		if err == nil {
-			c.lastRead.Store(time.Now().UnixNano())
+			if c.readIdle > 0 {
+				c.lastRead.Store(time.Now().UnixNano())
+			}
 			err = c.onFrame(&f)
 		}
 		if err != nil {
