@@ -91,7 +91,7 @@ type h2Conn struct {
 
 	mu        sync.Mutex
 	room      *sync.Cond // signalled when the writer takes the output
-	streams   map[uint32]*h2Stream
+	streams   h2Streams
 	free      []*h2Stream
 	nextID    uint32
 	active    int    // streams open, reserved or not yet released
@@ -151,7 +151,6 @@ func (w *hpackBuf) Write(p []byte) (int, error) {
 func newH2Conn(p *hostPool, nc net.Conn, ts *tls.ConnectionState) *h2Conn {
 	c := &h2Conn{
 		p: p, nc: nc, tls: ts,
-		streams:   make(map[uint32]*h2Stream),
 		nextID:    1,
 		maxActive: h2DefaultMaxStreams,
 		peerWin:   65535,
@@ -321,7 +320,7 @@ func (c *h2Conn) close(err error) {
 			close(c.settings)
 		}
 		_, protoErr := err.(*HTTP2Error)
-		for _, st := range c.streams {
+		for st := range c.streams.all() {
 			// Lost to an I/O error or a close, not to the server's
 			// protocol error: the request may be sent again.
 			st.connLost = !protoErr
@@ -444,7 +443,7 @@ func (c *h2Conn) onFrame(f *h2.Frame) error {
 		return c.onHeaderFrame(f)
 	case h2.FrameRSTStream:
 		c.mu.Lock()
-		if st := c.streams[f.StreamID]; st != nil && f.Code == h2.ErrCodeNo && st.eof {
+		if st := c.streams.get(f.StreamID); st != nil && f.Code == h2.ErrCodeNo && st.eof {
 			// The response is complete and the server wants no more of
 			// the request (RFC 9113 §8.1): the request body stops, the
 			// response stands.
@@ -484,7 +483,7 @@ func (c *h2Conn) onFrame(f *h2.Frame) error {
 			c.lastID = f.N
 		}
 		c.goAway = true
-		for _, st := range c.streams {
+		for st := range c.streams.all() {
 			if st.id > c.lastID {
 				st.failLocked(errH2Unprocessed)
 				c.forgetLocked(st)
@@ -509,8 +508,8 @@ func (c *h2Conn) onFrame(f *h2.Frame) error {
 // forgetLocked removes st from the connection's streams; its slot is freed
 // when its owner releases it.
 func (c *h2Conn) forgetLocked(st *h2Stream) {
-	if c.streams[st.id] == st {
-		delete(c.streams, st.id)
+	if c.streams.get(st.id) == st {
+		c.streams.del(st.id)
 	}
 }
 
@@ -536,7 +535,7 @@ func (c *h2Conn) onSettings(f *h2.Frame) error {
 			c.maxActive = s.Val
 		case h2.SettingInitialWindowSize:
 			delta := int64(s.Val) - int64(c.peerWin)
-			for _, st := range c.streams {
+			for st := range c.streams.all() {
 				if st.sendWin+delta > h2.MaxWindow {
 					return connErr(h2.ErrCodeFlowControl)
 				}
@@ -567,14 +566,14 @@ func (c *h2Conn) onWindowUpdate(f *h2.Frame) error {
 			return connErr(h2.ErrCodeFlowControl)
 		}
 		c.sendWin += int64(f.N)
-		for _, st := range c.streams {
+		for st := range c.streams.all() {
 			if st.wantWin {
 				st.signal()
 			}
 		}
 		return nil
 	}
-	st := c.streams[f.StreamID]
+	st := c.streams.get(f.StreamID)
 	if st == nil {
 		return nil
 	}
@@ -615,7 +614,7 @@ func (c *h2Conn) onData(f *h2.Frame) error {
 	if c.recvAck > h2ConnWindow {
 		return connErr(h2.ErrCodeFlowControl)
 	}
-	st := c.streams[f.StreamID]
+	st := c.streams.get(f.StreamID)
 	if st == nil || st.eof {
 		// A stream reset or done: its bytes are given back at once.
 		c.grantConnLocked(n)
@@ -691,7 +690,7 @@ func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 		c.mu.Unlock()
 		return connErr(h2.ErrCodeProtocol)
 	}
-	st := c.streams[f.StreamID]
+	st := c.streams.get(f.StreamID)
 	if st == nil {
 		c.mu.Unlock()
 		return nil // a stream reset: the block only updated the table
@@ -717,7 +716,7 @@ func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 		}
 		if err := hook(interim, h); err != nil {
 			c.mu.Lock()
-			if c.streams[f.StreamID] == st {
+			if c.streams.get(f.StreamID) == st {
 				st.failLocked(err)
 				c.resetLocked(st, h2.ErrCodeCancel)
 			}
@@ -728,7 +727,7 @@ func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 	if interim == 100 {
 		// The body waiting for it goes (after the hook saw the 100).
 		c.mu.Lock()
-		if c.streams[f.StreamID] == st {
+		if c.streams.get(f.StreamID) == st {
 			st.got100 = true
 			st.signal()
 		}

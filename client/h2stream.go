@@ -165,7 +165,7 @@ func (c *h2Conn) newStream() *h2Stream {
 func (st *h2Stream) finish() {
 	c := st.c
 	c.mu.Lock()
-	if st.id != 0 && c.streams[st.id] == st {
+	if st.id != 0 && c.streams.get(st.id) == st {
 		if !st.eof || !st.sentEnd {
 			code := h2.ErrCodeCancel
 			if st.eof {
@@ -240,7 +240,7 @@ func (st *h2Stream) start(req *Request, hasBody bool) error {
 	}
 	st.id = c.nextID
 	c.nextID += 2
-	c.streams[st.id] = st
+	c.streams.put(st)
 	st.sendWin = int64(c.peerWin)
 	st.cl = -1
 	st.isHead = isHeadMethod(req.Method())
@@ -351,7 +351,7 @@ func (st *h2Stream) sendAsync(src bodySrc) {
 	err := st.sendBody(src)
 	c := st.c
 	c.mu.Lock()
-	if err != nil && !st.orphan && st.err == nil && c.streams[st.id] == st {
+	if err != nil && !st.orphan && st.err == nil && c.streams.get(st.id) == st {
 		st.failLocked(err)
 		c.resetLocked(st, h2.ErrCodeCancel)
 	}
@@ -676,7 +676,7 @@ func (st *h2Stream) read(p []byte) (int, error) {
 			}
 			c.grantConnLocked(n)
 			st.unacked += n
-			if st.unacked >= h2StreamWindow/4 && !st.eof && c.streams[st.id] == st && !c.dead {
+			if st.unacked >= h2StreamWindow/4 && !st.eof && c.streams.get(st.id) == st && !c.dead {
 				c.out = h2.AppendWindowUpdate(c.out, st.id, uint32(st.unacked))
 				st.unacked = 0
 				c.wakeWriter()
