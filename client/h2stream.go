@@ -122,10 +122,17 @@ func (st *h2Stream) waitOn(wake chan struct{}, timer *time.Timer, deadline time.
 		timer.Reset(d)
 		tc = timer.C
 	}
+	done := ctxDone(st.ctx)
+	if tc == nil && done == nil {
+		// Nothing but the signal can end the wait: a receive, cheaper
+		// than a select.
+		<-wake
+		return nil
+	}
 	var err error
 	select {
 	case <-wake:
-	case <-ctxDone(st.ctx):
+	case <-done:
 		err = context.Cause(st.ctx)
 	case <-tc:
 		err = errH2Deadline
