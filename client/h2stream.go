@@ -506,13 +506,16 @@ func (st *h2Stream) await100(timeout time.Duration) (bool, error) {
 	}
 }
 
-// awaitHead waits for the response head (the stream's error, or the
-// deadline, ends the wait).
-func (st *h2Stream) awaitHead(hdr time.Time) error {
+// awaitHead waits for the response head and copies it into resp (the
+// stream's error, or the deadline, ends the wait).
+func (st *h2Stream) awaitHead(hdr time.Time, resp *Response) error {
 	c := st.c
 	for {
 		c.mu.Lock()
 		done, err := st.headDone, st.err
+		if err == nil && done {
+			st.setHeadLocked(resp)
+		}
 		c.mu.Unlock()
 		if err != nil {
 			return err
@@ -649,11 +652,8 @@ func parseLength(b []byte) (int64, bool) {
 	return n, true
 }
 
-// setHead copies the head the reader stored into resp.
-func (st *h2Stream) setHead(resp *Response) {
-	c := st.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// setHeadLocked copies the head the reader stored into resp.
+func (st *h2Stream) setHeadLocked(resp *Response) {
 	h := &resp.head
 	h.Reset()
 	h.Major, h.Minor, h.Status = 2, 0, st.status
@@ -795,10 +795,9 @@ func (c *h2Conn) exchange(ctx context.Context, req *Request, resp *Response, dea
 			}
 		}
 	}
-	if err := st.awaitHead(hdr); err != nil {
+	if err := st.awaitHead(hdr, resp); err != nil {
 		return fail(err)
 	}
-	st.setHead(resp)
 	resp.br = bodyReader{h2: st, mode: h1.BodyUntilClose, max: st.max, sink: resp}
 	if stream {
 		resp.stream = true
