@@ -12,8 +12,10 @@ package client
 // frames queued in answer to the server's (h2MaxControl per write).
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -56,6 +58,9 @@ const (
 	// h2MaxIntern bounds the strings a connection keeps for its HPACK
 	// encoder's dynamic table (field names and values sent before).
 	h2MaxIntern = 512
+	// h2MaxCachedBlock bounds the request header block a connection keeps
+	// to send again (its fields as hkey counts them).
+	h2MaxCachedBlock = 2 << 10
 	// h2MaxEmptyFrames bounds the frames that carry nothing (empty DATA
 	// without END_STREAM, empty CONTINUATION) a connection accepts.
 	h2MaxEmptyFrames = 1024
@@ -79,11 +84,14 @@ type h2Conn struct {
 	badField bool                     // the block holds a malformed field
 	empty    int                      // frames that carried nothing
 
-	lastRead atomic.Int64 // unix nanoseconds of the last frame read
+	lastRead atomic.Int64 // unix nanoseconds of the last frame read (kept with readIdle only)
+	// readIdle is the client's HTTP2ReadIdleTimeout when the connection
+	// started: 0 sends no keep-alive PING, and the reader takes no time.
+	readIdle time.Duration
 
 	mu        sync.Mutex
 	room      *sync.Cond // signalled when the writer takes the output
-	streams   map[uint32]*h2Stream
+	streams   h2Streams
 	free      []*h2Stream
 	nextID    uint32
 	active    int    // streams open, reserved or not yet released
@@ -104,6 +112,16 @@ type h2Conn struct {
 	ctl       int // control bytes queued since the last write
 	henc      *hpack.Encoder
 	hbuf      hpackBuf
+	// The block being built: its fields, each name and value
+	// length-prefixed (field appends, endBlock encodes); and the last
+	// block that changed nothing in the encoder's dynamic table, with its
+	// fields and the table's generation: the same fields against the same
+	// table encode to the same bytes, sent again without encoding.
+	hkey      []byte
+	hgen      uint64 // bumped at every change of the encoder's table
+	cacheKey  []byte
+	cacheBlk  []byte
+	cacheGen  uint64
 	intern    map[string]string
 	lower     []byte
 	pingOut   bool
@@ -133,7 +151,6 @@ func (w *hpackBuf) Write(p []byte) (int, error) {
 func newH2Conn(p *hostPool, nc net.Conn, ts *tls.ConnectionState) *h2Conn {
 	c := &h2Conn{
 		p: p, nc: nc, tls: ts,
-		streams:   make(map[uint32]*h2Stream),
 		nextID:    1,
 		maxActive: h2DefaultMaxStreams,
 		peerWin:   65535,
@@ -150,6 +167,7 @@ func newH2Conn(p *hostPool, nc net.Conn, ts *tls.ConnectionState) *h2Conn {
 	c.hdec = h2.NewHeaderDecoder(4096, 2*h2MaxHeaderList)
 	c.emitFn = c.emit
 	c.henc = hpack.NewEncoder(&c.hbuf)
+	c.readIdle = p.c.HTTP2ReadIdleTimeout
 	c.lastRead.Store(time.Now().UnixNano())
 	c.out = append(c.out, h2.ClientPreface...)
 	c.out = h2.AppendSettings(c.out, []h2.Setting{
@@ -169,7 +187,7 @@ func newH2Conn(p *hostPool, nc net.Conn, ts *tls.ConnectionState) *h2Conn {
 // tick is the period of the connection's timer: the keep-alive interval,
 // or the idle timeout when keep-alive is off.
 func (c *h2Conn) tick() time.Duration {
-	if d := c.p.c.HTTP2ReadIdleTimeout; d > 0 {
+	if d := c.readIdle; d > 0 {
 		return d
 	}
 	return c.p.idleTimeout()
@@ -199,7 +217,7 @@ func (c *h2Conn) onTimer() {
 		return
 	}
 	next := c.tick()
-	if d := c.p.c.HTTP2ReadIdleTimeout; d > 0 {
+	if d := c.readIdle; d > 0 {
 		last := time.Unix(0, c.lastRead.Load())
 		switch {
 		case c.pingOut && last.Before(c.pingAt) && now.Sub(c.pingAt) >= c.pingTimeout():
@@ -302,7 +320,7 @@ func (c *h2Conn) close(err error) {
 			close(c.settings)
 		}
 		_, protoErr := err.(*HTTP2Error)
-		for _, st := range c.streams {
+		for st := range c.streams.all() {
 			// Lost to an I/O error or a close, not to the server's
 			// protocol error: the request may be sent again.
 			st.connLost = !protoErr
@@ -370,7 +388,9 @@ func (c *h2Conn) readLoop() {
 	for {
 		err := c.fr.ReadFrame(&f)
 		if err == nil {
-			c.lastRead.Store(time.Now().UnixNano())
+			if c.readIdle > 0 {
+				c.lastRead.Store(time.Now().UnixNano())
+			}
 			err = c.onFrame(&f)
 		}
 		if err != nil {
@@ -423,7 +443,7 @@ func (c *h2Conn) onFrame(f *h2.Frame) error {
 		return c.onHeaderFrame(f)
 	case h2.FrameRSTStream:
 		c.mu.Lock()
-		if st := c.streams[f.StreamID]; st != nil && f.Code == h2.ErrCodeNo && st.eof {
+		if st := c.streams.get(f.StreamID); st != nil && f.Code == h2.ErrCodeNo && st.eof {
 			// The response is complete and the server wants no more of
 			// the request (RFC 9113 §8.1): the request body stops, the
 			// response stands.
@@ -463,7 +483,7 @@ func (c *h2Conn) onFrame(f *h2.Frame) error {
 			c.lastID = f.N
 		}
 		c.goAway = true
-		for _, st := range c.streams {
+		for st := range c.streams.all() {
 			if st.id > c.lastID {
 				st.failLocked(errH2Unprocessed)
 				c.forgetLocked(st)
@@ -488,8 +508,8 @@ func (c *h2Conn) onFrame(f *h2.Frame) error {
 // forgetLocked removes st from the connection's streams; its slot is freed
 // when its owner releases it.
 func (c *h2Conn) forgetLocked(st *h2Stream) {
-	if c.streams[st.id] == st {
-		delete(c.streams, st.id)
+	if c.streams.get(st.id) == st {
+		c.streams.del(st.id)
 	}
 }
 
@@ -515,7 +535,7 @@ func (c *h2Conn) onSettings(f *h2.Frame) error {
 			c.maxActive = s.Val
 		case h2.SettingInitialWindowSize:
 			delta := int64(s.Val) - int64(c.peerWin)
-			for _, st := range c.streams {
+			for st := range c.streams.all() {
 				if st.sendWin+delta > h2.MaxWindow {
 					return connErr(h2.ErrCodeFlowControl)
 				}
@@ -527,6 +547,7 @@ func (c *h2Conn) onSettings(f *h2.Frame) error {
 			c.peerFrame = int(s.Val)
 		case h2.SettingHeaderTableSize:
 			c.henc.SetMaxDynamicTableSizeLimit(min(s.Val, 4096))
+			c.hgen++
 		}
 	}
 	if !c.controlLocked(9) {
@@ -545,14 +566,14 @@ func (c *h2Conn) onWindowUpdate(f *h2.Frame) error {
 			return connErr(h2.ErrCodeFlowControl)
 		}
 		c.sendWin += int64(f.N)
-		for _, st := range c.streams {
+		for st := range c.streams.all() {
 			if st.wantWin {
 				st.signal()
 			}
 		}
 		return nil
 	}
-	st := c.streams[f.StreamID]
+	st := c.streams.get(f.StreamID)
 	if st == nil {
 		return nil
 	}
@@ -593,7 +614,7 @@ func (c *h2Conn) onData(f *h2.Frame) error {
 	if c.recvAck > h2ConnWindow {
 		return connErr(h2.ErrCodeFlowControl)
 	}
-	st := c.streams[f.StreamID]
+	st := c.streams.get(f.StreamID)
 	if st == nil || st.eof {
 		// A stream reset or done: its bytes are given back at once.
 		c.grantConnLocked(n)
@@ -669,7 +690,7 @@ func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 		c.mu.Unlock()
 		return connErr(h2.ErrCodeProtocol)
 	}
-	st := c.streams[f.StreamID]
+	st := c.streams.get(f.StreamID)
 	if st == nil {
 		c.mu.Unlock()
 		return nil // a stream reset: the block only updated the table
@@ -695,7 +716,7 @@ func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 		}
 		if err := hook(interim, h); err != nil {
 			c.mu.Lock()
-			if c.streams[f.StreamID] == st {
+			if c.streams.get(f.StreamID) == st {
 				st.failLocked(err)
 				c.resetLocked(st, h2.ErrCodeCancel)
 			}
@@ -706,7 +727,7 @@ func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 	if interim == 100 {
 		// The body waiting for it goes (after the hook saw the 100).
 		c.mu.Lock()
-		if c.streams[f.StreamID] == st {
+		if c.streams.get(f.StreamID) == st {
 			st.got100 = true
 			st.signal()
 		}
@@ -757,11 +778,52 @@ func (c *h2Conn) str(b []byte) (string, bool) {
 	return unsafe.String(unsafe.SliceData(b), len(b)), false
 }
 
-// field encodes one header field into c.hbuf.
+// beginBlock starts a header block (field adds to it, endBlock encodes it).
+func (c *h2Conn) beginBlock() { c.hkey = c.hkey[:0] }
+
+// field adds one header field to the block being built.
 func (c *h2Conn) field(name, value []byte) {
-	n, nok := c.str(name)
-	v, vok := c.str(value)
-	c.henc.WriteField(hpack.HeaderField{Name: n, Value: v, Sensitive: !nok || !vok})
+	c.hkey = binary.AppendUvarint(c.hkey, uint64(len(name)))
+	c.hkey = append(c.hkey, name...)
+	c.hkey = binary.AppendUvarint(c.hkey, uint64(len(value)))
+	c.hkey = append(c.hkey, value...)
+}
+
+// endBlock returns the block built since beginBlock, HPACK-encoded: the
+// cached block when its fields and the encoder's table are the same, else
+// encoded now (and cached when encoding it changed nothing in the table).
+func (c *h2Conn) endBlock() []byte {
+	if c.cacheGen == c.hgen && c.cacheBlk != nil && bytes.Equal(c.hkey, c.cacheKey) {
+		return c.cacheBlk
+	}
+	c.hbuf.b = c.hbuf.b[:0]
+	gen := c.hgen
+	for rest := c.hkey; len(rest) > 0; {
+		var name, value []byte
+		name, rest = uvarintPrefixed(rest)
+		value, rest = uvarintPrefixed(rest)
+		at := len(c.hbuf.b)
+		n, nok := c.str(name)
+		v, vok := c.str(value)
+		c.henc.WriteField(hpack.HeaderField{Name: n, Value: v, Sensitive: !nok || !vok})
+		// RFC 7541 §6: a field's first byte 01xxxxxx is a literal added to
+		// the table, 001xxxxx a table size update (before the field).
+		if b := c.hbuf.b[at]; b&0xc0 == 0x40 || b&0xe0 == 0x20 {
+			c.hgen++
+		}
+	}
+	if c.hgen == gen && len(c.hkey) <= h2MaxCachedBlock {
+		c.cacheKey = append(c.cacheKey[:0], c.hkey...)
+		c.cacheBlk = append(c.cacheBlk[:0], c.hbuf.b...)
+		c.cacheGen = gen
+	}
+	return c.hbuf.b
+}
+
+// uvarintPrefixed splits b after the bytes its leading uvarint counts.
+func uvarintPrefixed(b []byte) (field, rest []byte) {
+	n, k := binary.Uvarint(b)
+	return b[k : k+int(n)], b[k+int(n):]
 }
 
 // fieldLower encodes a field whose name may have upper-case letters.

@@ -122,10 +122,17 @@ func (st *h2Stream) waitOn(wake chan struct{}, timer *time.Timer, deadline time.
 		timer.Reset(d)
 		tc = timer.C
 	}
+	done := ctxDone(st.ctx)
+	if tc == nil && done == nil {
+		// Nothing but the signal can end the wait: a receive, cheaper
+		// than a select.
+		<-wake
+		return nil
+	}
 	var err error
 	select {
 	case <-wake:
-	case <-ctxDone(st.ctx):
+	case <-done:
 		err = context.Cause(st.ctx)
 	case <-tc:
 		err = errH2Deadline
@@ -165,7 +172,7 @@ func (c *h2Conn) newStream() *h2Stream {
 func (st *h2Stream) finish() {
 	c := st.c
 	c.mu.Lock()
-	if st.id != 0 && c.streams[st.id] == st {
+	if st.id != 0 && c.streams.get(st.id) == st {
 		if !st.eof || !st.sentEnd {
 			code := h2.ErrCodeCancel
 			if st.eof {
@@ -240,11 +247,11 @@ func (st *h2Stream) start(req *Request, hasBody bool) error {
 	}
 	st.id = c.nextID
 	c.nextID += 2
-	c.streams[st.id] = st
+	c.streams.put(st)
 	st.sendWin = int64(c.peerWin)
 	st.cl = -1
 	st.isHead = isHeadMethod(req.Method())
-	c.hbuf.b = c.hbuf.b[:0]
+	c.beginBlock()
 	c.field(sb(":method"), req.Method())
 	if c.p.https {
 		c.field(sb(":scheme"), sb("https"))
@@ -286,7 +293,7 @@ func (st *h2Stream) start(req *Request, hasBody bool) error {
 	}
 	end := !hasBody
 	st.sentEnd = end
-	c.out = h2.AppendHeaders(c.out, st.id, c.hbuf.b, end, c.peerFrame)
+	c.out = h2.AppendHeaders(c.out, st.id, c.endBlock(), end, c.peerFrame)
 	c.wakeWriter()
 	return nil
 }
@@ -351,7 +358,7 @@ func (st *h2Stream) sendAsync(src bodySrc) {
 	err := st.sendBody(src)
 	c := st.c
 	c.mu.Lock()
-	if err != nil && !st.orphan && st.err == nil && c.streams[st.id] == st {
+	if err != nil && !st.orphan && st.err == nil && c.streams.get(st.id) == st {
 		st.failLocked(err)
 		c.resetLocked(st, h2.ErrCodeCancel)
 	}
@@ -435,13 +442,13 @@ func (st *h2Stream) sendData(p []byte, last bool, trailer http.Header) error {
 		p = p[n:]
 		if last && len(p) == 0 {
 			if !end {
-				c.hbuf.b = c.hbuf.b[:0]
+				c.beginBlock()
 				for name, vs := range trailer {
 					for _, v := range vs {
 						c.field([]byte(strings.ToLower(name)), []byte(v))
 					}
 				}
-				c.out = h2.AppendHeaders(c.out, st.id, c.hbuf.b, true, c.peerFrame)
+				c.out = h2.AppendHeaders(c.out, st.id, c.endBlock(), true, c.peerFrame)
 			}
 			st.sentEnd = true
 			if st.eof {
@@ -499,13 +506,16 @@ func (st *h2Stream) await100(timeout time.Duration) (bool, error) {
 	}
 }
 
-// awaitHead waits for the response head (the stream's error, or the
-// deadline, ends the wait).
-func (st *h2Stream) awaitHead(hdr time.Time) error {
+// awaitHead waits for the response head and copies it into resp (the
+// stream's error, or the deadline, ends the wait).
+func (st *h2Stream) awaitHead(hdr time.Time, resp *Response) error {
 	c := st.c
 	for {
 		c.mu.Lock()
 		done, err := st.headDone, st.err
+		if err == nil && done {
+			st.setHeadLocked(resp)
+		}
 		c.mu.Unlock()
 		if err != nil {
 			return err
@@ -642,11 +652,8 @@ func parseLength(b []byte) (int64, bool) {
 	return n, true
 }
 
-// setHead copies the head the reader stored into resp.
-func (st *h2Stream) setHead(resp *Response) {
-	c := st.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// setHeadLocked copies the head the reader stored into resp.
+func (st *h2Stream) setHeadLocked(resp *Response) {
 	h := &resp.head
 	h.Reset()
 	h.Major, h.Minor, h.Status = 2, 0, st.status
@@ -676,7 +683,7 @@ func (st *h2Stream) read(p []byte) (int, error) {
 			}
 			c.grantConnLocked(n)
 			st.unacked += n
-			if st.unacked >= h2StreamWindow/4 && !st.eof && c.streams[st.id] == st && !c.dead {
+			if st.unacked >= h2StreamWindow/4 && !st.eof && c.streams.get(st.id) == st && !c.dead {
 				c.out = h2.AppendWindowUpdate(c.out, st.id, uint32(st.unacked))
 				st.unacked = 0
 				c.wakeWriter()
@@ -788,10 +795,9 @@ func (c *h2Conn) exchange(ctx context.Context, req *Request, resp *Response, dea
 			}
 		}
 	}
-	if err := st.awaitHead(hdr); err != nil {
+	if err := st.awaitHead(hdr, resp); err != nil {
 		return fail(err)
 	}
-	st.setHead(resp)
 	resp.br = bodyReader{h2: st, mode: h1.BodyUntilClose, max: st.max, sink: resp}
 	if stream {
 		resp.stream = true
