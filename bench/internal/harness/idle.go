@@ -85,12 +85,6 @@ func (r idleRun) run(ctx context.Context) ([]byte, WrkStats, error) {
 // finite) and makes one request on each; it returns the connections that
 // got a correct response and the number that failed.
 func openIdle(ctx context.Context, addr string, w Workload, n int) ([]net.Conn, int) {
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-		errs  int
-		wg    sync.WaitGroup
-	)
 	req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", w.Path, addr)
 	one := idleOne
 	if w.HTTP2 != H2None {
@@ -98,6 +92,21 @@ func openIdle(ctx context.Context, addr string, w Workload, n int) ([]net.Conn, 
 	} else if w.TLS {
 		one = tlsIdleOne
 	}
+	conns, errs, _ := openMany(ctx, n, func() (net.Conn, error) { return one(addr, req, w) })
+	return conns, errs
+}
+
+// openMany calls open n times, 64 at a time (the accept backlog is
+// finite), and returns the connections it opened, the number of failures
+// and the first error.
+func openMany(ctx context.Context, n int, open func() (net.Conn, error)) ([]net.Conn, int, error) {
+	var (
+		mu       sync.Mutex
+		conns    []net.Conn
+		errs     int
+		firstErr error
+		wg       sync.WaitGroup
+	)
 	sem := make(chan struct{}, 64)
 	for range n {
 		if ctx.Err() != nil {
@@ -108,18 +117,21 @@ func openIdle(ctx context.Context, addr string, w Workload, n int) ([]net.Conn, 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			c, err := one(addr, req, w)
+			c, err := open()
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				errs++
+				if firstErr == nil {
+					firstErr = err
+				}
 				return
 			}
 			conns = append(conns, c)
 		}()
 	}
 	wg.Wait()
-	return conns, errs
+	return conns, errs, firstErr
 }
 
 // idleOne dials addr, sends req and checks the response; the connection
