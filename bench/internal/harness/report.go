@@ -271,6 +271,8 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 			g = "h3load-rs for h3rs: " + m.H3rs
 		case w.HTTP3:
 			g = "the harness's quic-go client for HTTP/3 (h3load.go)"
+		case w.WS != WSNone:
+			g = "the harness's WebSocket client (ws.go), in the harness process"
 		}
 		if g != "" && !slices.Contains(gens, g) {
 			gens = append(gens, g)
