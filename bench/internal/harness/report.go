@@ -642,9 +642,13 @@ func printWorkloadSummary(w io.Writer, res *Results, workload string) {
 		if ws.Tool == "ws" {
 			sort.SliceStable(rows, func(i, j int) bool { return rows[i].RPS.Median > rows[j].RPS.Median })
 			for _, ss := range rows {
+				p99 := FormatMicros(ss.P99US, ss.RPS.N)
+				if mustWorkload(ws.Workload).WS == WSBroadcast {
+					p99 = "–" // not measured
+				}
 				fmt.Fprintf(w, "  %-17s %10s /s [%s–%s]  ×best peer %-18s CPU %6.2f µs each  busy server %3.0f%% client %3.0f%%  p99 %-9s flagged %d/%d\n",
 					ss.Server, FormatCount(ss.RPS.Median, ss.RPS.N), FormatCount(ss.RPS.Min, ss.RPS.N), FormatCount(ss.RPS.Max, ss.RPS.N),
-					ratioCell(&ss, true), ss.CPUPerReqUS, ss.ServerBusyPct, ss.LoadBusyPct, FormatMicros(ss.P99US, ss.RPS.N), ss.Flagged, ss.Runs)
+					ratioCell(&ss, true), ss.CPUPerReqUS, ss.ServerBusyPct, ss.LoadBusyPct, p99, ss.Flagged, ss.Runs)
 			}
 			continue
 		}
