@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -178,6 +179,40 @@ func TestWSServerSupport(t *testing.T) {
 	for _, s := range DefaultServersFor(def, []Workload{httpW}) {
 		if s.WS {
 			t.Errorf("%s in the default servers of plaintext", s.Name)
+		}
+	}
+}
+
+// TestBestPeerRatios: a WebSocket workload's ratio is against the best
+// clean non-riptide run of the same round; a peer is compared with the
+// best other peer, and a flagged run counts for nothing.
+func TestBestPeerRatios(t *testing.T) {
+	runs := []RunRecord{
+		{Workload: "wsecho", Server: "riptide-ws", Round: 1, WrkStats: WrkStats{RPS: 300}},
+		{Workload: "wsecho", Server: "nbio-ws", Round: 1, WrkStats: WrkStats{RPS: 200}},
+		{Workload: "wsecho", Server: "gorilla-ws", Round: 1, WrkStats: WrkStats{RPS: 100}},
+		{Workload: "wsecho", Server: "riptide-ws-compat", Round: 1, WrkStats: WrkStats{RPS: 1000}},
+		{Workload: "wsecho", Server: "riptide-ws", Round: 2, WrkStats: WrkStats{RPS: 300}},
+		{Workload: "wsecho", Server: "nbio-ws", Round: 2, WrkStats: WrkStats{RPS: 600}, Flagged: true},
+		{Workload: "wsecho", Server: "gorilla-ws", Round: 2, WrkStats: WrkStats{RPS: 150}},
+		{Workload: "wsidle", Server: "gorilla-ws", Round: 2, WrkStats: WrkStats{RPS: 1}},
+	}
+	for _, c := range []struct {
+		server string
+		want   []float64
+	}{
+		{"riptide-ws", []float64{1.5, 2}},
+		{"nbio-ws", []float64{2}}, // round 2 flagged
+		{"gorilla-ws", []float64{0.5}},
+	} {
+		if got := bestPeerRatios(runs, "wsecho", c.server); !slices.Equal(got, c.want) {
+			t.Errorf("%s: ratios %v, want %v", c.server, got, c.want)
+		}
+	}
+	res := &Results{Workloads: []string{"wsecho"}, Servers: []string{"riptide-ws", "nbio-ws", "gorilla-ws"}, Runs: runs, PeakRSS: map[string]int64{}}
+	for _, ss := range Summarize(res)[0].Servers {
+		if ss.Server == "riptide-ws" && ss.VsBaseline.Median != 1.75 {
+			t.Errorf("riptide-ws ×best peer median %v, want 1.75", ss.VsBaseline.Median)
 		}
 	}
 }
