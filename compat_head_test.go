@@ -314,3 +314,46 @@ func TestCompatBrokenHeadContractRefused(t *testing.T) {
 		t.Errorf("%d handler panics, want 0: the broken head was not refused before use", st.Panics)
 	}
 }
+
+// TestH3HeadCopyOneCheck: the HTTP/3 fill's copy (copyH3Head) leaves the
+// request head contiguous, method first, with every view of the request
+// inside it and reading the same bytes; a field that is not a view of the
+// decoded field bytes is left where it is, and the head's Check, the one
+// check of the contract (the compat door's), refuses the request: the
+// fill has no refusal of its own.
+func TestH3HeadCopyOneCheck(t *testing.T) {
+	t.Parallel()
+	for _, outside := range []bool{false, true} {
+		fb := []byte("x-aonex-btwo")
+		var req h1.Request
+		if err := req.SetRequestLine([]byte("GET"), []byte("/p?q=1"), 1); err != nil {
+			t.Fatal(err)
+		}
+		req.Host = []byte("example.com")
+		req.AddHeader(fb[0:3], fb[3:6])
+		value := fb[9:12]
+		if outside {
+			value = []byte("two") // not a view of fb
+		}
+		req.AddHeader(fb[6:9], value)
+		head, _ := copyH3Head(&req, fb, make([]byte, 8))
+		if got := head.Check(&req); got == outside {
+			t.Errorf("outside %v: Check %v, want %v", outside, got, !outside)
+		}
+		if got, want := string(head.Bytes()), "GET/p?q=1example.com"+string(fb); got != want {
+			t.Errorf("outside %v: head %q, want %q", outside, got, want)
+		}
+		if string(req.Method) != "GET" || string(req.Target) != "/p?q=1" || string(req.Path) != "/p" ||
+			string(req.Query) != "q=1" || string(req.Host) != "example.com" {
+			t.Errorf("outside %v: request %q %q %q %q %q", outside, req.Method, req.Target, req.Path, req.Query, req.Host)
+		}
+		for i, want := range [][2]string{{"x-a", "one"}, {"x-b", "two"}} {
+			if f := req.Headers[i]; string(f.Name) != want[0] || string(f.Value) != want[1] {
+				t.Errorf("outside %v: field %d %q: %q, want %q", outside, i, f.Name, f.Value, want)
+			}
+		}
+		if outside && &req.Headers[1].Value[0] != &value[0] {
+			t.Error("a value outside the field bytes was moved, not left for Check to refuse")
+		}
+	}
+}

@@ -96,6 +96,13 @@ func (st *compatState) newRequest(x *Ctx) (*compatRequest, bool) {
 	r.Header = header(hr, sub, vals, hdr, fs.pragma)
 	if h2 {
 		h2Header(r.Header, fs)
+		if p := x.ConnectProtocol(); p != nil {
+			// An extended CONNECT, as net/http's HTTP/2 server shows one.
+			if r.Header == nil {
+				r.Header = http.Header{}
+			}
+			r.Header[":protocol"] = []string{string(p)}
+		}
 	}
 	r.Host = rq.url.Host
 	if r.Host == "" {

@@ -127,17 +127,19 @@ func (rw *compatResponse) FlushError() error {
 	return w.flush()
 }
 
-// ReadFrom copies src into the body. When src is a file (or a socket) and
-// the response has a declared Content-Length, the body goes out with the
-// connection's ReadFrom (sendfile or splice) after the head, once the
-// first bytes went through Write (nothing is committed for an empty
-// source); anything else goes through Write, so a small body still gets a
-// Content-Length. No lock is held while src is read: src may be the
+// ReadFrom copies src into the body. When src is a file and the response
+// has a declared Content-Length, the body goes out through the exchange as
+// Ctx.SendFile sends one (sendfile on a plain TCP connection) after the
+// head, once the first bytes went through Write (nothing is committed for
+// an empty source), and the file's offset is moved past what was sent, as
+// io.Copy would; anything else goes through Write, so a small body still
+// gets a Content-Length. No lock is held while src is read: src may be the
 // request body. While a file's first bytes are read and while it is sent,
 // the request does not end (see readUnlocked): a goroutine the handler left
 // copying a file when it returned finishes the response.
 func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
-	if !sendfileSource(src) {
+	f, outer := fileSource(src)
+	if f == nil {
 		return rw.copyFrom(src)
 	}
 	w := rw.lock()
@@ -177,68 +179,59 @@ func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
 			return n, err
 		}
 	}
-	rf, ok := w.sendfileTarget()
-	if !ok {
+	if !w.sendsFile() {
 		rw.unlock()
 		m, err := rw.copyFrom(src)
 		return n + m, err
 	}
-	x := w.x
-	r := &x.resp
-	c := x.conn
+	r := &w.x.resp
 	if !r.committed {
 		w.commit(true, nil)
 	}
-	err := c.flush()
 	remaining := r.clen - r.written
-	if err == nil {
-		c.armWrite()
-	}
-	// Only this goroutine writes the response: the socket is ours until
-	// the next engine write, which needs the lock and waits for sending
-	// (compatResponse.lock, compatWriter.waitSend). Go's sendfile unwraps
-	// one io.LimitedReader only: a caller's (io.CopyN, http.ServeContent)
-	// is replaced by ours, with the smaller of the two limits, and its N
-	// is brought up to date afterwards.
-	outer, _ := src.(*io.LimitedReader)
 	if outer != nil {
-		src, remaining = outer.R, min(remaining, outer.N)
+		remaining = min(remaining, outer.N)
 	}
-	if err != nil {
+	if remaining <= 0 {
 		rw.unlock()
-		return n, err
+		return n, nil
 	}
-	w.lr = io.LimitedReader{R: src, N: remaining}
-	m, err := w.send(rf)
+	// A file that cannot seek (a pipe) is read as it comes and copied
+	// through the exchange, through the connection's ReadFrom buffer.
+	var buf []byte
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		off, buf = -1, w.takeCopyBuf()
+	}
+	// Only this goroutine writes the response: the exchange is ours
+	// until the next engine write, which needs the lock and waits for
+	// sending (compatResponse.lock, compatWriter.waitSend).
+	m, err := w.sendUnlocked(f, off, remaining, buf)
+	if buf != nil {
+		w.st.copyBuf = buf
+	}
 	if outer != nil {
 		outer.N -= m
 	}
-	return n + m, err
-}
-
-// send sends w.lr with rf, without the lock (sendUnlocked), which it is
-// called with and returns without.
-func (w *compatWriter) send(rf io.ReaderFrom) (int64, error) {
-	m, err := w.sendUnlocked(rf)
-	w.lr.R = nil
-	w.x.resp.written += m
+	r.written += m
 	if c := w.x.conn; err != nil && c.werr == nil {
 		// The head is out and the body is short: the connection cannot
 		// be reused.
 		c.closeAfter = true
 	}
-	w.cx.unlock()
-	return m, err
+	rw.unlock()
+	return n + m, err
 }
 
-// readUnlocked and sendUnlocked read src into buf (io.ReadFull) and send
-// w.lr with rf with the request's lock released, which they are called
-// with and hold again when they return. Meanwhile the writer is sending:
-// the request does not end (waitSend), so that a goroutine the handler left
-// reading a file or sending it when ServeHTTP returned finishes the
-// response, and no other call uses the writer (compatResponse.lock), so
-// that buf may be the writer's own. Should the read panic, the writer
-// stops sending without the lock, so that the request can still end.
+// readUnlocked reads src into buf (io.ReadFull) and sendUnlocked sends n
+// bytes of f from off through the exchange, with the request's lock
+// released, which they are called with and hold again when they return.
+// Meanwhile the writer is sending: the request does not end (waitSend), so
+// that a goroutine the handler left reading a file or sending it when
+// ServeHTTP returned finishes the response, and no other call uses the
+// writer (compatResponse.lock), so that buf may be the writer's own.
+// Should the read panic, the writer stops sending without the lock, so
+// that the request can still end.
 func (w *compatWriter) readUnlocked(src io.Reader, buf []byte) (int, error) {
 	w.startSending()
 	defer w.stopSending()
@@ -248,13 +241,54 @@ func (w *compatWriter) readUnlocked(src io.Reader, buf []byte) (int, error) {
 	return n, err
 }
 
-func (w *compatWriter) sendUnlocked(rf io.ReaderFrom) (int64, error) {
+func (w *compatWriter) sendUnlocked(f *os.File, off, n int64, buf []byte) (int64, error) {
+	ex := w.x.conn.ex
 	w.startSending()
 	defer w.stopSending()
-	m, err := rf.ReadFrom(&w.lr)
+	var m int64
+	var err error
+	if off >= 0 {
+		// sendsFile: the exchange takes files; f's offset is moved past
+		// what was sent, as a read would have.
+		m, _, err = ex.sendFile(f, off, n)
+		if _, serr := f.Seek(off+m, io.SeekStart); err == nil {
+			err = serr
+		}
+	} else {
+		m, err = copyToExchange(ex, f, n, buf)
+	}
 	w.cx.lock()
 	w.endSending()
 	return m, err
+}
+
+// copyToExchange sends at most n bytes read from src, through buf, as
+// body bytes after what is buffered, each read's at once (src may be a
+// pipe whose writer waits for what it wrote before to arrive).
+func copyToExchange(ex exchange, src io.Reader, n int64, buf []byte) (int64, error) {
+	if err := ex.flush(); err != nil {
+		return 0, err
+	}
+	var sent int64
+	for sent < n {
+		k, rerr := src.Read(buf[:min(n-sent, int64(len(buf)))])
+		if k > 0 {
+			if err := ex.writeBody(buf[:k]); err != nil {
+				return sent, err
+			}
+			if err := ex.flush(); err != nil {
+				return sent, err
+			}
+			sent += int64(k)
+		}
+		if rerr == io.EOF {
+			return sent, nil
+		}
+		if rerr != nil {
+			return sent, rerr
+		}
+	}
+	return sent, nil
 }
 
 // startSending marks the writer sending and releases the lock.
@@ -339,43 +373,36 @@ func (w *compatWriter) takeCopyBuf() []byte {
 	return buf
 }
 
-// sendfileSource reports whether src is something the kernel can copy
-// from: a file or a socket, possibly behind an io.LimitedReader.
-func sendfileSource(src io.Reader) bool {
+// fileSource returns the file src reads, itself or behind an
+// io.LimitedReader (io.CopyN, http.ServeContent: outer), or nil.
+func fileSource(src io.Reader) (f *os.File, outer *io.LimitedReader) {
 	if lr, ok := src.(*io.LimitedReader); ok {
-		src = lr.R
+		outer, src = lr, lr.R
 	}
-	switch src.(type) {
-	case *os.File, *net.TCPConn:
-		return true
+	if f, ok := src.(*os.File); ok {
+		return f, outer
 	}
-	return false
+	return nil, nil
 }
 
-// sendfileTarget reports whether the body can be sent with the socket's
-// ReadFrom: a declared Content-Length, a body to send and a TCP
-// connection. ReadFrom calls it once the status is set, with the lock
-// held.
-func (w *compatWriter) sendfileTarget() (io.ReaderFrom, bool) {
+// sendsFile reports whether the body's rest can be sent as a file through
+// the exchange (exchange.sendFile): a declared Content-Length, a body to
+// send and a transport that takes files. ReadFrom calls it once the
+// status is set, with the lock held.
+func (w *compatWriter) sendsFile() bool {
 	if w.hijacked || !w.wroteHeader {
-		return nil, false
+		return false
 	}
 	r := &w.x.resp
-	c := w.x.conn
-	if r.clen < 0 || r.head || !h1.BodyAllowed(w.status) || c.ex.abilities()&canSendfile == 0 {
-		return nil, false
-	}
-	// The exchange is the HTTP/1.1 connection on a socket.
-	if rf, ok := c.elReaderFrom(); ok {
-		return rf, true // the event loop's socket: sendfile too
-	}
-	rf, ok := tcpConnOf(c.nc) // also under the PROXY protocol (proxy.go)
-	return rf, ok
+	return r.clen >= 0 && !r.head && h1.BodyAllowed(w.status) && w.x.conn.ex.abilities()&canSendfile != 0
 }
 
 // Hijack hands the connection to the handler, after sending the head it
 // has written (a 101 Switching Protocols, say). The returned reader holds
-// any bytes the server had already read past the request head.
+// any bytes the server had already read past the request head. Over
+// HTTP/2 and HTTP/3 only a CONNECT stream can be hijacked (Ctx.Hijack):
+// its head (200 unless written) goes out and the stream is the
+// connection.
 func (rw *compatResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	w := rw.lock()
 	if w == nil {
@@ -386,10 +413,14 @@ func (rw *compatResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, http.ErrHijacked
 	}
 	x := w.x
-	if x.conn.ex.abilities()&canHijack == 0 {
+	tunnel := x.conn.ex.abilities()&canHijack == 0 && string(x.req.Method) == http.MethodConnect
+	if x.conn.ex.abilities()&canHijack == 0 && !tunnel {
 		// An HTTP/2 stream: net/http's ResponseWriter there is no
 		// http.Hijacker, which ResponseController reports so.
 		return nil, nil, http.ErrNotSupported
+	}
+	if tunnel && !w.wroteHeader {
+		w.writeHeader(http.StatusOK) // a CONNECT stream's tunnel opens with a 2xx head
 	}
 	if w.wroteHeader && !x.resp.committed {
 		w.commit(true, nil)

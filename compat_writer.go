@@ -68,11 +68,10 @@ type compatWriter struct {
 	cleanStream bool
 
 	keys     []string // scratch for sorting header keys
-	lr       io.LimitedReader
 	sniffBuf [sniffLen]byte
 
-	// sending: a ReadFrom is reading a file or sending it with the
-	// socket's ReadFrom (sendfile) without the lock (readUnlocked,
+	// sending: a ReadFrom is reading a file or sending it through the
+	// exchange (sendfile) without the lock (readUnlocked,
 	// sendUnlocked). The request does not end before it is done
 	// (waitSend): a goroutine the handler left copying a file when it
 	// returned finishes this response, and its bytes never reach the
@@ -180,7 +179,7 @@ func (w *compatWriter) writeInformational(code int) {
 			}
 		}
 	}
-	c.ex.writeInformational(x, code)
+	x.writeInformational(code)
 	r.hdr.reset()
 }
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/riptide-http/riptide/h1"
 	"github.com/riptide-http/riptide/internal/clock"
-	"github.com/riptide-http/riptide/internal/h2"
 	"github.com/riptide-http/riptide/internal/netx"
 	"github.com/riptide-http/riptide/internal/reqhead"
+	"github.com/riptide-http/riptide/internal/takeover"
 )
 
 // conn is the per-connection engine state. It is pooled: a connection's
@@ -40,9 +40,9 @@ type conn struct {
 	// ex is the exchange the Ctx serves (exchange.go): c itself, or the
 	// HTTP/2 stream it serves (nc is then nil).
 	ex exchange
-	// h2fields is the response head of an HTTP/2 stream, reused
-	// (h2ctx.go).
-	h2fields []h2.Field
+	// tunnel is the CONNECT stream the handler took over (tunnel.go):
+	// serveStream waits for it to close after the handler.
+	tunnel *streamTunnel
 	// addrOf and laddrOf are the connections remoteAddrString and
 	// localAddr last kept addrStr and laddr for (kept across putConn: the
 	// event loop releases a conn between two requests of one connection;
@@ -80,15 +80,24 @@ type conn struct {
 	// state is a ConnState, read by Shutdown.
 	state atomic.Int32
 
-	rbuf       []byte
-	r, w, pin  int
-	wbuf       []byte
-	werr       error // sticky: the connection is broken for writing
-	closeAfter bool  // close once the current response is out
-	hijacked   bool
-	h2up       bool // hijacked by an h2c upgrade: the request is stream 1 of the HTTP/2 connection
-	untracked  bool // untrack ran: the server no longer counts c
-	nreq       int
+	rbuf      []byte
+	r, w, pin int
+	wbuf      []byte
+	werr      error // sticky: the connection is broken for writing
+	// The response being written (HTTP/1.1, h1exchange.go): where it
+	// starts in wbuf (so that a panic before anything of it was sent can
+	// cut it off), whether bytes of it reached the socket, whether its
+	// body is chunked.
+	wmark         int
+	sent, chunked bool
+	closeAfter    bool // close once the current response is out
+	hijacked      bool
+	h2up          bool // hijacked by an h2c upgrade: the request is stream 1 of the HTTP/2 connection
+	// handover: hijacked by another protocol that serves the connection on
+	// the event loop once the handler returns (takeover_linux.go).
+	handover  takeover.Proto
+	untracked bool // untrack ran: the server no longer counts c
+	nreq      int
 
 	// head is the current request's head as the protocol's fill left it
 	// (reqhead): method first, in rbuf[:pin], for the compat door.
@@ -240,7 +249,7 @@ func putConn(c *conn) {
 	c.head = reqhead.Head{}
 	c.wbuf = c.wbuf[:0]
 	c.werr, c.closeAfter, c.hijacked, c.nreq, c.linger, c.untracked = nil, false, false, 0, false, false
-	c.h2up = false
+	c.h2up, c.handover = false, nil
 	c.rkind, c.wkind = dlNone, dlNone
 	c.ctx.req.Reset()
 	c.ctx.resetResponse()
@@ -271,6 +280,10 @@ func (c *conn) serveHTTP1() {
 		c.serveRequest()
 		c.statRequestDone()
 		if c.hijacked {
+			if c.handover != nil {
+				c.serveHandover() // takeover_linux.go
+				return
+			}
 			c.setState(StateHijacked)
 			c.untrack()
 			putConn(c)
@@ -524,9 +537,7 @@ func (c *conn) flush() error {
 	n, err := c.nc.Write(c.wbuf)
 	c.nout += uint64(n)
 	c.wbuf = c.wbuf[:0]
-	if c.ctx.resp.committed {
-		c.ctx.resp.sent = true
-	}
+	c.sent = true // writeHead clears it for the next response
 	if err != nil {
 		c.werr = err
 	}
@@ -544,7 +555,7 @@ func (c *conn) writeDirect(p []byte) error {
 		return err
 	}
 	c.armWrite()
-	c.ctx.resp.sent = true
+	c.sent = true
 	n, err := c.nc.Write(p)
 	c.nout += uint64(n)
 	if err != nil {
@@ -747,10 +758,10 @@ func (c *conn) handlerPanicked(v any) {
 		r.close = true
 		addField(&r.hdr, "Content-Type", "text/plain; charset=utf-8")
 		r.body = append(r.body, "500 Internal Server Error\n"...)
-	case !r.sent:
+	case !c.sent:
 		// This response is only in wbuf: cut it off so that earlier
 		// pipelined responses still go out whole, then close.
-		c.wbuf = c.wbuf[:r.wmark]
+		c.wbuf = c.wbuf[:c.wmark]
 		c.flush()
 		c.werr = errPanicked
 	default:

@@ -1,9 +1,11 @@
 package riptide
 
 import (
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestMaxConnsOneSlotPerConnectionAcrossProtocols: MaxConns is one pool
@@ -45,6 +47,52 @@ func TestMaxConnsOneSlotPerConnectionAcrossProtocols(t *testing.T) {
 			}
 			if l.Admit() {
 				t.Fatal("HTTP/3 connection admitted while a TCP connection holds the slot")
+			}
+		})
+	}
+}
+
+// TestH2CUpgradeHoldsOneSlot: a connection upgraded to HTTP/2 (h2c) is
+// admitted under MaxConns through Server.admit, as every connection is,
+// and holds exactly one slot on either engine: with MaxConns 1, one slot
+// is taken while it is open and a TCP connection is refused (503, one in
+// Stats.Refused); once it closes the slot is free again and a new
+// connection is served.
+func TestH2CUpgradeHoldsOneSlot(t *testing.T) {
+	for _, e := range []Engine{EngineGoroutine, EngineEventLoop} {
+		t.Run(e.String(), func(t *testing.T) {
+			srv := &Server{MaxConns: 1, Engine: e, HTTP2: &HTTP2Config{H2CUpgrade: true}}
+			srv, addr := startServer(t, srv, hello)
+			up := dial(t, addr)
+			up.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n" +
+				"Upgrade: h2c\r\nHTTP2-Settings: \r\n\r\n")
+			res, err := http.ReadResponse(up.br, nil)
+			if err != nil || res.StatusCode != http.StatusSwitchingProtocols {
+				t.Fatalf("upgrade: %v %v, want 101", res, err)
+			}
+			up.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00") // preface, SETTINGS
+			if n := srv.nconns.Load(); n != 1 {
+				t.Fatalf("%d MaxConns slots taken with one upgraded connection open, want 1", n)
+			}
+			rc := dial(t, addr)
+			rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			if res, _ := rc.resp("GET"); res.StatusCode != 503 {
+				t.Fatalf("TCP connection while the upgraded one holds the slot: %d, want 503", res.StatusCode)
+			}
+			var st Stats
+			if srv.Stats(&st); st.Refused != 1 {
+				t.Fatalf("Stats.Refused = %d, want 1", st.Refused)
+			}
+			up.nc.Close()
+			for deadline := time.Now().Add(20 * time.Second); srv.nconns.Load() != 0; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d slots still taken after the upgraded connection closed, want 0", srv.nconns.Load())
+				}
+			}
+			rc = dial(t, addr)
+			rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			if res, _ := rc.resp("GET"); res.StatusCode != 200 {
+				t.Fatalf("TCP connection after the upgraded one closed: %d, want 200", res.StatusCode)
 			}
 		})
 	}

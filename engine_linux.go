@@ -4,7 +4,6 @@ package riptide
 
 import (
 	"crypto/tls"
-	"io"
 	"net"
 	"os"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/riptide-http/riptide/internal/clock"
 	"github.com/riptide-http/riptide/internal/evloop"
 	"github.com/riptide-http/riptide/internal/h2"
+	"github.com/riptide-http/riptide/internal/takeover"
 	"golang.org/x/sys/unix"
 )
 
@@ -165,6 +165,10 @@ func (h *elHandler) Serve(w *evloop.Worker, ec *evloop.Conn, fresh bool) {
 	}
 	if hc, ok := ec.Saved.Proto.(*h2.Conn); ok {
 		c.resumeH2(hc) // h2park_linux.go
+		return
+	}
+	if p, ok := ec.Saved.Proto.(takeover.Proto); ok {
+		c.resumeHandover(p) // takeover_linux.go
 		return
 	}
 	c.resume()
@@ -359,7 +363,7 @@ func (c *conn) writevDirect(p []byte) error {
 	_, err := c.ec.Writev(c.iov[:])
 	c.iov = [2][]byte{}
 	c.wbuf = c.wbuf[:0]
-	c.ctx.resp.sent = true
+	c.sent = true
 	if err != nil {
 		c.werr = err
 	}
@@ -441,13 +445,4 @@ func (c *conn) elDetach() (net.Conn, bool, error) {
 	}
 	nc, err := c.ec.Detach()
 	return nc, true, err
-}
-
-// elReaderFrom is the event loop's socket as the compat door's
-// io.ReaderFrom (sendfile too).
-func (c *conn) elReaderFrom() (io.ReaderFrom, bool) {
-	if c.ec != nil {
-		return c.ec, true
-	}
-	return nil, false
 }

@@ -4,7 +4,6 @@ package riptide
 
 import (
 	"crypto/tls"
-	"io"
 	"net"
 )
 
@@ -47,4 +46,3 @@ func (c *conn) elMirrorState(ConnState)                        {}
 func (c *conn) elUntrack() bool                                { return false }
 func (c *conn) elCloseWriter() interface{ CloseWrite() error } { return nil }
 func (c *conn) elDetach() (net.Conn, bool, error)              { return nil, false, nil }
-func (c *conn) elReaderFrom() (io.ReaderFrom, bool)            { return nil, false }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -22,22 +23,34 @@ import (
 // the Ctx's home (buffers, body reader, statistics): its nc is nil, and
 // nothing but the exchange may touch the transport.
 type exchange interface {
-	// The response.
+	// The response. The Ctx applies the HTTP rules (the head decided by
+	// Ctx.outHead, body bytes admitted and counted: admitBody, the
+	// declared length, whether the response is complete); the exchange
+	// only encodes what it is given and moves the bytes, reporting a
+	// failed write as its error (the Ctx keeps it: conn.werr).
 
-	// writeHead sends the head of the committed response (decided by
-	// Ctx.outHead: the wire only encodes it) and the buffered body;
-	// streaming: the body is not complete yet.
-	writeHead(x *Ctx, h *outHead, streaming bool)
+	// writeHead sends the final head h and body, the first body bytes;
+	// end: the body is complete with them (trailers may still follow:
+	// h.trailers).
+	writeHead(h *outHead, body []byte, end bool) error
 	// writeBody sends body bytes after the head.
-	writeBody(x *Ctx, p []byte) (int, error)
+	writeBody(p []byte) error
+	// sendFile sends n bytes of f from offset as body bytes after the
+	// head with the kernel's copy (sendfile), leaving f's offset alone,
+	// and reports handled; it reports handled false, having sent
+	// nothing, where the transport cannot (TLS, a stream): the caller
+	// copies through writeBody. sent is short, with no error, when f
+	// ended first.
+	sendFile(f *os.File, offset, n int64) (sent int64, handled bool, err error)
 	// flush sends whatever is buffered.
 	flush() error
-	// endResponse completes the body (last chunk, trailers) after the
-	// handler returned.
-	endResponse(x *Ctx)
-	// writeInformational sends a 1xx response with the header set so far
-	// (x.resp.hdr, through Ctx.outHead).
-	writeInformational(x *Ctx, code int) error
+	// endStream completes the response after the body: the trailers
+	// (none when empty); with reset, as incomplete instead (a body short
+	// of its declared length, an invalid trailer), so that the client
+	// does not take it as complete.
+	endStream(trailers *headerFields, reset bool)
+	// writeInformational sends the 1xx head h at once.
+	writeInformational(h *outHead) error
 
 	// The request body, for a protocol that frames it (bodyReader's
 	// stream branch); HTTP/1.1's is framed by bodyReader on the

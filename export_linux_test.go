@@ -58,3 +58,8 @@ func (s *Server) SetH2ParkDelay(d time.Duration) { s.h2state.parkDelay = d }
 // H2Parks reports whether idle h2c connections of a test server that
 // leaves Engine at EngineAuto park on the event loop.
 func H2Parks() bool { return autoEngine == EngineEventLoop || autoEngine == EngineOnLoop }
+
+// H2TLSParks reports whether idle HTTP/2 connections over TLS of a test
+// server that leaves TLSEngine at EngineAuto park on the event loop
+// (RIPTIDE_TLS_ENGINE=eventloop, engine_test.go).
+func H2TLSParks() bool { return (&Server{}).tlsOnLoop() }

@@ -64,7 +64,9 @@ type HTTP2Config struct {
 	// how many handlers one connection can run at once (streams reset by
 	// the client still count until their handler returns, and a client
 	// that queues more than four times as many is sent GOAWAY: the rapid
-	// reset defence, CVE-2023-44487). Zero means
+	// reset defence, CVE-2023-44487). A stream whose response has ended
+	// no longer counts though its handler runs on: up to as many such
+	// handlers run beyond the limit. Zero means
 	// DefaultMaxConcurrentStreams.
 	MaxConcurrentStreams uint32
 	// MaxReadFrameSize is SETTINGS_MAX_FRAME_SIZE, the largest frame the
@@ -108,6 +110,27 @@ type HTTP2Config struct {
 	// apply to that wait); streams opened meanwhile run after it returns.
 	// Requests arriving by "Upgrade: h2c" always run on a worker.
 	InlineHandlers bool
+
+	// EnableConnectProtocol serves WebSocket (and other protocols) over
+	// HTTP/2 streams (RFC 8441) and HTTP/3 streams (RFC 9220): the server
+	// sends SETTINGS_ENABLE_CONNECT_PROTOCOL and accepts extended CONNECT
+	// requests (:method CONNECT with :protocol, :scheme, :path and
+	// :authority), which reach the Handler as method CONNECT with the
+	// :path as target and Ctx.ConnectProtocol (or, on the compat door, the
+	// ":protocol" header, as net/http sets it) naming the protocol. A
+	// handler takes the stream over with Ctx.Hijack, after which it is a
+	// byte stream both ways (websocket.Upgrade and websocket.Accept do
+	// this). Off by default, a request with :protocol is malformed
+	// (RST_STREAM PROTOCOL_ERROR).
+	//
+	// Turn it on only when every route of the origin can answer an
+	// extended CONNECT (golang/go#71128): a browser that sees the setting
+	// opens every WebSocket to this origin over HTTP/2 (over the
+	// connection it already has), never over HTTP/1.1. A route that
+	// cannot serve one must answer a non-2xx status (websocket.Upgrade
+	// answers 501 off its paths, a router 404 or 405); the browser then
+	// reports the WebSocket as failed rather than retrying over HTTP/1.1.
+	EnableConnectProtocol bool
 }
 
 // DefaultMaxConcurrentStreams is the default SETTINGS_MAX_CONCURRENT_STREAMS.
@@ -173,6 +196,7 @@ func (s *Server) h2() *h2State {
 			ParkDelay:                     st.parkDelay,
 			Resets:                        &s.stats.h2Resets,
 			ClientResets:                  &s.stats.h2ClientResets,
+			EnableConnectProtocol:         cfg.EnableConnectProtocol,
 		}
 		st.cfg.Handler = &h2Door{srv: s}
 		if _, compat := s.Handler.(compatHandler); !compat {

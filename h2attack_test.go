@@ -61,7 +61,7 @@ func newH2Attacker(t testing.TB, in *h2Instance, readBuf int) *h2Attacker {
 		select {
 		case <-parked:
 		case <-time.After(h2AttackBound):
-			t.Fatal("the idle h2c connection never parked on the event loop")
+			t.Fatalf("the idle HTTP/2 connection (%s) never parked on the event loop", in.mode())
 		}
 	}
 	return a

@@ -16,6 +16,7 @@ package riptide
 import (
 	"crypto/tls"
 	"net"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -64,36 +65,20 @@ func (e *h2Exchange) fillRequest(c *conn) int {
 	return code
 }
 
-// writeHead sends the HEADERS for the committed response, with the
-// buffered body in the same batch; a complete body without trailers ends
-// the stream with it.
-func (e *h2Exchange) writeHead(x *Ctx, oh *outHead, streaming bool) {
-	r := &x.resp
-	c := x.conn
-	body := x.takeBody()
-	// Trailers set so far: more may come while streaming. A body shorter
-	// than declared does not end the stream: endResponse resets it.
-	end := !streaming && r.trl.len() == 0 && (r.clen < 0 || r.noBody || int64(len(body)) == r.clen)
-	h := e.head(c, oh)
-	if end && len(body) == 0 {
-		body = nil
-	} else {
-		r.written += int64(len(body))
-	}
-	if err := e.st().WriteHead(&h, body, end); err != nil {
-		c.werr = err
-	}
-	// The stream copied the body: lend the buffer out until the next
-	// write that buffers, if any.
-	c.giveBody()
+// writeHead sends the HEADERS, with the first body bytes in the same
+// batch; a complete body without trailers ends the stream with it.
+func (e *h2Exchange) writeHead(oh *outHead, body []byte, end bool) error {
+	h := e.head(oh)
+	return e.st().WriteHead(&h, body, end && !oh.trailers)
 }
 
 // head encodes oh as the stream's head: its fields as views of the Ctx's
 // buffers, the Content-Length apart (an unknown length ends with the
 // stream).
-func (e *h2Exchange) head(c *conn, oh *outHead) h2.Head {
-	c.h2fields = appendHeadFields(c.h2fields[:0], oh, c.srv.Name, h2Field)
-	h := h2.Head{Status: oh.status, ContentLength: -1, Fields: c.h2fields}
+func (e *h2Exchange) head(oh *outHead) h2.Head {
+	fs := e.st().FieldBuf()
+	*fs = appendHeadFields((*fs)[:0], oh, h2Field)
+	h := h2.Head{Status: oh.status, ContentLength: -1, Fields: *fs}
 	if oh.mode == h1.BodyLength {
 		h.ContentLength = oh.length
 	}
@@ -104,45 +89,34 @@ func h2Field(name, value string, view bool) h2.Field {
 	return h2.Field{Name: name, Value: value, View: view}
 }
 
-// writeBody sends body bytes after the head.
-func (e *h2Exchange) writeBody(x *Ctx, p []byte) (int, error) {
-	c := x.conn
-	if send, n, err := x.admitBody(p, c.werr); !send {
-		return n, err
-	}
-	if err := e.st().WriteData(p, false); err != nil {
-		c.werr = err
-		return 0, err
-	}
-	return len(p), nil
-}
+// writeBody sends body bytes after the head as DATA.
+func (e *h2Exchange) writeBody(p []byte) error { return e.st().WriteData(p, false) }
+
+// sendFile: a file goes as DATA frames, copied (writeBody).
+func (e *h2Exchange) sendFile(*os.File, int64, int64) (int64, bool, error) { return 0, false, nil }
 
 // flush has nothing to do: body bytes are queued as they are written, and
 // the connection's writer sends them.
 func (e *h2Exchange) flush() error { return e.st().Err() }
 
-// endResponse ends the stream after the handler: trailers, or an empty
-// DATA frame with END_STREAM. A body shorter than its declared length, or
-// an invalid trailer, resets the stream instead, so that the client does
-// not take the response as complete.
-func (e *h2Exchange) endResponse(x *Ctx) {
-	r := &x.resp
+// endStream ends the stream: trailers, or an empty DATA frame with
+// END_STREAM; or resets it.
+func (e *h2Exchange) endStream(trl *headerFields, reset bool) {
 	switch {
-	case r.badTrailer || x.bodyShort():
+	case reset:
 		e.st().Reset()
-	case r.trl.len() == 0:
+	case trl.len() == 0:
 		_ = e.st().EndStream()
 	default:
-		c := x.conn
-		c.h2fields = appendFields(c.h2fields[:0], &r.trl, true, h2Field)
-		_ = e.st().WriteTrailers(c.h2fields)
+		fs := e.st().FieldBuf()
+		*fs = appendFields((*fs)[:0], trl, true, h2Field)
+		_ = e.st().WriteTrailers(*fs)
 	}
 }
 
-// writeInformational sends a 1xx response.
-func (e *h2Exchange) writeInformational(x *Ctx, code int) error {
-	oh := x.outHead(code, true, 0)
-	h := e.head(x.conn, &oh)
+// writeInformational sends a 1xx head.
+func (e *h2Exchange) writeInformational(oh *outHead) error {
+	h := e.head(oh)
 	return e.st().WriteHead(&h, nil, false)
 }
 

@@ -71,17 +71,7 @@ func h2IdleRounds(t *testing.T, conns int, check func(t *testing.T, door string,
 	if lim := raiseNoFile(t, uint64(2*conns+200)); lim < uint64(2*conns+100) {
 		t.Skipf("RLIMIT_NOFILE %d is too low for %d connections", lim, conns)
 	}
-	var req bytes.Buffer
-	req.WriteString(http2.ClientPreface)
-	fr := http2.NewFramer(&req, nil)
-	fr.WriteSettings()
-	var hb bytes.Buffer
-	enc := hpack.NewEncoder(&hb)
-	for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":authority", "localhost"}, {":path", "/"}} {
-		enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
-	}
-	fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: hb.Bytes(), EndStream: true, EndHeaders: true})
-	fr.WriteSettingsAck()
+	req := h2GetRequest("http")
 
 	// prevGone is closed once the previous subtest's server has been
 	// collected: until then its pooled conns (37 KiB each) may still be
@@ -129,7 +119,7 @@ func h2IdleRounds(t *testing.T, conns int, check func(t *testing.T, door string,
 					}
 					cs = append(cs, c)
 					_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-					if _, err := c.Write(req.Bytes()); err != nil {
+					if _, err := c.Write(req); err != nil {
 						t.Fatal(err)
 					}
 					for got := 0; !bytes.Contains(buf[:got], []byte(h2HelloBody)); {
@@ -178,6 +168,24 @@ func h2IdleRounds(t *testing.T, conns int, check func(t *testing.T, door string,
 			check(t, door.name, cost)
 		})
 	}
+}
+
+// h2GetRequest is what a client opening an HTTP/2 connection sends for one
+// GET / (:scheme scheme): the preface, an empty SETTINGS, the request's
+// HEADERS on stream 1 and the acknowledgement of the server's SETTINGS.
+func h2GetRequest(scheme string) []byte {
+	var req bytes.Buffer
+	req.WriteString(http2.ClientPreface)
+	fr := http2.NewFramer(&req, nil)
+	fr.WriteSettings()
+	var hb bytes.Buffer
+	enc := hpack.NewEncoder(&hb)
+	for _, f := range [][2]string{{":method", "GET"}, {":scheme", scheme}, {":authority", "localhost"}, {":path", "/"}} {
+		enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+	}
+	fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: hb.Bytes(), EndStream: true, EndHeaders: true})
+	fr.WriteSettingsAck()
+	return req.Bytes()
 }
 
 // settledCost is settledHeap with the goroutine stacks in use and the

@@ -34,13 +34,18 @@ func (p *elH2Parker) Wake() { p.ec().Wake() }
 // (StateActive, mirrored at runH2's start) as the protocol the loop's
 // worker resumes, and never closed without one (evloop.Saved.Proto).
 func (p *elH2Parker) Park(hc *h2.Conn) bool {
-	ec := p.ec()
+	return parkH2(p.ec(), evloop.Saved{Proto: hc})
+}
+
+// parkH2 hands ec, whose HTTP/2 connection sv.Proto has gone quiet, to
+// its loop (see elH2Parker.Park); false when it became readable meanwhile.
+func parkH2(ec *evloop.Conn, sv evloop.Saved) bool {
 	hook := h2ParkHook.Load() // nil but in tests that watch for parks
 	var client net.Addr
 	if hook != nil {
 		client = ec.RemoteAddr() // before: after Park, ec may be another worker's
 	}
-	if !ec.Park(evloop.Saved{Proto: hc}, nil) {
+	if !ec.Park(sv, nil) {
 		return false
 	}
 	if hook != nil {
@@ -54,14 +59,22 @@ func (p *elH2Parker) Park(hc *h2.Conn) bool {
 var h2ParkHook atomic.Pointer[func(client net.Addr)]
 
 // elH2 serves c's socket, on the event loop, as an HTTP/2 connection that
-// parks while idle; it reports false, doing nothing, off the event loop
-// (the goroutine engine, TLS), where runH2 serves it on c's goroutine.
+// parks while idle: h2c, or TLS with the event loop's TLS engine
+// (tlsH2Parker, h2tlspark_linux.go). It reports false, doing nothing, off
+// the event loop (the goroutine engine, TLS on the goroutine engine),
+// where runH2 serves it on c's goroutine.
 func (c *conn) elH2(rest []byte, sawPreface bool) bool {
-	if c.ec == nil || c.nc != net.Conn(c.ec) {
+	var p h2.Parker
+	switch {
+	case c.tl != nil && c.tl.det == nil && c.nc == net.Conn(c.tl.tc):
+		p = (*tlsH2Parker)(c.tl)
+	case c.ec != nil && c.nc == net.Conn(c.ec):
+		p = (*elH2Parker)(c.ec)
+	default:
 		return false
 	}
 	hc := c.srv.h2Conn(c.nc, rest)
-	hc.UseParker((*elH2Parker)(c.ec))
+	hc.UseParker(p)
 	c.h2Served(hc, hc.Serve(sawPreface, nil))
 	return true
 }
@@ -69,8 +82,9 @@ func (c *conn) elH2(rest []byte, sawPreface bool) bool {
 // resumeH2 serves a parked HTTP/2 connection again, on the worker its
 // loop handed it to (c is the worker's conn, attached to it).
 func (c *conn) resumeH2(hc *h2.Conn) {
-	c.ec.Saved.Proto = nil
-	c.state.Store(c.ec.Status.Load())
+	ec := c.loopConn()
+	ec.Saved.Proto = nil
+	c.state.Store(ec.Status.Load())
 	c.h2Served(hc, hc.Resume())
 }
 

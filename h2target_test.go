@@ -261,9 +261,10 @@ type h2Instance struct {
 	addr string // 127.0.0.1:port
 	tls  bool
 	app  *h2App
-	// parks: riptide serving h2c on the event loop, where an idle
-	// connection parks; newH2Attacker then waits until its connection
-	// has parked, so that every attack starts on a parked connection.
+	// parks: riptide serving h2c, or TLS with RIPTIDE_TLS_ENGINE=eventloop,
+	// on the event loop, where an idle connection parks; newH2Attacker
+	// then waits until its connection has parked, so that every attack
+	// starts on a parked connection.
 	parks bool
 }
 
@@ -277,7 +278,7 @@ func startH2(t testing.TB, target h2Target, useTLS bool) *h2Instance {
 	}
 	app := &h2App{gate: make(chan int64, 1<<12), hold: make(chan struct{})}
 	addr := target.serve(t, tlsConf, app)
-	parks := !useTLS && target.name != "net-http" && riptide.H2Parks()
+	parks := target.name != "net-http" && (!useTLS && riptide.H2Parks() || useTLS && riptide.H2TLSParks())
 	return &h2Instance{name: target.name, addr: addr, tls: useTLS, app: app, parks: parks}
 }
 

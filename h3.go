@@ -234,6 +234,9 @@ func (s *Server) ListenQUIC(o QUICOptions) (*QUICListener, error) {
 		Allow0RTT:         o.Allow0RTT,
 		Wait0RTT:          o.Wait0RTT,
 	}
+	if s.HTTP2 != nil && s.HTTP2.EnableConnectProtocol {
+		cfg.EnableConnectProtocol = true // RFC 9220: the same switch as RFC 8441's
+	}
 	if cfg.MaxStreams <= 0 && s.HTTP2 != nil && s.HTTP2.MaxConcurrentStreams > 0 {
 		cfg.MaxStreams = int(s.HTTP2.MaxConcurrentStreams)
 	}
@@ -458,9 +461,16 @@ func (ex *h3Stream) hasBody(req *h1.Request) bool {
 func (ex *h3Stream) failed() { ex.st.Reset(h3.CodeInternalError) }
 
 // fillRequest builds the request head into c (fillH3Request); the
-// engine refused a header section over its size limit before.
+// engine refused a header section over its size limit before. The
+// stream's field buffers go back to the engine's pool then: the Ctx has
+// its copy, and a handler that waits holds none of them.
 func (ex *h3Stream) fillRequest(c *conn) int {
-	if c.fillH3Request(ex.st) != nil {
+	err := c.fillH3Request(ex.st)
+	if p := ex.st.Head().Protocol; p != nil {
+		ex.proto = append(ex.proto[:0], p...) // the head's bytes go back below
+	}
+	ex.st.ReleaseHead()
+	if err != nil {
 		return 400 // the engine built the same head before: not reached
 	}
 	return 0
@@ -469,7 +479,8 @@ func (ex *h3Stream) fillRequest(c *conn) int {
 // fillH3Request builds the request head into the Ctx from the stream's
 // decoded fields (the codec's RequestHead.Build), then copies the bytes it
 // refers to into c.rbuf as an HTTP/1.1 head lies there, method first: the
-// compat door makes the *http.Request's strings from that one region. The
+// compat door makes the *http.Request's strings from that one region,
+// once reqhead.Check has found every view of the request inside it. The
 // target comes next, then the Host (the :authority, which no field holds),
 // then the decoded fields.
 func (c *conn) fillH3Request(st *h3srv.Stream) error {
@@ -477,13 +488,24 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 	if err := st.Head().Build(req); err != nil {
 		return err
 	}
-	fb := st.FieldBytes()
+	c.head, c.rbuf = copyH3Head(req, st.FieldBytes(), c.rbuf)
+	c.r, c.w, c.pin = 0, 0, len(c.head.Bytes())
+	return nil
+}
+
+// copyH3Head copies the request head req views (its method, target and
+// Host, and fb, the decoded field bytes its fields are views of) into buf
+// (grown when too small, and returned), and points req at the copy. A
+// view that is not of those bytes is left where it is: the head's Check
+// then refuses the request (the compat door's one check), with nothing
+// taken from bytes that are not the head's.
+func copyH3Head(req *h1.Request, fb, buf []byte) (reqhead.Head, []byte) {
 	method, target, host := req.Method, req.Target, req.Host
 	need := len(method) + len(target) + len(host) + len(fb)
-	if len(c.rbuf) < need {
-		c.rbuf = make([]byte, need) // putConn gives back an unusually large one
+	if len(buf) < need {
+		buf = make([]byte, need) // putConn gives back an unusually large one
 	}
-	b := c.rbuf
+	b := buf
 	n := copy(b, method)
 	tOff := n
 	n += copy(b[n:], target)
@@ -491,7 +513,6 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 	n += copy(b[n:], host)
 	fOff := n
 	copy(b[n:], fb)
-	ok := true
 	// within returns part, a view of whole, as the same view of whole's
 	// copy at off.
 	within := func(whole, part []byte, off int) []byte {
@@ -503,7 +524,6 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 		}
 		i := int(uintptr(unsafe.Pointer(unsafe.SliceData(part))) - uintptr(unsafe.Pointer(unsafe.SliceData(whole))))
 		if i < 0 || i+len(part) > len(whole) {
-			ok = false // not a view of the decoded fields: not reached
 			return part
 		}
 		i += off
@@ -519,15 +539,8 @@ func (c *conn) fillH3Request(st *h3srv.Stream) error {
 		h := &req.Headers[i]
 		h.Name, h.Value = within(fb, h.Name, fOff), within(fb, h.Value, fOff)
 	}
-	if !ok {
-		return errH3Head
-	}
-	c.head = reqhead.Of(b[:need])
-	c.r, c.w, c.pin = 0, 0, need
-	return nil
+	return reqhead.Of(b[:need]), buf
 }
-
-var errH3Head = errors.New("riptide: HTTP/3 request head outside its field buffer")
 
 // requestDone sends GOAWAY after a request when draining: a connection
 // that arrived while draining has its first request answered (as HTTP/2's
@@ -546,6 +559,10 @@ type h3Stream struct {
 
 	fields []h1.Header // the head being sent, reused
 	clen   [20]byte    // the Content-Length value
+	rest   int64       // body bytes still to send of a declared length, -1 for none
+	// proto: an extended CONNECT's :protocol (RFC 9220), copied before
+	// the engine's head buffers are released; empty for other requests.
+	proto []byte
 
 	// mu orders closeBody, which may come from any goroutine (a compat
 	// handler's Request.Body), with the end of the stream (end). Body
@@ -572,49 +589,47 @@ func (ex *h3Stream) end() {
 	ex.mu.Unlock()
 	clear(ex.fields)
 	ex.fields = ex.fields[:0]
+	ex.proto = ex.proto[:0]
 }
 
-// writeHead sends the committed response's head, with the buffered body
-// in the same write when it fits (the engine keeps the head pending until
-// the first DATA, Flush or the end).
-func (ex *h3Stream) writeHead(x *Ctx, oh *outHead, streaming bool) {
-	r := &x.resp
-	c := x.conn
-	body := x.takeBody()
-	r.sent = true
+// writeHead sends the head, with the first body bytes in the same write
+// when they fit (the engine keeps the head pending until the first DATA,
+// Flush or the end).
+func (ex *h3Stream) writeHead(oh *outHead, body []byte, end bool) error {
+	ex.rest = -1
+	if oh.mode == h1.BodyLength {
+		ex.rest = oh.length
+	}
 	err := ex.st.WriteHeaders(oh.status, ex.head(oh))
-	if err == nil && len(body) > 0 {
-		r.written += int64(len(body))
-		if size := dataSize(r, len(body)); !streaming && size == uint64(len(body)) {
-			// Committed at the end (finish): endResponse follows, and
-			// the trailers or FIN leave in the same write.
-			_, err = ex.st.WriteLastData(body)
-		} else {
-			_, err = ex.st.WriteDataSized(body, size)
-		}
+	if err != nil || len(body) == 0 {
+		return err
 	}
-	if err != nil {
-		c.werr = err
+	if size := ex.dataSize(len(body)); !end || size != uint64(len(body)) {
+		_, err = ex.st.WriteDataSized(body, size)
+		return err
 	}
-	// The stream copied the head and the body: lend the buffer out until
-	// the next write that buffers, if any.
-	c.giveBody()
+	// Complete: the trailers or the FIN (endStream) leave in the same
+	// write.
+	_, err = ex.st.WriteLastData(body)
+	return err
 }
 
-// dataSize is the DATA frame size for n body bytes just counted as
-// written: with a declared Content-Length, the rest of the body from them
-// on, so that one frame header covers it however the handler writes it
-// (h3srv.Stream.WriteDataSized); otherwise n.
-func dataSize(r *response, n int) uint64 {
-	if r.clen >= 0 && r.clen >= r.written {
-		return uint64(r.clen - r.written + int64(n))
+// dataSize is the DATA frame size for the next n body bytes: with a
+// declared Content-Length, the rest of the body from them on, so that one
+// frame header covers it however the handler writes it
+// (h3srv.Stream.WriteDataSized); otherwise n. It counts them as sent.
+func (ex *h3Stream) dataSize(n int) uint64 {
+	if ex.rest < 0 {
+		return uint64(n)
 	}
-	return uint64(n)
+	size := ex.rest
+	ex.rest -= int64(n)
+	return uint64(max(size, int64(n)))
 }
 
 // head encodes oh as the stream's fields, views of the Ctx's buffers.
 func (ex *h3Stream) head(oh *outHead) []h1.Header {
-	fs := appendHeadFields(ex.fields[:0], oh, ex.hc.srv.Name, h3Field)
+	fs := appendHeadFields(ex.fields[:0], oh, h3Field)
 	if oh.mode == h1.BodyLength {
 		fs = append(fs, h1.Header{Name: h3FieldContentLength, Value: strconv.AppendInt(ex.clen[:0], oh.length, 10)})
 	}
@@ -632,42 +647,33 @@ func h3Field(name, value string, _ bool) h1.Header {
 func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // writeBody sends body bytes after the head as DATA.
-func (ex *h3Stream) writeBody(x *Ctx, p []byte) (int, error) {
-	c := x.conn
-	if send, n, err := x.admitBody(p, c.werr); !send {
-		return n, err
-	}
-	if _, err := ex.st.WriteDataSized(p, dataSize(&x.resp, len(p))); err != nil {
-		c.werr = err
-		return 0, err
-	}
-	return len(p), nil
+func (ex *h3Stream) writeBody(p []byte) error {
+	_, err := ex.st.WriteDataSized(p, ex.dataSize(len(p)))
+	return err
 }
+
+// sendFile: a file goes as DATA frames, copied (writeBody).
+func (ex *h3Stream) sendFile(*os.File, int64, int64) (int64, bool, error) { return 0, false, nil }
 
 // flush writes the pending head, if any: DATA is written as it comes.
 func (ex *h3Stream) flush() error { return ex.st.Flush() }
 
-// endResponse ends the stream after the handler: trailers, or the FIN. A
-// body shorter than its declared length, or an invalid trailer, resets
-// the stream instead, so that the client does not take the response as
-// complete.
-func (ex *h3Stream) endResponse(x *Ctx) {
-	r := &x.resp
+// endStream ends the stream: trailers, or the FIN; or resets it.
+func (ex *h3Stream) endStream(trl *headerFields, reset bool) {
 	switch {
-	case r.badTrailer || x.bodyShort():
+	case reset:
 		ex.st.Reset(h3.CodeInternalError)
-	case r.trl.len() == 0:
+	case trl.len() == 0:
 		_ = ex.st.Close()
 	default:
-		ex.fields = appendFields(ex.fields[:0], &r.trl, true, h3Field)
+		ex.fields = appendFields(ex.fields[:0], trl, true, h3Field)
 		_ = ex.st.WriteTrailers(ex.fields)
 	}
 }
 
-// writeInformational sends a 1xx response at once.
-func (ex *h3Stream) writeInformational(x *Ctx, code int) error {
-	oh := x.outHead(code, true, 0)
-	return ex.st.WriteHeaders(code, ex.head(&oh))
+// writeInformational sends a 1xx head at once.
+func (ex *h3Stream) writeInformational(oh *outHead) error {
+	return ex.st.WriteHeaders(oh.status, ex.head(oh))
 }
 
 // readBody reads the body from the stream's DATA frames, with

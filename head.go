@@ -20,36 +20,55 @@ type outHead struct {
 	// hdr holds the handler's fields (validated, the server's own ones
 	// removed: special).
 	hdr *headerFields
-	// date and server: add the server's Date and Server fields.
-	date, server bool
+	// date: add the server's Date field; server is the Server field's
+	// value to add, "" for none.
+	date   bool
+	server string
 	// altSvc is the Alt-Svc to add, nil for none.
 	altSvc *altSvc
 	// mode is the body's framing, length its Content-Length when mode is
 	// h1.BodyLength.
 	mode   h1.BodyMode
 	length int64
+	// trailers: trailer fields are set (so far, while streaming), to
+	// follow the body.
+	trailers bool
+	// close and keepAlive are the HTTP/1.1 connection's fields:
+	// "Connection: close" (the connection ends after this response, the
+	// HTTP/1.0 close-delimited body's included), or "Connection:
+	// keep-alive" for an HTTP/1.0 client whose connection stays.
+	close, keepAlive bool
 }
 
 // outHead decides the head of the response with status: interim (1xx)
 // heads carry the handler's fields only; a final one the server's fields
 // and the framing, which h1.BodyFraming decides for every protocol
 // (Framed where the protocol delimits bodies itself: an unknown length
-// ends with the stream). buffered is the body buffered so far; streaming:
-// more may follow.
+// ends with the stream), and on HTTP/1.1 whether the connection stays.
+// buffered is the body buffered so far; streaming: more may follow.
 func (x *Ctx) outHead(status int, streaming bool, buffered int) outHead {
 	r := &x.resp
 	h := outHead{status: status, hdr: &r.hdr, length: -1}
 	if status < 200 {
 		return h
 	}
-	ab := x.conn.ex.abilities()
-	h.serverFields(x.conn.srv, ab, r)
+	c := x.conn
+	ab := c.ex.abilities()
+	h.serverFields(c.srv, ab, r)
 	multiplexed := ab&multiplexed != 0
+	h.trailers = r.trl.len() > 0
 	h.mode, h.length = h1.BodyFraming(h1.Outgoing{
 		Status: status, Head: r.head, ContentLength: r.clen,
-		Complete: !streaming, Size: int64(buffered), Trailers: r.trl.len() > 0,
+		Complete: !streaming, Size: int64(buffered), Trailers: h.trailers,
 		HTTP10: !multiplexed && x.req.Minor == 0, Framed: multiplexed,
 	})
+	if !multiplexed {
+		// HTTP/1.0 cannot chunk: a body of unknown length ends when the
+		// connection does.
+		h.close = r.close || c.closeAfter || c.srv.draining.Load() || c.body.undrainable() ||
+			h.mode == h1.BodyUntilClose
+		h.keepAlive = !h.close && x.req.Minor == 0
+	}
 	return h
 }
 
@@ -60,7 +79,9 @@ func (x *Ctx) outHead(status int, streaming bool, buffered int) outHead {
 // HTTP/3); none of them where the handler set its own (r).
 func (h *outHead) serverFields(s *Server, ab ability, r *response) {
 	h.date = !r.userDate
-	h.server = s.addsServerHeader(r.userServer)
+	if s.addsServerHeader(r.userServer) {
+		h.server = s.Name
+	}
 	if ab&(onQUIC|overTLS) == overTLS && !r.userAltSvc {
 		h.altSvc = s.h3state.altSvc.Load()
 	}
@@ -92,7 +113,7 @@ func (c *conn) appendServerLines(w []byte, h *outHead) []byte {
 	if h.date {
 		w = append(w, c.date.Get()...)
 	}
-	if h.server {
+	if h.server != "" {
 		w = append(w, c.cfg.serverHeader...)
 	}
 	if h.altSvc != nil {
@@ -106,13 +127,13 @@ func (c *conn) appendServerLines(w []byte, h *outHead) []byte {
 // of the protocol's fields; view says the name and value are views of the
 // Ctx's buffers, which the encoder must copy to keep. The Content-Length
 // is the wire's to add, from h.mode and h.length.
-func appendHeadFields[F any](dst []F, h *outHead, name string, field func(name, value string, view bool) F) []F {
+func appendHeadFields[F any](dst []F, h *outHead, field func(name, value string, view bool) F) []F {
 	dst = appendFields(dst, h.hdr, false, field)
 	if h.date {
 		dst = append(dst, field("date", clock.Value(), false))
 	}
-	if h.server {
-		dst = append(dst, field("server", name, false))
+	if h.server != "" {
+		dst = append(dst, field("server", h.server, false))
 	}
 	if h.altSvc != nil {
 		dst = append(dst, field("alt-svc", h.altSvc.value, false))

@@ -16,12 +16,25 @@ import (
 // connection: the caller owns it and must close it. The Ctx stays valid
 // until the handler returns, but writing to it fails with ErrHijacked.
 // Hijacked connections are not counted by Shutdown or MaxConns.
+//
+// Over HTTP/2 and HTTP/3 only a CONNECT stream can be taken over (a plain
+// CONNECT, or an extended CONNECT with HTTP2Config.EnableConnectProtocol:
+// WebSocket over HTTP/2 and HTTP/3): the response head goes out with the
+// status set (200 by default; any other than 2xx is ErrTunnelStatus), and
+// the returned net.Conn is the stream, its reads the request's DATA and
+// its writes the response's, with the stream's flow control; Close ends
+// the stream, which is held (and counts as open) until then, even after
+// the handler returns. No bytes are returned with it. Other streams give
+// ErrHijackHTTP2 or ErrHijackHTTP3.
 func (x *Ctx) Hijack() (net.Conn, []byte, error) {
 	c := x.conn
 	if c.hijacked {
 		return nil, nil, ErrHijacked
 	}
 	if c.ex.abilities()&canHijack == 0 {
+		if se, ok := c.ex.(streamExchange); ok && string(x.req.Method) == "CONNECT" {
+			return x.hijackStream(se) // tunnel.go
+		}
 		if c.ex.abilities()&onQUIC != 0 {
 			return nil, nil, ErrHijackHTTP3
 		}

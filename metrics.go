@@ -56,6 +56,8 @@ func AppendMetrics(b []byte, st *Stats) []byte {
 	m.sample("timeouts_total", "kind", "write", to.Write)
 	m.counter("http2_streams_total", "HTTP/2 streams served.", st.H2Streams)
 	m.counter("http3_streams_total", "HTTP/3 request streams served.", st.H3Streams)
+	m.counter("http2_extended_connects_total", "HTTP/2 extended CONNECT streams (RFC 8441, WebSocket over HTTP/2) served.", st.H2ExtendedConnects)
+	m.counter("http3_extended_connects_total", "HTTP/3 extended CONNECT streams (RFC 9220, WebSocket over HTTP/3) served.", st.H3ExtendedConnects)
 	m.counter("http2_resets_total", "HTTP/2 streams reset by the server.", st.H2Resets)
 	m.counter("http2_client_resets_total", "HTTP/2 streams reset by the client.", st.H2ClientResets)
 	m.histogram("request_duration_seconds", "Request duration, from the end of the head to the end of the response.", &st.Duration)

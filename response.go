@@ -42,9 +42,6 @@ type response struct {
 	clen int64
 	// written counts body bytes accepted after commit.
 	written int64
-	// wmark is where this response starts in wbuf, so that a panic before
-	// anything of it was sent can cut it off.
-	wmark int
 
 	committed bool
 	// wrote: the handler called Write, WriteString, SendFile or Flush, so
@@ -54,9 +51,7 @@ type response struct {
 	// set header fields (see BodyFilter) while the head is not committed.
 	filtering    bool
 	inError      bool // Server.ErrorHandler is running (errors.go)
-	sent         bool // bytes of this response reached the socket
 	finished     bool
-	chunked      bool // committed with Transfer-Encoding: chunked
 	noBody       bool // HEAD, 1xx, 204, 304: body bytes are not sent
 	head         bool // the request is HEAD
 	close        bool // send Connection: close and close afterwards
@@ -79,8 +74,8 @@ func (x *Ctx) resetResponse() {
 	r.status, r.body = 0, r.body[:0]
 	r.hdr.reset()
 	r.trl.reset()
-	r.clen, r.written, r.wmark = -1, 0, 0
-	r.committed, r.sent, r.finished, r.chunked, r.noBody, r.head, r.close = false, false, false, false, false, false, false
+	r.clen, r.written = -1, 0
+	r.committed, r.finished, r.noBody, r.head, r.close = false, false, false, false, false
 	r.wrote, r.filtering, r.inError = false, false, false
 	r.badHeader, r.badTrailer, r.bodyTooLarge, r.userDate, r.userServer = false, false, false, false, false
 	r.userAltSvc, r.resetOnPanic, r.statusLogged = false, false, false
@@ -444,8 +439,27 @@ func (x *Ctx) write(p []byte) (int, error) {
 	return x.writeCommitted(p)
 }
 
-// writeCommitted sends body bytes after the head, through the exchange.
-func (x *Ctx) writeCommitted(p []byte) (int, error) { return x.conn.ex.writeBody(x, p) }
+// writeCommitted sends body bytes after the head, through the exchange,
+// once admitBody let them.
+func (x *Ctx) writeCommitted(p []byte) (int, error) {
+	c := x.conn
+	if send, n, err := x.admitBody(p, c.werr); !send {
+		return n, err
+	}
+	if err := c.ex.writeBody(p); err != nil {
+		c.failWrite(err)
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// failWrite keeps the first error of the exchange's writes: the response
+// cannot be completed, nor the connection reused (conn.werr).
+func (c *conn) failWrite(err error) {
+	if c.werr == nil {
+		c.werr = err
+	}
+}
 
 // admitBody applies the response rules to body bytes p written after the
 // head, for every wire: nothing after the response ended, nothing once the
@@ -532,39 +546,6 @@ func (x *Ctx) WriteString(s string) (int, error) {
 	return total, nil
 }
 
-// writeBody sends body bytes after the head on HTTP/1.1: as a chunk or raw,
-// into wbuf, or straight to the socket when large.
-func (c *conn) writeBody(x *Ctx, p []byte) (int, error) {
-	r := &x.resp
-	if send, n, err := x.admitBody(p, nil); !send {
-		return n, err
-	}
-	if r.chunked {
-		c.wbuf = h1.AppendChunkHeader(c.wbuf, len(p))
-		if len(p) >= c.cfg.writeBuf {
-			if err := c.writeDirect(p); err != nil {
-				return 0, err
-			}
-		} else {
-			c.wbuf = append(c.wbuf, p...)
-		}
-		c.wbuf = append(c.wbuf, '\r', '\n')
-	} else if len(p) >= c.cfg.writeBuf {
-		if err := c.writeDirect(p); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	} else {
-		c.wbuf = append(c.wbuf, p...)
-	}
-	if len(c.wbuf) >= c.cfg.writeBuf {
-		if err := c.flush(); err != nil {
-			return 0, err
-		}
-	}
-	return len(p), nil
-}
-
 // Flush commits the response head if needed and writes everything buffered
 // to the client now. A response flushed before the handler returns is
 // streamed: chunked on HTTP/1.1 unless a Content-Length was declared,
@@ -613,15 +594,17 @@ func (x *Ctx) WriteInformational(code int) error {
 		// §15.2).
 		return nil
 	}
-	return c.ex.writeInformational(x, code)
+	return x.writeInformational(code)
 }
 
-// writeInformational sends a 1xx response on HTTP/1.1.
-func (c *conn) writeInformational(x *Ctx, code int) error {
-	c.wbuf = h1.AppendStatusLine(c.wbuf, code)
-	c.wbuf = x.resp.hdr.appendLines(c.wbuf)
-	c.wbuf = append(c.wbuf, '\r', '\n')
-	return c.flush()
+// writeInformational sends the 1xx head with the fields set so far
+// through the exchange. The head is kept in the response (r.out, free
+// until commit), as commit's: one on the stack would escape through the
+// exchange, an interface.
+func (x *Ctx) writeInformational(code int) error {
+	r := &x.resp
+	r.out = x.outHead(code, true, 0)
+	return x.conn.ex.writeInformational(&r.out)
 }
 
 // commit appends the response head, and the buffered body, to wbuf. With
@@ -647,50 +630,31 @@ func (x *Ctx) commit(streaming bool) {
 	// Kept in the response: the exchange is an interface, and a head on
 	// the stack would escape through it.
 	r.out = x.outHead(status, streaming, len(r.body))
-	c.ex.writeHead(x, &r.out, streaming)
+	h := &r.out
+	if h.close {
+		r.close = true
+	}
+	over := r.clen >= 0 && int64(len(r.body)) > r.clen
+	body := x.takeBody()
+	r.written += int64(len(body))
+	end := !streaming && (r.clen < 0 || r.noBody || r.written == r.clen)
+	if err := c.ex.writeHead(h, body, end); err != nil {
+		c.failWrite(err)
+	}
+	if c.stream {
+		// The stream copied the body: lend the buffer out until the next
+		// write that buffers, if any.
+		c.giveBody()
+	}
+	if over && !c.stream {
+		// Declared less than was buffered: what was declared went out;
+		// the connection ends after it.
+		r.close = true
+	}
 	if bad {
 		// Whatever the handler writes after this is discarded.
 		r.noBody = true
 	}
-}
-
-// writeHead is commit on HTTP/1.1: the status line, header lines and
-// framing into wbuf, then the buffered body.
-func (c *conn) writeHead(x *Ctx, h *outHead, streaming bool) {
-	r := &x.resp
-	if !r.close && (c.closeAfter || c.srv.draining.Load() || c.body.undrainable()) {
-		r.close = true
-	}
-	r.wmark = len(c.wbuf)
-	w := appendStatusLine(c.wbuf, h.status)
-	w = r.hdr.appendLines(w)
-	w = c.appendServerLines(w, h)
-	switch h.mode {
-	case h1.BodyLength:
-		w = h1.AppendContentLength(w, h.length)
-	case h1.BodyChunked:
-		w = append(w, "Transfer-Encoding: chunked\r\n"...)
-		r.chunked = true
-	case h1.BodyUntilClose:
-		// HTTP/1.0 cannot chunk: the body ends when the connection does.
-		r.close = true
-	}
-	switch {
-	case r.close:
-		w = append(w, "Connection: close\r\n"...)
-	case x.req.Minor == 0:
-		w = append(w, "Connection: keep-alive\r\n"...)
-	}
-	w = append(w, '\r', '\n')
-	c.wbuf = w
-	body := r.body
-	r.body = r.body[:0]
-	if r.clen >= 0 && int64(len(body)) > r.clen {
-		// Declared less than was buffered: send what was declared and cut.
-		body = body[:r.clen]
-		r.close = true
-	}
-	x.writeCommitted(body)
 }
 
 // replaceWith500 turns the pending response into a bare 500 because the
@@ -717,33 +681,12 @@ func (x *Ctx) finish() {
 	if !r.committed {
 		x.commit(false)
 	}
-	c.ex.endResponse(x)
+	// An invalid trailer cuts the response only where trailers are sent
+	// (a stream, a chunked body); elsewhere they are all dropped.
+	badTrailer := r.badTrailer && (c.stream || r.out.mode == h1.BodyChunked)
+	c.ex.endStream(&r.trl, badTrailer || x.bodyShort())
 	r.finished = true
 }
-
-// endResponse ends an HTTP/1.1 body: the last chunk and trailers, or the
-// connection closed after a short one.
-func (c *conn) endResponse(x *Ctx) {
-	r := &x.resp
-	switch {
-	case r.badTrailer && r.chunked:
-		// Cannot report the error any more: send what is pending (earlier
-		// pipelined responses, this body without its last chunk) and cut
-		// the connection so the client sees the body incomplete.
-		c.closeAfter = true
-		c.flush()
-		c.werr = errBadTrailer
-	case r.chunked:
-		c.wbuf = append(c.wbuf, '0', '\r', '\n')
-		c.wbuf = r.trl.appendLines(c.wbuf)
-		c.wbuf = append(c.wbuf, '\r', '\n')
-	case x.bodyShort():
-		// Short body: the client would wait for the rest forever.
-		c.closeAfter = true
-	}
-}
-
-var errBadTrailer = errors.New("riptide: invalid trailer")
 
 // representationFields are the header fields that describe a body: a
 // response started afresh by ResetResponse drops them with the body.

@@ -385,6 +385,26 @@ func TestBadTrailerCutsBody(t *testing.T) {
 	}
 }
 
+// On a body framed by Content-Length no trailer is sent, so an invalid
+// one is dropped with the rest: the response is complete and the
+// connection stays for the next request.
+func TestBadTrailerDroppedWithLength(t *testing.T) {
+	t.Parallel()
+	_, addr := startServer(t, nil, func(c *Ctx) {
+		c.SetContentLength(4)
+		c.WriteString("body")
+		c.Flush()
+		c.SetTrailer("X-Evil", "a\r\nInjected: 1")
+	})
+	rc := dial(t, addr)
+	for i := range 2 {
+		rc.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if res, body := rc.resp("GET"); res.StatusCode != 200 || body != "body" || res.Close {
+			t.Fatalf("request %d: %d %q close=%v, want 200 \"body\" kept alive", i, res.StatusCode, body, res.Close)
+		}
+	}
+}
+
 // TestHeaderFieldsDel checks the field store under the header methods:
 // deleting a name removes each of its fields, whatever the case, keeps the
 // others in order and leaves the buffer holding only live fields, so that

@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"slices"
-
-	"github.com/riptide-http/riptide/h1"
 )
 
 // ErrShortFile is returned by SendFile when the file ended before the
@@ -71,25 +69,9 @@ func (x *Ctx) SendFile(f *os.File, offset, n int64) (int64, error) {
 	case r.clen >= 0 && r.written+n > r.clen:
 		return 0, ErrContentLength
 	}
-	if c.ex.abilities()&canSendfile == 0 || !c.canSendfile() {
+	sent, handled, err := c.ex.sendFile(f, offset, n)
+	if !handled {
 		return x.copyFile(f, offset, n, x.writeCommitted)
-	}
-	if r.chunked {
-		c.wbuf = h1.AppendChunkHeader(c.wbuf, int(n))
-	}
-	if err := c.flushMore(); err != nil {
-		return 0, err
-	}
-	c.armWrite()
-	r.sent = true
-	sent, handled, err := c.sendFileAt(f, offset, n)
-	c.nout += uint64(sent)
-	if !handled && err == nil {
-		// The kernel refused this file before any byte went out: copy,
-		// unframed (the chunk header, if any, is out already).
-		var m int64
-		m, err = x.copyFile(f, offset, n, c.writeRaw)
-		sent += m
 	}
 	r.written += sent
 	if err == nil && sent < n {
@@ -98,16 +80,10 @@ func (x *Ctx) SendFile(f *os.File, offset, n int64) (int64, error) {
 	if err != nil {
 		// The head announced bytes that will not come: nothing more may
 		// be written on this connection.
-		if c.werr == nil {
-			c.werr = err
-		}
+		c.failWrite(err)
 		c.closeAfter = true
-		return sent, err
 	}
-	if r.chunked {
-		c.wbuf = append(c.wbuf, '\r', '\n')
-	}
-	return sent, nil
+	return sent, err
 }
 
 // writeRaw writes p to the socket after whatever is buffered, with no
@@ -125,10 +101,18 @@ func (c *conn) writeRaw(p []byte) (int, error) {
 func (x *Ctx) copyFile(f *os.File, offset, n int64, write func([]byte) (int, error)) (int64, error) {
 	start := len(x.scratch)
 	x.scratch = slices.Grow(x.scratch, sendFileCopyBuf)
-	buf := x.scratch[start : start+sendFileCopyBuf]
+	return copyFileAt(f, offset, n, x.scratch[start:start+sendFileCopyBuf], write)
+}
+
+// copyFileAt sends n bytes of f from offset through write, read with
+// ReadAt into buf; ErrShortFile when f ends first.
+func copyFileAt(f *os.File, offset, n int64, buf []byte, write func([]byte) (int, error)) (int64, error) {
+	if len(buf) == 0 {
+		buf = make([]byte, sendFileCopyBuf)
+	}
 	var sent int64
 	for sent < n {
-		k, err := f.ReadAt(buf[:min(n-sent, sendFileCopyBuf)], offset+sent)
+		k, err := f.ReadAt(buf[:min(n-sent, int64(len(buf)))], offset+sent)
 		if k > 0 {
 			m, werr := write(buf[:k])
 			sent += int64(m)

@@ -118,7 +118,7 @@ func (c *conn) flushMore() error {
 		return c.flush()
 	}
 	c.wbuf = c.wbuf[:0]
-	c.ctx.resp.sent = true
+	c.sent = true
 	if err != nil {
 		c.werr = err
 	}

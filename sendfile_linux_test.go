@@ -113,3 +113,32 @@ func TestCompatReadFromNestedLimit(t *testing.T) {
 		t.Fatalf("ReadFrom: %d bytes, N left %d, %v; body %d bytes (want 300000, N left 400000)", r.n, r.left, r.err, len(body))
 	}
 }
+
+// ReadFrom of a file through the compat door goes through the exchange
+// as Ctx.SendFile does: the head (with the first bytes, which went through
+// Write) is held by the kernel with MSG_MORE until the file's bytes join
+// it, so a small file's response reaches the client as one TCP segment on
+// either engine, as TestSendFileOneSegment shows for the native door (it
+// used to flush the head alone first: two segments per response).
+func TestCompatReadFromOneSegment(t *testing.T) {
+	t.Parallel()
+	f, content := sendFileFixture(t, 4096)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			t.Error(err)
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Content-Length", "4096")
+		io.CopyN(w, f, 4096) // ReadFrom(*io.LimitedReader over f)
+	})
+	for _, e := range []Engine{EngineGoroutine, EngineEventLoop} {
+		t.Run(e.String(), func(t *testing.T) {
+			_, addr := startServer(t, &Server{Engine: e, Handler: FromHTTP(h)}, nil)
+			ac := newSizedAllocClient(t, addr, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 4096)
+			if got := ac.buf[ac.size-4096 : ac.size]; !bytes.Equal(got, content) {
+				t.Fatalf("body %.40q..., want the file's bytes", got)
+			}
+			checkOneSegment(t, ac)
+		})
+	}
+}

@@ -298,20 +298,26 @@ func (c *conn) upgradeH2C(settings []byte) {
 		return
 	}
 	x.conn.h2up = true
-	// The server goes on owning the connection: MaxConns counts it as one
-	// connection from before the 101 goes out (a client may open its next
-	// connection as soon as it reads the 101).
-	s.nconns.Add(1)
+	// The server goes on serving the connection, as HTTP/2: it leaves the
+	// HTTP/1.1 engine (untrack frees the MaxConns slot its accept took)
+	// and is admitted under MaxConns as every connection is (admit),
+	// before the 101 goes out (a client may open its next connection as
+	// soon as it reads the 101). Should another connection have taken
+	// the slot meanwhile, it is refused as one beyond MaxConns.
 	x.conn.untrack()
+	if !s.admit() {
+		refuse(nc)
+		return
+	}
 	n, err := io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n")
 	x.conn.nout += uint64(n) // flushed to the statistics when the handler returns
 	if err != nil {
 		nc.Close()
-		s.nconns.Add(-1)
+		s.release()
 		return
 	}
 	go func() {
-		defer s.nconns.Add(-1)
+		defer s.release()
 		s.h2Serve(nc, buffered, false, up)
 	}()
 }

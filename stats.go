@@ -76,9 +76,15 @@ type Stats struct {
 	H2Streams      uint64 // streams served (each is also a request)
 	H2Resets       uint64 // RST_STREAM sent: refused, malformed, incomplete response, panic, unread body
 	H2ClientResets uint64 // RST_STREAM received: streams the client cancelled
+	// H2ExtendedConnects counts extended CONNECT streams (RFC 8441:
+	// WebSocket over HTTP/2) handed to the handler.
+	H2ExtendedConnects uint64
 
 	// HTTP/3 (the http3 module).
 	H3Streams uint64 // request streams served (each is also a request)
+	// H3ExtendedConnects counts extended CONNECT streams (RFC 9220:
+	// WebSocket over HTTP/3) handed to the handler.
+	H3ExtendedConnects uint64
 
 	// Duration is the histogram of request durations, from the end of the
 	// request head to the end of the response.
@@ -154,6 +160,7 @@ type serverStats struct {
 	acceptErrs               [3]atomic.Uint64 // AcceptErrors, in field order
 	panics, hijacks          atomic.Uint64
 	h2Resets, h2ClientResets atomic.Uint64
+	xconnects                [2]atomic.Uint64 // extended CONNECTs: HTTP/2, HTTP/3
 	// h2Streams is counted per stream, from every core: striped.
 	h2Streams, h3Streams stripedCounter
 }
@@ -218,7 +225,8 @@ func (s *Server) Stats(st *Stats) {
 		ProxyRejected: ss.conns[statProxyRejected].Load(), Closed: ss.conns[statClosed].Load(),
 		Hijacked: ss.hijacks.Load(), Panics: ss.panics.Load(),
 		H2Streams: ss.h2Streams.Load(), H2Resets: ss.h2Resets.Load(), H2ClientResets: ss.h2ClientResets.Load(),
-		H3Streams: ss.h3Streams.Load(),
+		H3Streams:          ss.h3Streams.Load(),
+		H2ExtendedConnects: ss.xconnects[0].Load(), H3ExtendedConnects: ss.xconnects[1].Load(),
 		ParseErrors: ParseErrors{ss.parse[0].Load(), ss.parse[1].Load(), ss.parse[2].Load(),
 			ss.parse[3].Load(), ss.parse[4].Load(), ss.parse[5].Load()},
 		Timeouts:     Timeouts{ss.timeout[0].Load(), ss.timeout[1].Load(), ss.timeout[2].Load(), ss.timeout[3].Load()},

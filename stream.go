@@ -55,9 +55,16 @@ func (s *Server) serveStream(ex streamExchange, streams *stripedCounter) {
 	case overBodyLimit(s.cfg.maxBody, x.req.ContentLength):
 		x.canned(413)
 	default:
+		if x.ConnectProtocol() != nil {
+			c.srv.stats.xconnects[ex.protoMajor()-2].Add(1)
+		}
 		c.body.startStream(ex.hasBody(&x.req), expects100(&x.req))
 		x.inHandler.Store(true)
 		c.callHandler()
+		if t := c.tunnel; t != nil {
+			t.wait() // a CONNECT stream taken over is served until closed
+			c.tunnel = nil
+		}
 	}
 	// A compat body read left running on another goroutine returns now,
 	// before the stream may serve another request.
@@ -70,8 +77,6 @@ func (s *Server) serveStream(ex streamExchange, streams *stripedCounter) {
 	c.statRequestDone()
 	c.body.closed = true
 	c.body.stream = false
-	clear(c.h2fields)
-	c.h2fields = c.h2fields[:0]
 	x.raceRelease() // racecheck.go: race builds only
 	putConn(c)
 }

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/internal/evloop"
+	"github.com/riptide-http/riptide/internal/h2"
 	"golang.org/x/sys/unix"
 )
 
@@ -68,6 +69,12 @@ func (t *tlsSock) Read(p []byte) (int, error) {
 		return t.det.Read(p)
 	case !t.nb:
 		return t.ec.Read(p)
+	case t.ec.Empty():
+		// The last read came back short and no readable edge came
+		// since: the socket is empty (edge-triggered), and a read(2)
+		// would only say EAGAIN (one per request, and per resume of a
+		// parked HTTP/2 connection: what fillHead saves on plaintext).
+		return 0, errWouldBlock
 	}
 	n, err := t.ec.RawRead(p)
 	if err == unix.EAGAIN {
@@ -174,6 +181,10 @@ func (h elTLSHandler) Serve(w *evloop.Worker, ec *evloop.Conn, fresh bool) {
 	t := ec.Saved.Session.(*tlsSock)
 	c.attach(h.srv(), t.tc)
 	c.tl = t
+	if hc, ok := ec.Saved.Proto.(*h2.Conn); ok {
+		c.resumeH2(hc) // HTTP/2 over TLS, parked (h2tlspark_linux.go)
+		return
+	}
 	c.resume()
 	c.serveHTTP1()
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 )
 
 // segConn is a client's TCP connection that, while split is set, sends
@@ -74,28 +76,7 @@ func waitTLSParked(t *testing.T) {
 // (no worker serves it); each request is then answered intact, and the
 // connection stays usable for a request sent whole.
 func TestTLSLoopSplitRecord(t *testing.T) {
-	srv := &riptide.Server{TLSEngine: riptide.EngineEventLoop, TLSConfig: h2TestServerTLS(t),
-		Logger: slog.New(slog.DiscardHandler),
-		Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {
-			b, err := c.ReadBody()
-			if err != nil {
-				c.Error(400, err.Error())
-				return
-			}
-			c.WriteString(string(c.Path()) + " " + strconv.Itoa(len(b)) + " " + strconv.Itoa(int(sum(b))))
-		})}
-	addr := riptide.ServeTest(t, srv, riptide.TestServeOptions{TLS: true}).Addr
-	raw, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := &segConn{Conn: raw}
-	tc := tls.Client(sc, h2TestClientTLS(t, "http/1.1"))
-	defer tc.Close()
-	tc.SetDeadline(time.Now().Add(60 * time.Second))
-	if err := tc.Handshake(); err != nil {
-		t.Fatal(err)
-	}
+	tc, sc := dialSplitRecord(t, "http/1.1")
 	br := bufio.NewReader(tc)
 	check := func(want string) {
 		t.Helper()
@@ -157,6 +138,38 @@ func TestTLSLoopSplitRecord(t *testing.T) {
 	if parks != 4 {
 		t.Errorf("parked %d times mid-record, want 4", parks)
 	}
+}
+
+// dialSplitRecord serves, with TLS on the event loop, a handler that
+// answers "PATH LEN SUM" of the request's path and body, and dials it over
+// a segConn with ALPN proto; the handshake is done.
+func dialSplitRecord(t *testing.T, proto string) (*tls.Conn, *segConn) {
+	srv := &riptide.Server{TLSEngine: riptide.EngineEventLoop, TLSConfig: h2TestServerTLS(t),
+		Logger: slog.New(slog.DiscardHandler),
+		Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {
+			b, err := c.ReadBody()
+			if err != nil {
+				c.Error(400, err.Error())
+				return
+			}
+			c.WriteString(string(c.Path()) + " " + strconv.Itoa(len(b)) + " " + strconv.Itoa(int(sum(b))))
+		})}
+	addr := riptide.ServeTest(t, srv, riptide.TestServeOptions{TLS: true}).Addr
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &segConn{Conn: raw}
+	tc := tls.Client(sc, h2TestClientTLS(t, proto))
+	t.Cleanup(func() { tc.Close() })
+	tc.SetDeadline(time.Now().Add(60 * time.Second))
+	if err := tc.Handshake(); err != nil {
+		t.Fatal(err)
+	}
+	if p := tc.ConnectionState().NegotiatedProtocol; p != proto {
+		t.Fatalf("ALPN chose %q, want %q", p, proto)
+	}
+	return tc, sc
 }
 
 func sum(b []byte) uint32 {
@@ -288,5 +301,147 @@ func BenchmarkTLSEngine(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// TestTLSLoopH2SplitRecord is TestTLSLoopSplitRecord for HTTP/2 over TLS
+// on the event loop: an idle HTTP/2 connection parks there as h2c does
+// (h2tlspark_linux.go), and resumes when a frame arrives in a record split
+// across many TCP segments. The client's frames are sent one byte per
+// segment (a HEADERS frame in one record; parked after 2 bytes of the
+// record header and in the middle of the ciphertext), then in 1000-byte
+// segments (a 30 KB header block in HEADERS and CONTINUATION frames, many
+// records, and a 40,000-byte body in DATA frames; parked 1000 bytes into
+// the first record); each stream is answered intact and the connection
+// serves a request sent whole after them.
+func TestTLSLoopH2SplitRecord(t *testing.T) {
+	tc, sc := dialSplitRecord(t, "h2")
+	if _, err := io.WriteString(tc, http2.ClientPreface); err != nil {
+		t.Fatal(err)
+	}
+	fr := http2.NewFramer(tc, tc)
+	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
+	if err := fr.WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	// check reads frames up to the end of stream id's answer (id 0: up to
+	// the server's acknowledgement of our SETTINGS).
+	check := func(id uint32, want string) {
+		t.Helper()
+		var body []byte
+		status := ""
+		for {
+			f, err := fr.ReadFrame()
+			if err != nil {
+				t.Fatalf("stream %d: %v", id, err)
+			}
+			switch f := f.(type) {
+			case *http2.SettingsFrame:
+				if !f.IsAck() {
+					fr.WriteSettingsAck()
+				}
+			case *http2.GoAwayFrame:
+				t.Fatalf("GOAWAY %v", f.ErrCode)
+			case *http2.RSTStreamFrame:
+				t.Fatalf("RST_STREAM %v on stream %d", f.ErrCode, f.StreamID)
+			case *http2.MetaHeadersFrame:
+				if f.StreamID == id {
+					status = f.PseudoValue("status")
+				}
+			case *http2.DataFrame:
+				if f.StreamID == id {
+					body = append(body, f.Data()...)
+				}
+			}
+			if id != 0 && f.Header().StreamID == id && f.Header().Flags.Has(http2.FlagDataEndStream) ||
+				id == 0 && f.Header().Type == http2.FrameSettings && f.Header().Flags.Has(http2.FlagSettingsAck) {
+				break
+			}
+		}
+		if id == 0 {
+			return
+		}
+		if status != "200" || string(body) != want {
+			t.Fatalf("stream %d: status %q, body %q; want 200, %q", id, status, body, want)
+		}
+	}
+	block := func(method, path string, extra ...hpack.HeaderField) []byte {
+		var b bytes.Buffer
+		enc := hpack.NewEncoder(&b)
+		for _, f := range append([]hpack.HeaderField{{Name: ":method", Value: method}, {Name: ":scheme", Value: "https"},
+			{Name: ":authority", Value: "a"}, {Name: ":path", Value: path}}, extra...) {
+			enc.WriteField(f)
+		}
+		return b.Bytes()
+	}
+	// The server's SETTINGS first (and our ACK), then the idle connection
+	// parks.
+	check(0, "")
+	waitTLSParked(t)
+
+	// 1. A GET's HEADERS, one byte per segment (one record of 70-odd
+	// bytes): parked after 2 bytes of the record header and after 40.
+	parks := 0
+	sc.split, sc.seg, sc.k = true, 1, 0
+	sc.at = func(k int) {
+		if k == 2 || k == 40 {
+			waitTLSParked(t)
+			parks++
+		}
+	}
+	if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, EndStream: true, EndHeaders: true,
+		BlockFragment: block("GET", "/one", hpack.HeaderField{Name: "x-pad", Value: strings.Repeat("p", 20)})}); err != nil {
+		t.Fatal(err)
+	}
+	check(1, "/one 0 0")
+
+	// 2. A POST whose 30 KB header block takes HEADERS and CONTINUATION
+	// frames (one record each), then a 40,000-byte body in DATA frames,
+	// in 1000-byte segments: parked before the 2nd segment, 1000 bytes
+	// into the first record. (Once the HEADERS frame is in, a header block
+	// is open, then a stream: no park until the answer is sent.)
+	var pad []hpack.HeaderField
+	for i := range 5 {
+		pad = append(pad, hpack.HeaderField{Name: "x-pad" + strconv.Itoa(i), Value: strings.Repeat("p", 6000)})
+	}
+	hb := block("POST", "/two", pad...)
+	body := bytes.Repeat([]byte("riptide!"), 5000) // 40,000 bytes
+	waitTLSParked(t)
+	sc.seg, sc.k = 1000, 0
+	sc.at = func(k int) {
+		if k == 1 {
+			waitTLSParked(t)
+			parks++
+		}
+	}
+	const maxFrame = 16384
+	if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 3, BlockFragment: hb[:maxFrame]}); err != nil {
+		t.Fatal(err)
+	}
+	for rest := hb[maxFrame:]; len(rest) > 0; {
+		n := min(len(rest), maxFrame)
+		if err := fr.WriteContinuation(3, n == len(rest), rest[:n]); err != nil {
+			t.Fatal(err)
+		}
+		rest = rest[n:]
+	}
+	for rest := body; len(rest) > 0; {
+		n := min(len(rest), maxFrame)
+		if err := fr.WriteData(3, n == len(rest), rest[:n]); err != nil {
+			t.Fatal(err)
+		}
+		rest = rest[n:]
+	}
+	check(3, "/two "+strconv.Itoa(len(body))+" "+strconv.Itoa(int(sum(body))))
+
+	// 3. Sent whole, on the same connection, after a park.
+	waitTLSParked(t)
+	sc.split = false
+	if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 5, EndStream: true, EndHeaders: true, BlockFragment: block("GET", "/three")}); err != nil {
+		t.Fatal(err)
+	}
+	check(5, "/three 0 0")
+	if parks != 3 {
+		t.Errorf("parked %d times mid-record, want 3", parks)
 	}
 }

@@ -52,6 +52,9 @@ func checkH2(t *testing.T, ctx context.Context, s harness.Server, binDir string)
 				}
 				return
 			}
+			if why := s.Unsupported(w); why != "" {
+				t.Skip(why) // riptide-tlsloop: the TLS workloads only (harness TestTLSOnly)
+			}
 			p, err := harness.Start(ctx, s, harness.StartOptions{BinDir: binDir, Workload: &w, Log: testLog{t}})
 			if err != nil {
 				t.Fatal(err)

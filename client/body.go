@@ -20,6 +20,7 @@ type trailerSink interface {
 type bodyReader struct {
 	c    *conn
 	h2   *h2Stream // an HTTP/2 response's stream (then c is nil)
+	h3   HTTP3Body // an HTTP/3 response's body (then c is nil)
 	mode h1.BodyMode
 	left int64  // BodyLength: bytes still to come
 	pend []byte // chunked: decoded bytes not yet delivered (in c.rbuf)
@@ -47,6 +48,9 @@ func (b *bodyReader) init(c *conn, mode h1.BodyMode, length int64, max int64, ke
 func (b *bodyReader) Read(p []byte) (int, error) {
 	if b.h2 != nil {
 		return b.readH2(p)
+	}
+	if b.h3 != nil {
+		return b.readH3(p)
 	}
 	if b.c == nil {
 		return 0, io.EOF
@@ -177,6 +181,10 @@ func (b *bodyReader) ended() (int, error) {
 func (b *bodyReader) Close() error {
 	if b.h2 != nil {
 		b.finishH2(errBodyClosed)
+		return nil
+	}
+	if b.h3 != nil {
+		b.finishH3(errBodyClosed)
 		return nil
 	}
 	if b.done || b.c == nil {

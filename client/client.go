@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"strings"
@@ -112,8 +114,8 @@ type Client struct {
 	// applies as well.
 	Timeout time.Duration
 	// ExpectContinueTimeout bounds the wait for "100 Continue" when the
-	// request carries "Expect: 100-continue"; the body is sent when it
-	// expires. 0: DefaultExpectContinueTimeout.
+	// request carries "Expect: 100-continue" (over HTTP/1.1 and HTTP/2);
+	// the body is sent when it expires. 0: DefaultExpectContinueTimeout.
 	ExpectContinueTimeout time.Duration
 
 	// MaxResponseBodySize bounds response bodies, counted after gzip
@@ -167,6 +169,10 @@ type Client struct {
 	// HTTP2PingTimeout: see HTTP2ReadIdleTimeout. 0:
 	// DefaultHTTP2PingTimeout.
 	HTTP2PingTimeout time.Duration
+	// HTTP3, if set, sends https requests over HTTP/3 where it says: to
+	// origins that offered it in Alt-Svc, or to every https origin. See
+	// HTTP3 and package github.com/riptide-http/riptide/http3.
+	HTTP3 *HTTP3
 
 	mu    sync.RWMutex
 	pools map[string]*hostPool
@@ -207,14 +213,17 @@ func (c *Client) lookup(key []byte, https bool, host []byte) *hostPool {
 	return p
 }
 
-// CloseIdleConnections closes the connections now idle in every pool.
-// Connections in use are not affected.
+// CloseIdleConnections closes the connections now idle in every pool, and
+// the HTTP/3 transport's (HTTP3). Connections in use are not affected.
 func (c *Client) CloseIdleConnections() {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for _, p := range c.pools {
 		p.closeIdle()
 		p.closeIdleH2()
+	}
+	if c.HTTP3 != nil {
+		c.HTTP3.Transport.CloseIdleConnections()
 	}
 }
 
@@ -300,6 +309,11 @@ func (c *Client) exchange(ctx context.Context, req *Request, resp *Response, str
 		return err
 	}
 	deadline := c.deadline(ctx)
+	if c.HTTP3 != nil {
+		if done, _, err := c.exchangeHTTP3(ctx, p, req, resp, deadline, stream); done {
+			return err
+		}
+	}
 	pipelined := c.Pipeline > 1 && !stream && req.idempotent() && !req.close && !p.h2mode.Load()
 	for attempt, unsent := 0, 0; ; {
 		var cn *conn
@@ -314,10 +328,15 @@ func (c *Client) exchange(ctx context.Context, req *Request, resp *Response, str
 			return err
 		}
 		if hc != nil {
-			return c.h2Exchange(ctx, p, hc, req, resp, deadline, stream)
+			err := c.h2Exchange(ctx, p, hc, req, resp, deadline, stream)
+			if err == nil {
+				c.observeAltSvc(p, resp)
+			}
+			return err
 		}
 		retry, err := cn.exchange(ctx, req, resp, deadline, stream)
 		if err == nil {
+			c.observeAltSvc(p, resp)
 			return nil
 		}
 		if err == errNotQuiet {
@@ -438,7 +457,7 @@ func (c *conn) exchange(ctx context.Context, req *Request, resp *Response, deadl
 	send := !bodySent
 	if expect {
 		resp.parsing = true
-		send, err = c.await100(&resp.head, c.expectTimeout(), readDeadline(deadline, hdr))
+		send, err = c.await100(&resp.head, cl.expectTimeout(), readDeadline(deadline, hdr))
 		if err != nil {
 			return fail(err)
 		}
@@ -536,6 +555,9 @@ func (c *conn) readHeadFinal(h *h1.Response) (int, error) {
 		if err := c.interim(n); err != nil {
 			return 0, err
 		}
+		if err := c.got1xx(h); err != nil {
+			return 0, err
+		}
 		c.r += n
 	}
 }
@@ -561,8 +583,8 @@ func (i *interims) add(n int) error {
 	return nil
 }
 
-func (c *conn) expectTimeout() time.Duration {
-	if d := c.p.c.ExpectContinueTimeout; d > 0 {
+func (c *Client) expectTimeout() time.Duration {
+	if d := c.ExpectContinueTimeout; d > 0 {
 		return d
 	}
 	return DefaultExpectContinueTimeout
@@ -642,4 +664,42 @@ func appendTrailerField(w []byte, trailer http.Header) []byte {
 	}
 	slices.Sort(names)
 	return h1.AppendHeader(w, "Trailer", strings.Join(names, ","))
+}
+
+// got1xxHook returns the function that passes an interim (1xx) response
+// to the caller, from the httptrace.ClientTrace of the request's context
+// (Got1xxResponse, and Got100Continue for a 100), or nil when there is
+// none. It is looked up only when an interim response arrives.
+func got1xxHook(ctx context.Context) func(int, textproto.MIMEHeader) error {
+	if ctx == nil {
+		return nil
+	}
+	tr := httptrace.ContextClientTrace(ctx)
+	if tr == nil || tr.Got1xxResponse == nil && tr.Got100Continue == nil {
+		return nil
+	}
+	return func(code int, h textproto.MIMEHeader) error {
+		if code == 100 && tr.Got100Continue != nil {
+			tr.Got100Continue()
+		}
+		if tr.Got1xxResponse != nil {
+			return tr.Got1xxResponse(code, h)
+		}
+		return nil
+	}
+}
+
+// got1xx passes the interim response h, just parsed, to the caller's hook
+// (got1xxHook), if any.
+func (c *conn) got1xx(h *h1.Response) error {
+	hook := got1xxHook(c.ctx)
+	if hook == nil {
+		return nil
+	}
+	mh := make(textproto.MIMEHeader, len(h.Headers))
+	for _, f := range h.Headers {
+		k := textproto.CanonicalMIMEHeaderKey(string(f.Name))
+		mh[k] = append(mh[k], string(f.Value))
+	}
+	return hook(h.Status, mh)
 }

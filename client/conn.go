@@ -367,9 +367,12 @@ func (c *conn) await100(h *h1.Response, timeout time.Duration, restore time.Time
 		switch {
 		case err == nil && h.Status == 100:
 			c.r += n
-			return true, nil
+			return true, c.got1xx(h)
 		case err == nil && h.Status < 200 && h.Status != 101:
 			if err := c.interim(n); err != nil {
+				return false, err
+			}
+			if err := c.got1xx(h); err != nil {
 				return false, err
 			}
 			c.r += n

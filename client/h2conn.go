@@ -17,6 +17,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/textproto"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -240,6 +242,10 @@ func (c *h2Conn) wakeWriter() {
 // writeLoop writes the queued output until the connection ends.
 func (c *h2Conn) writeLoop() {
 	for range c.wake {
+		// Let the goroutines that are ready queue their frames too: one
+		// write then carries many requests (a write per request was most
+		// of the client's CPU under load).
+		runtime.Gosched()
 		c.mu.Lock()
 		for len(c.out) > 0 && !c.dead {
 			buf := c.out
@@ -323,13 +329,27 @@ func (c *h2Conn) streamErr(st *h2Stream, err error) error {
 
 // reserve takes a stream slot if the connection can open one more.
 func (c *h2Conn) reserve() bool {
+	ok, _ := c.tryReserve()
+	return ok
+}
+
+// tryReserve takes a stream slot if the connection can open one more; if
+// it cannot only because the server's first SETTINGS have not arrived, it
+// returns the channel closed when they do. Both are decided under one
+// lock: checking for the settings after a failed reserve let them arrive
+// in between, and the pool then dialed a second connection for a request
+// the first had room for (TestH2PickNoDialRace).
+func (c *h2Conn) tryReserve() (bool, chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.dead || c.goAway || uint32(c.active) >= c.maxActive || c.nextID >= 1<<31-1 || !c.gotSettings && c.active > 0 {
-		return false
+	if c.dead || c.goAway || uint32(c.active) >= c.maxActive || c.nextID >= 1<<31-1 {
+		return false, nil
+	}
+	if !c.gotSettings && c.active > 0 {
+		return false, c.settings
 	}
 	c.active++
-	return true
+	return true, nil
 }
 
 // release frees a stream slot; an idle connection after GOAWAY closes.
@@ -403,7 +423,13 @@ func (c *h2Conn) onFrame(f *h2.Frame) error {
 		return c.onHeaderFrame(f)
 	case h2.FrameRSTStream:
 		c.mu.Lock()
-		if st := c.streams[f.StreamID]; st != nil {
+		if st := c.streams[f.StreamID]; st != nil && f.Code == h2.ErrCodeNo && st.eof {
+			// The response is complete and the server wants no more of
+			// the request (RFC 9113 §8.1): the request body stops, the
+			// response stands.
+			c.forgetLocked(st)
+			st.signal()
+		} else if st != nil {
 			err := error(&HTTP2Error{Code: uint32(f.Code), Remote: true})
 			if f.Code == h2.ErrCodeRefusedStream {
 				err = errH2Unprocessed
@@ -639,17 +665,52 @@ func (c *h2Conn) onHeaderFrame(f *h2.Frame) error {
 		return err
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if f.StreamID >= c.nextID || f.StreamID%2 == 0 {
+		c.mu.Unlock()
 		return connErr(h2.ErrCodeProtocol)
 	}
 	st := c.streams[f.StreamID]
 	if st == nil {
+		c.mu.Unlock()
 		return nil // a stream reset: the block only updated the table
 	}
-	if err := st.onBlockLocked(c); err != nil {
+	interim, err := st.onBlockLocked(c)
+	if err != nil {
 		st.failLocked(err)
 		c.resetLocked(st, h2.ErrCodeProtocol)
+	}
+	var hook func(int, textproto.MIMEHeader) error
+	if interim != 0 {
+		hook = got1xxHook(st.ctx)
+	}
+	c.mu.Unlock()
+	if hook != nil {
+		// The caller's hook sees the interim response before the reader
+		// goes on (as in net/http); an error from it fails the request.
+		h := make(textproto.MIMEHeader, len(c.fields)-1)
+		for i := 1; i < len(c.fields); i++ {
+			name, value := c.fieldAt(i)
+			k := textproto.CanonicalMIMEHeaderKey(string(name))
+			h[k] = append(h[k], string(value))
+		}
+		if err := hook(interim, h); err != nil {
+			c.mu.Lock()
+			if c.streams[f.StreamID] == st {
+				st.failLocked(err)
+				c.resetLocked(st, h2.ErrCodeCancel)
+			}
+			c.mu.Unlock()
+			return nil
+		}
+	}
+	if interim == 100 {
+		// The body waiting for it goes (after the hook saw the 100).
+		c.mu.Lock()
+		if c.streams[f.StreamID] == st {
+			st.got100 = true
+			st.signal()
+		}
+		c.mu.Unlock()
 	}
 	return nil
 }

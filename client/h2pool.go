@@ -62,14 +62,13 @@ func (p *hostPool) pickH2() (*h2Conn, chan struct{}) {
 	defer p.mu.Unlock()
 	var pending chan struct{}
 	for _, hc := range p.h2s {
-		if hc.reserve() {
+		ok, wait := hc.tryReserve()
+		if ok {
 			return hc, nil
 		}
-		hc.mu.Lock()
-		if !hc.gotSettings {
-			pending = hc.settings
+		if wait != nil {
+			pending = wait
 		}
-		hc.mu.Unlock()
 	}
 	if pending != nil {
 		// A new connection will tell how many streams it takes.

@@ -28,6 +28,10 @@ type h2Stream struct {
 	id    uint32
 	wake  chan struct{} // signalled by the reader: head, data, window, error
 	timer *time.Timer
+	// The same for the body's sender (the owner, or the goroutine that
+	// sends a body while the owner reads the response).
+	swake  chan struct{}
+	stimer *time.Timer
 
 	// Owner's.
 	ctx      context.Context
@@ -35,7 +39,8 @@ type h2Stream struct {
 	max      int64 // response body limit; 0: none
 	n        int64 // body bytes delivered
 	chunk    []byte
-	bodyRead bool // a request body stream was read from
+	bodyRead bool   // a request body stream was read from
+	sendBuf  []byte // the sender goroutine's copy of a body given as bytes
 
 	// Under c.mu.
 	sendWin  int64
@@ -55,14 +60,24 @@ type h2Stream struct {
 	unacked  int   // bytes read, not yet granted back to the server
 	got      int64 // body bytes received
 	n1xx     int
+	got100   bool // a 100 (Continue) response arrived
 	isHead   bool
 	connLost bool // the connection ended under the stream
+	// A sender goroutine runs (sendAsync); orphan: the owner finished
+	// meanwhile, and the sender recycles the stream when it ends. closer
+	// is the request body to close when sending ends (RoundTrip's).
+	sending, orphan bool
+	closer          io.Closer
 }
 
-// signal wakes the stream's owner.
+// signal wakes the stream's owner and its body's sender.
 func (st *h2Stream) signal() {
 	select {
 	case st.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case st.swake <- struct{}{}:
 	default:
 	}
 }
@@ -87,27 +102,36 @@ func (st *h2Stream) endLocked() {
 	}
 }
 
-// wait waits for a signal, the context or the deadline.
+// wait waits, for the owner, for a signal, the context or the deadline.
 func (st *h2Stream) wait(deadline time.Time) error {
+	return st.waitOn(st.wake, st.timer, deadline)
+}
+
+// waitSend is wait for the body's sender.
+func (st *h2Stream) waitSend(deadline time.Time) error {
+	return st.waitOn(st.swake, st.stimer, deadline)
+}
+
+func (st *h2Stream) waitOn(wake chan struct{}, timer *time.Timer, deadline time.Time) error {
 	var tc <-chan time.Time
 	if !deadline.IsZero() {
 		d := time.Until(deadline)
 		if d <= 0 {
 			return errH2Deadline
 		}
-		st.timer.Reset(d)
-		tc = st.timer.C
+		timer.Reset(d)
+		tc = timer.C
 	}
 	var err error
 	select {
-	case <-st.wake:
+	case <-wake:
 	case <-ctxDone(st.ctx):
 		err = context.Cause(st.ctx)
 	case <-tc:
 		err = errH2Deadline
 	}
 	if tc != nil {
-		st.timer.Stop()
+		timer.Stop()
 	}
 	return err
 }
@@ -126,15 +150,18 @@ func (c *h2Conn) newStream() *h2Stream {
 	}
 	c.mu.Unlock()
 	if st == nil {
-		st = &h2Stream{c: c, wake: make(chan struct{}, 1), timer: time.NewTimer(time.Hour)}
+		st = &h2Stream{c: c, wake: make(chan struct{}, 1), timer: time.NewTimer(time.Hour),
+			swake: make(chan struct{}, 1), stimer: time.NewTimer(time.Hour)}
 		st.timer.Stop()
+		st.stimer.Stop()
 	}
 	return st
 }
 
 // finish ends the stream for its owner: a stream still open is reset, the
 // bytes it holds go back to the connection window, its slot is freed and
-// the object recycled.
+// the object recycled (by the body's sender when it still runs: it is told
+// to stop, and a RoundTrip body it may be blocked reading is closed).
 func (st *h2Stream) finish() {
 	c := st.c
 	c.mu.Lock()
@@ -153,19 +180,50 @@ func (st *h2Stream) finish() {
 		c.grantConnLocked(n)
 	}
 	c.releaseLocked()
+	if st.sending {
+		st.orphan = true
+		st.failLocked(errH2StreamDone)
+		closer := st.closer
+		st.closer = nil
+		c.mu.Unlock()
+		if closer != nil {
+			closer.Close()
+		}
+		return
+	}
+	st.recycleLocked()
+	c.mu.Unlock()
+}
+
+// errH2StreamDone stops the body's sender after the owner finished.
+var errH2StreamDone error = errorString("client: HTTP/2 stream ended")
+
+// recycleLocked clears a finished stream and keeps it for reuse.
+func (st *h2Stream) recycleLocked() {
+	c := st.c
 	select {
 	case <-st.wake:
 	default:
 	}
+	select {
+	case <-st.swake:
+	default:
+	}
 	st.ctx, st.err, st.id = nil, nil, 0
 	st.headDone, st.eof, st.sentEnd, st.wantWin, st.bodyRead, st.connLost = false, false, false, false, false, false
+	st.got100, st.orphan = false, false
 	st.buf, st.off, st.unacked, st.got, st.n1xx, st.n = st.buf[:0], 0, 0, 0, 0, 0
 	st.hdrs, st.trailers = st.hdrs[:0], st.trailers[:0]
+	if cap(st.sendBuf) > h2MaxKeptBody {
+		st.sendBuf = nil
+	}
 	if len(c.free) < 64 && !c.dead {
 		c.free = append(c.free, st)
 	}
-	c.mu.Unlock()
 }
+
+// h2MaxKeptBody bounds the copy of a request body a recycled stream keeps.
+const h2MaxKeptBody = 1 << 20
 
 // start queues the request's HEADERS (and, without a body, END_STREAM).
 func (st *h2Stream) start(req *Request, hasBody bool) error {
@@ -223,6 +281,9 @@ func (st *h2Stream) start(req *Request, hasBody bool) error {
 		v := appendTrailerField(nil, req.trailer) // "Trailer: a,b\r\n"
 		c.field(sb("trailer"), v[len("Trailer: "):len(v)-2])
 	}
+	if req.expect100 && hasBody {
+		c.field(sb("expect"), sb("100-continue"))
+	}
 	end := !hasBody
 	st.sentEnd = end
 	c.out = h2.AppendHeaders(c.out, st.id, c.hbuf.b, end, c.peerFrame)
@@ -244,31 +305,96 @@ func (c *h2Conn) streamErrLocked() error {
 	return ErrServerClosed
 }
 
+// bodySrc is what a request body is sent from: bytes, or a stream of
+// size bytes (-1: unknown) followed by trailers.
+type bodySrc struct {
+	body    []byte
+	stream  io.Reader
+	size    int64
+	trailer http.Header
+}
+
+// sendRequestBody sends req's body. Bytes that the windows take at once
+// are sent by the owner, before it waits for the response; a larger body
+// (copied) and a body stream are sent by a goroutine while the owner reads
+// the response (full duplex: a server may answer, and stream its answer,
+// before the body ends). The goroutine takes RoundTrip's body
+// (req.bodyCloser) and closes it when it ends.
+func (st *h2Stream) sendRequestBody(req *Request) error {
+	c := st.c
+	src := bodySrc{body: req.body}
+	if req.bodyStream == nil {
+		c.mu.Lock()
+		fits := int64(len(req.body)) <= min(st.sendWin, c.sendWin)
+		c.mu.Unlock()
+		if fits {
+			return st.sendBody(src)
+		}
+		st.sendBuf = append(st.sendBuf[:0], req.body...)
+		src.body = st.sendBuf
+	} else {
+		st.bodyRead = true
+		src = bodySrc{stream: req.bodyStream, size: req.bodySize, trailer: req.trailer}
+	}
+	c.mu.Lock()
+	st.sending, st.closer = true, req.bodyCloser
+	c.mu.Unlock()
+	req.bodyCloser, req.bodyTaken = nil, req.bodyCloser != nil
+	go st.sendAsync(src)
+	return nil
+}
+
+// sendAsync is the body's sender goroutine: it sends src, resets the
+// stream if that fails, closes the request body (RoundTrip's) and, when
+// the owner has finished meanwhile, recycles the stream.
+func (st *h2Stream) sendAsync(src bodySrc) {
+	err := st.sendBody(src)
+	c := st.c
+	c.mu.Lock()
+	if err != nil && !st.orphan && st.err == nil && c.streams[st.id] == st {
+		st.failLocked(err)
+		c.resetLocked(st, h2.ErrCodeCancel)
+	}
+	closer := st.closer
+	st.closer, st.sending = nil, false
+	if st.orphan {
+		st.recycleLocked()
+	}
+	c.mu.Unlock()
+	if closer != nil {
+		closer.Close()
+	}
+}
+
 // sendBody sends the request body within the windows, then END_STREAM
 // (with trailers when the request has them).
-func (st *h2Stream) sendBody(req *Request) error {
-	if req.bodyStream == nil {
-		return st.sendData(req.body, true, nil)
+func (st *h2Stream) sendBody(src bodySrc) error {
+	if src.stream == nil {
+		return st.sendData(src.body, true, nil)
 	}
 	if st.chunk == nil {
 		st.chunk = make([]byte, 16<<10)
 	}
 	var sent int64
 	for {
-		st.bodyRead = true
-		n, err := io.ReadFull(req.bodyStream, st.chunk)
+		// What a read returns is sent at once (not gathered to fill the
+		// chunk): a full-duplex peer may wait for it.
+		n, err := src.stream.Read(st.chunk)
 		sent += int64(n)
-		last := err == io.EOF || err == io.ErrUnexpectedEOF
+		last := err == io.EOF
 		if err != nil && !last {
 			return err
 		}
-		if req.bodySize >= 0 && (sent > req.bodySize || last && sent != req.bodySize) {
+		if n == 0 && !last {
+			continue
+		}
+		if src.size >= 0 && (sent > src.size || last && sent != src.size) {
 			return ErrBodyLength
 		}
-		if req.bodySize >= 0 && sent == req.bodySize {
+		if src.size >= 0 && sent == src.size {
 			last = true
 		}
-		if err := st.sendData(st.chunk[:n], last, req.trailer); err != nil {
+		if err := st.sendData(st.chunk[:n], last, src.trailer); err != nil {
 			return err
 		}
 		if last {
@@ -291,7 +417,7 @@ func (st *h2Stream) sendData(p []byte, last bool, trailer http.Header) error {
 		if n <= 0 && len(p) > 0 {
 			st.wantWin = true
 			c.mu.Unlock()
-			if err := st.wait(st.deadline); err != nil {
+			if err := st.waitSend(st.deadline); err != nil {
 				return err
 			}
 			continue
@@ -341,6 +467,38 @@ func (st *h2Stream) sendErrLocked() error {
 	return nil
 }
 
+// await100 waits up to timeout for the server's answer to "Expect:
+// 100-continue": it reports whether to send the body, true after a 100
+// response or when the wait times out, false when the final response came
+// first (the body is then not sent, and finish resets the stream).
+func (st *h2Stream) await100(timeout time.Duration) (bool, error) {
+	c := st.c
+	end := time.Now().Add(timeout)
+	for {
+		c.mu.Lock()
+		got100, head, err := st.got100, st.headDone, st.err
+		c.mu.Unlock()
+		switch {
+		case err != nil:
+			return false, err
+		case head:
+			return false, nil
+		case got100:
+			return true, nil
+		}
+		dl := end
+		if !st.deadline.IsZero() && st.deadline.Before(end) {
+			dl = st.deadline
+		}
+		if err := st.wait(dl); err != nil {
+			if err == errH2Deadline && dl.Equal(end) {
+				return true, nil
+			}
+			return false, err
+		}
+	}
+}
+
 // awaitHead waits for the response head (the stream's error, or the
 // deadline, ends the wait).
 func (st *h2Stream) awaitHead(hdr time.Time) error {
@@ -365,13 +523,14 @@ func (st *h2Stream) awaitHead(hdr time.Time) error {
 }
 
 // onBlockLocked takes the header block just decoded (c.fields): the
-// response head, an interim response, or the trailers.
-func (st *h2Stream) onBlockLocked(c *h2Conn) error {
+// response head, an interim response (its status is returned), or the
+// trailers.
+func (st *h2Stream) onBlockLocked(c *h2Conn) (interim int, err error) {
 	if c.tooBig {
-		return ErrHTTP2HeaderListTooLarge
+		return 0, ErrHTTP2HeaderListTooLarge
 	}
 	if c.badField {
-		return errH2Malformed
+		return 0, errH2Malformed
 	}
 	nf := len(c.fields)
 	if !st.headDone {
@@ -382,31 +541,31 @@ func (st *h2Stream) onBlockLocked(c *h2Conn) error {
 				continue
 			}
 			if i > 0 || string(name) != ":status" || len(value) != 3 {
-				return errH2Malformed
+				return 0, errH2Malformed
 			}
 			for _, d := range value {
 				if d < '0' || d > '9' {
-					return errH2Malformed
+					return 0, errH2Malformed
 				}
 				status = status*10 + int(d-'0')
 			}
 		}
 		if status < 100 || status == 101 {
-			return errH2Malformed
+			return 0, errH2Malformed
 		}
 		if status < 200 {
 			if c.endStream {
-				return errH2Malformed
+				return 0, errH2Malformed
 			}
 			if st.n1xx++; st.n1xx > Max1xxResponses {
-				return ErrTooMany1xx
+				return 0, ErrTooMany1xx
 			}
-			return nil
+			return status, nil
 		}
 		raw, hs, err := copyFields(st.hraw[:0], st.hdrs[:0], c, 1)
 		st.hraw, st.hdrs = raw, hs
 		if err != nil {
-			return err
+			return 0, err
 		}
 		st.status = status
 		st.cl = -1
@@ -414,7 +573,7 @@ func (st *h2Stream) onBlockLocked(c *h2Conn) error {
 			if hs[i].Key == h1.HeaderContentLength {
 				v, ok := parseLength(hs[i].Value)
 				if !ok || st.cl >= 0 && st.cl != v {
-					return errH2Malformed
+					return 0, errH2Malformed
 				}
 				st.cl = v
 			}
@@ -424,19 +583,19 @@ func (st *h2Stream) onBlockLocked(c *h2Conn) error {
 			st.endLocked()
 		}
 		st.signal()
-		return nil
+		return 0, nil
 	}
 	if !c.endStream {
-		return errH2Malformed
+		return 0, errH2Malformed
 	}
 	raw, hs, err := copyFields(st.traw[:0], st.trailers[:0], c, 0)
 	st.traw, st.trailers = raw, hs
 	if err != nil {
-		return err
+		return 0, err
 	}
 	st.endLocked()
 	st.signal()
-	return nil
+	return 0, nil
 }
 
 // copyFields copies the regular fields of the block c decoded, from the
@@ -617,8 +776,16 @@ func (c *h2Conn) exchange(ctx context.Context, req *Request, resp *Response, dea
 		return fail(err)
 	}
 	if hasBody {
-		if err := st.sendBody(req); err != nil {
-			return fail(err)
+		send := true
+		if req.expect100 {
+			if send, err = st.await100(cl.expectTimeout()); err != nil {
+				return fail(err)
+			}
+		}
+		if send {
+			if err := st.sendRequestBody(req); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	if err := st.awaitHead(hdr); err != nil {

@@ -37,6 +37,10 @@ type Request struct {
 	// trailer holds the request trailers of a RoundTrip request sent
 	// chunked: the values are read when the body has reached io.EOF.
 	trailer http.Header
+	// bodyCloser is RoundTrip's request body, closed once sent (over
+	// HTTP/2, by the goroutine that sends it).
+	bodyCloser io.Closer
+	bodyTaken  bool // a sender goroutine took bodyCloser
 
 	close     bool
 	expect100 bool
@@ -61,6 +65,7 @@ func (r *Request) Reset() {
 	r.body = r.body[:0]
 	r.bodyStream, r.bodySize = nil, 0
 	r.trailer = nil
+	r.bodyCloser, r.bodyTaken = nil, false
 	r.close, r.expect100, r.hasUA, r.hasAE, r.idemKey = false, false, false, false, false
 	r.urlErr, r.hdrErr = nil, nil
 	r.pool = nil
@@ -265,7 +270,10 @@ func (r *Request) SetBodyString(s string) {
 // ErrBodyLength); with size < 0 the body is sent chunked until rd returns
 // io.EOF. The client reads rd only as fast as the connection accepts the
 // data. A request with a body stream is not retried. If rd is an io.Closer
-// the client does not close it.
+// the client does not close it. Over HTTP/2 the body is sent while the
+// response is read (full duplex): DoStream may return, with the response
+// head, before rd was read to its end, and the client goes on reading rd
+// until it ends or the response does.
 func (r *Request) SetBodyStream(rd io.Reader, size int64) {
 	r.body = r.body[:0]
 	r.bodyStream, r.bodySize = rd, size

@@ -31,6 +31,7 @@ type Response struct {
 	// whoever takes it (RoundTrip's response body); Reset closes it.
 	upgraded *conn
 	parsing  bool // head parse in progress: head's scan state is stale
+	h3       *HTTP3Exchange
 
 	zsrc    byteReader // gunzip source
 	zbuf    []byte     // spare body buffer for gunzip
@@ -73,7 +74,7 @@ func (r *Response) Reason() []byte { return r.head.Reason }
 func (r *Response) ProtoMinor() int { return r.head.Minor }
 
 // ProtoMajor returns the major version of the response: 1 for HTTP/1.x, 2
-// for HTTP/2.
+// for HTTP/2, 3 for HTTP/3.
 func (r *Response) ProtoMajor() int { return r.head.Major }
 
 // Header returns the value of the first header field named name

@@ -46,11 +46,15 @@ const defaultUserAgent = "Go-http-client/1.1"
 // trailers (req.Trailer) are sent after a body of unknown length, which
 // goes chunked, with the values the map holds once req.Body has returned
 // io.EOF; as in net/http, they are dropped when ContentLength is known.
+// Over HTTP/2 the request body is sent while the response is read (full
+// duplex): RoundTrip may return before req.Body was read to its end, and
+// closes it when sending ends. Interim (1xx) responses are passed to the
+// httptrace.ClientTrace of req's context (Got1xxResponse, Got100Continue).
 func (c *Client) RoundTrip(req *http.Request) (*http.Response, error) {
 	st := rtStates.Get().(*rtState)
 	defer rtStates.Put(st)
 	resp, err := c.roundTrip(req, st)
-	if err != nil && req.Body != nil {
+	if err != nil && req.Body != nil && !st.req.bodyTaken {
 		req.Body.Close()
 	}
 	return resp, err
@@ -76,6 +80,18 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 		return nil, err
 	}
 	deadline := c.deadline(ctx)
+	if c.HTTP3 != nil {
+		st.resp.Reset()
+		if done, ts, err := c.exchangeHTTP3(ctx, p, r, &st.resp, deadline, true); done {
+			if err != nil {
+				return nil, err
+			}
+			if r.bodyStream != nil {
+				hreq.Body.Close()
+			}
+			return c.toHTTPResponse(hreq, &st.resp, ts, gz), nil
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		retryable := attempt < c.maxRetries() && replayable(hreq)
 		cn, hc, err := p.acquire(ctx, deadline)
@@ -88,9 +104,12 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 			if err != nil {
 				return nil, err
 			}
-			if r.bodyStream != nil {
-				hreq.Body.Close()
+			if r.bodyCloser != nil {
+				// Not taken by a sender goroutine (see sendRequestBody):
+				// sent, or not to be sent after Expect: 100-continue.
+				r.bodyCloser.Close()
 			}
+			c.observeAltSvc(p, &st.resp)
 			return c.toHTTPResponse(hreq, &st.resp, hc.tls, gz), nil
 		}
 		retry, err := cn.exchange(ctx, r, &st.resp, deadline, true)
@@ -98,6 +117,7 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 			if r.bodyStream != nil {
 				hreq.Body.Close()
 			}
+			c.observeAltSvc(p, &st.resp)
 			return c.toHTTPResponse(hreq, &st.resp, cn.tls, gz), nil
 		}
 		if err == errNotQuiet {
@@ -114,7 +134,7 @@ func (c *Client) roundTrip(hreq *http.Request, st *rtState) (*http.Response, err
 				return nil, err
 			}
 			hreq.Body = b
-			r.bodyStream = b
+			r.bodyStream, r.bodyCloser = b, b
 		}
 	}
 }
@@ -194,6 +214,7 @@ func (c *Client) fillRequest(r *Request, hreq *http.Request) (gz bool, err error
 			size = -1
 		}
 		r.SetBodyStream(hreq.Body, size)
+		r.bodyCloser = hreq.Body
 		if size < 0 && len(hreq.Trailer) > 0 {
 			// Trailers go only with a chunked body, as in net/http.
 			if !validTrailer(hreq.Trailer) {
@@ -265,7 +286,9 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, ts *tls.Conn
 		Request:    hreq,
 		TLS:        ts,
 	}
-	if h.Major == 2 {
+	if h.Major == 3 {
+		hr.Proto, hr.ProtoMajor, hr.ProtoMinor = "HTTP/3.0", 3, 0
+	} else if h.Major == 2 {
 		hr.Proto, hr.ProtoMajor, hr.ProtoMinor = "HTTP/2.0", 2, 0
 	} else if h.Minor == 0 {
 		hr.Proto = "HTTP/1.0"
@@ -304,8 +327,8 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, ts *tls.Conn
 	if chunked {
 		hr.TransferEncoding = []string{"chunked"}
 	}
-	if h.Major == 2 {
-		// HTTP/2 frames the body itself; the connection stays.
+	if h.Major >= 2 {
+		// HTTP/2 and HTTP/3 frame the body themselves; the connection stays.
 		if mode == h1.BodyUntilClose {
 			mode = h1.BodyLength
 		}
@@ -315,7 +338,7 @@ func (c *Client) toHTTPResponse(hreq *http.Request, resp *Response, ts *tls.Conn
 	}
 	hr.Close = h.Close || mode == h1.BodyUntilClose
 	if mode == h1.BodyNone || resp.br.done {
-		if resp.br.h2 != nil {
+		if resp.br.h2 != nil || resp.br.h3 != nil {
 			resp.br.Close() // frees the stream
 		}
 		hr.Body = http.NoBody

@@ -24,6 +24,21 @@ func (r *Request) SetRequestLine(method, target []byte, minor int) error {
 	return r.parseTarget()
 }
 
+// SetExtendedConnectLine sets the method and target of an extended
+// CONNECT (RFC 8441, RFC 9220): method CONNECT with the :path as an
+// origin-form target, checked and split as Parse does for a GET's.
+func (r *Request) SetExtendedConnectLine(method, target []byte) error {
+	r.Method, r.Target = nil, target // parseTarget: not CONNECT's authority-form
+	r.Major, r.Minor = 1, 1
+	if len(target) == 0 || target[0] != '/' {
+		r.Method = method
+		return ErrBadTarget
+	}
+	err := r.parseTarget()
+	r.Method = method
+	return err
+}
+
 // AddHeader appends a header field, classified as Parse classifies it. The
 // caller checks names, values and limits.
 func (r *Request) AddHeader(name, value []byte) {
@@ -39,6 +54,9 @@ func (r *Request) AddHeader(name, value []byte) {
 // regular host fields.
 type PseudoHead struct {
 	Method, Scheme, Authority, Path string
+	// Protocol is the :protocol of an extended CONNECT (RFC 8441), ""
+	// if absent.
+	Protocol string
 	// HasAuthority tells an empty :authority from an absent one.
 	HasAuthority bool
 	// Host is the value of the last host field; Hosts counts them.
@@ -54,6 +72,8 @@ type PseudoHead struct {
 //   - :method is present and a token (RFC 9113 §8.3.1, RFC 9110 §9.1).
 //   - CONNECT (RFC 9113 §8.5): no :scheme or :path, and an :authority of
 //     host ":" port.
+//   - An extended CONNECT (RFC 8441 §4: :protocol present) is CONNECT
+//     with :scheme, :path and :authority, checked as other methods'.
 //   - Other methods (RFC 9113 §8.3.1): :scheme is "http" or "https"; :path
 //     is origin-form (starts with "/"; no absolute-form) or "*" for
 //     OPTIONS, of the characters and percent-escapes HTTP/1.1 allows.
@@ -66,11 +86,14 @@ func (h *PseudoHead) Check() error {
 	if !ValidHeaderName(h.Method) { // a token
 		return ErrBadMethod
 	}
-	if h.Method == "CONNECT" {
+	switch {
+	case h.Protocol != "" && (h.Method != "CONNECT" || !h.HasAuthority):
+		return ErrBadTarget
+	case h.Method == "CONNECT" && h.Protocol == "":
 		if h.Scheme != "" || h.Path != "" || !ascii.ValidAuthority(h.Authority, true) {
 			return ErrBadTarget
 		}
-	} else {
+	default:
 		if h.Scheme != "http" && h.Scheme != "https" {
 			return ErrBadTarget
 		}

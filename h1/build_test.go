@@ -31,6 +31,13 @@ func TestPseudoHeadCheck(t *testing.T) {
 		{"query with a stray % is the application's, as on HTTP/1.1 and net/http", with(func(h *PseudoHead) { h.Path = "/q?q=100%" }), nil},
 		{"query with a bad escape, as net/http serves it", with(func(h *PseudoHead) { h.Path = "/q?%zz" }), nil},
 		{"bad escape in the path before a query (RFC 3986 §2.1)", with(func(h *PseudoHead) { h.Path = "/a%zz?q" }), ErrBadTarget},
+		{"valid extended CONNECT (RFC 8441 §4)", with(func(h *PseudoHead) { h.Method, h.Protocol = "CONNECT", "websocket" }), nil},
+		{"extended CONNECT without :path (RFC 8441 §4)", with(func(h *PseudoHead) { h.Method, h.Protocol, h.Path = "CONNECT", "websocket", "" }), ErrBadTarget},
+		{"extended CONNECT without :scheme (RFC 8441 §4)", with(func(h *PseudoHead) { h.Method, h.Protocol, h.Scheme = "CONNECT", "websocket", "" }), ErrBadTarget},
+		{"extended CONNECT without :authority (RFC 8441 §4)", with(func(h *PseudoHead) {
+			h.Method, h.Protocol, h.Authority, h.HasAuthority = "CONNECT", "websocket", "", false
+		}), ErrBadTarget},
+		{":protocol on GET (RFC 8441 §4)", with(func(h *PseudoHead) { h.Protocol = "websocket" }), ErrBadTarget},
 		{"CONNECT with :path (RFC 9113 §8.5)", PseudoHead{Method: "CONNECT", Authority: "a.example:443", HasAuthority: true, Path: "/"}, ErrBadTarget},
 		{"CONNECT without port (RFC 9112 §3.2.3)", PseudoHead{Method: "CONNECT", Authority: "a.example", HasAuthority: true}, ErrBadTarget},
 		{"authority with userinfo (RFC 9113 §8.3.1)", with(func(h *PseudoHead) { h.Authority = "u:p@a.example" }), ErrBadHost},

@@ -160,8 +160,9 @@ var (
 	ErrPseudoInTrailers   = msgErr("pseudo-header field in trailers")
 	ErrBadContentLength   = msgErr("invalid or conflicting content-length")
 	ErrBodyLength         = msgErr("body length differs from content-length")
-	// ErrExtendedConnect is RequestHead.Build's refusal of an extended
-	// CONNECT, which an h1.Request cannot express: not a protocol error, so
-	// its Code is H3_REQUEST_REJECTED and Status 501.
+	// ErrExtendedConnect refuses an extended CONNECT a server does not
+	// serve: not a protocol error, so its Code is H3_REQUEST_REJECTED and
+	// Status 501. (RequestHead.Build builds extended CONNECTs since
+	// RFC 9220 is served, and no longer returns it.)
 	ErrExtendedConnect = &Error{Code: CodeRequestRejected, Status: 501, Reason: "extended CONNECT has no HTTP/1.1 form"}
 )

@@ -210,19 +210,21 @@ func CheckBodyLength(declared, got int64, ended bool) error {
 // when the stream ended with the HEADERS). req's slices point at r's, so
 // at the decoder's buffer. An invalid target is h1.ErrBadTarget.
 //
-// An h1.Request has no place for an extended CONNECT's :protocol: Build
-// refuses one with ErrExtendedConnect, and a caller that serves them works
-// from r.
+// An extended CONNECT (RFC 9220) is method CONNECT with the :path as an
+// origin-form target (h1.Request.SetExtendedConnectLine); its :protocol,
+// which an h1.Request has no place for, stays in r.Protocol.
 func (r *RequestHead) Build(req *h1.Request) error {
-	if r.Protocol != nil {
-		return ErrExtendedConnect
-	}
 	req.Reset()
-	target := r.Path
-	if string(r.Method) == "CONNECT" {
-		target = r.Authority
+	var err error
+	switch {
+	case r.Protocol != nil:
+		err = req.SetExtendedConnectLine(r.Method, r.Path)
+	case string(r.Method) == "CONNECT":
+		err = req.SetRequestLine(r.Method, r.Authority, 1)
+	default:
+		err = req.SetRequestLine(r.Method, r.Path, 1)
 	}
-	if err := req.SetRequestLine(r.Method, target, 1); err != nil {
+	if err != nil {
 		return err
 	}
 	req.Host = r.Host

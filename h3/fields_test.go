@@ -167,12 +167,13 @@ func TestRequestHeadBuild(t *testing.T) {
 	if err := r.Build(&req); err != nil || req.Form != h1.AuthorityForm || string(req.Target) != "example.com:443" {
 		t.Fatalf("CONNECT: %+v, %v", req, err)
 	}
-	// An extended CONNECT has no HTTP/1.1 form.
-	if err := r.Parse(fl(":method: CONNECT", ":protocol: websocket", ":scheme: https", ":authority: example.com", ":path: /chat"), true); err != nil {
+	// An extended CONNECT (RFC 9220): CONNECT with the :path as an
+	// origin-form target.
+	if err := r.Parse(fl(":method: CONNECT", ":protocol: websocket", ":scheme: https", ":authority: example.com", ":path: /chat?x=1"), true); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Build(&req); err != ErrExtendedConnect {
-		t.Fatalf("extended CONNECT: %v", err)
+	if err := r.Build(&req); err != nil || string(req.Method) != "CONNECT" || req.Form != h1.OriginForm || string(req.Path) != "/chat" || string(req.Query) != "x=1" || string(r.Protocol) != "websocket" {
+		t.Fatalf("extended CONNECT: %+v, %v", req, err)
 	}
 	// A target h1 refuses (an invalid percent escape) is h1.ErrBadTarget.
 	if err := r.Parse(fl(":method: GET", ":scheme: https", ":authority: a", ":path: /%zz"), false); err != nil {

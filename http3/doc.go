@@ -15,6 +15,20 @@
 // and HTTP/2 responses over TLS advertise HTTP/3 with Alt-Svc while Serve
 // runs.
 //
+// The package is also an HTTP/3 client: Transport carries the requests of
+// a client.Client (github.com/riptide-http/riptide/client) over quic-go,
+// one connection per origin, framed by riptide's h3 codec. NewClient
+// returns a client.Client that speaks HTTP/3 to every https origin (the
+// native Do API with reused client.Request and client.Response, and
+// RoundTrip); a client.Client whose HTTP3 field holds a Transport moves
+// an origin to HTTP/3 when it offers it in Alt-Svc:
+//
+//	c := http3.NewClient(&http3.Transport{})
+//	err := c.Do(ctx, &req, &resp)
+//	hc := &http.Client{Transport: c}
+//
+// See docs/client.md.
+//
 // The module also holds the adapters of quic-go's connections and streams
 // to the core's QUIC interfaces, package
 // github.com/riptide-http/riptide/quicx (quic.go), and the differential

@@ -28,24 +28,66 @@ const heldClientEnv = "RIPTIDE_H3_HELD_CLIENT"
 // requests each, below every server's stream limit.
 const heldConns, heldPerConn = 10, 50
 
-// heldStreamHeap bounds the live heap a held HTTP/3 stream costs Serve:
-// its Ctx on a stream conn (no HTTP/1.1 write buffer), the engine's
-// stream and quic-go's. It was 61 KiB with the Ctx on an HTTP/1.1 conn
-// (64 KiB on the compat door), 24 and 27 KiB since; quic-go's
+// heldStreamHeap bounds the live heap a stream held by a waiting handler
+// costs Serve: its Ctx on a stream conn (no HTTP/1.1 write buffer), the
+// engine's stream (no buffer while nothing is read or written) and
+// quic-go's. It was 61 KiB with the Ctx on an HTTP/1.1 conn (64 KiB on
+// the compat door), 24 and 27 KiB on a stream conn with the engine's
+// buffers held, 9.6 and 12.6 KiB with them lent; quic-go's
 // http3.Server: 4.9 KiB.
-const heldStreamHeap = 32 << 10
+const heldStreamHeap = 16 << 10
 
-// TestHeldStreamCost measures what a request stream held by a waiting
-// handler costs the server: live heap and goroutines per stream, for
-// Serve's native and compat doors and for quic-go's http3.Server, with
-// the client in a child process. The handlers wait on a channel (native)
+// heldRatio bounds a held stream's live heap on Serve as a multiple of
+// quic-go's http3.Server's in the same run, per case (waiting handler,
+// client not reading) and door. Issue 36 asks 1.5; what is left above it
+// is the Ctx's h1.Request, whose 64 inline header fields (3.5 KiB) a
+// stream conn carries whatever the request's fields, and, on the compat
+// door, the *http.Request and its Header map, which quic-go's handler
+// gets too.
+//
+// A stalled stream ("stall") may hold, beyond that, the response body its
+// blocked write buffers (riptide.DefaultWriteBufferSize: the Ctx holds the
+// handler's first bytes until it commits, so that a response written in
+// one call gets its Content-Length; quic-go commits after 4 KiB) and its
+// share of the client's connection window; stallExtra is that allowance.
+// A ratio of two measured figures alone flaked here (29.9 KiB against
+// quic-go's 5.0, 1 run in 4).
+var heldRatio = map[string]float64{
+	"Serve native": 2.25,
+	"Serve compat": 2.75,
+}
+
+const stallExtra = riptide.DefaultWriteBufferSize + stallConnWindow/heldPerConn
+
+// stallChunk is what a /stall handler writes at a time, stallBody what it
+// writes in all: more than the client's flow-control windows let out, so
+// that every /stall handler ends up blocked in a write.
+const stallChunk, stallBody = 16 << 10, 4 << 20
+
+// The client's flow-control windows, fixed (not auto-tuned): what a
+// server may have sent on a stream and on a connection that the client
+// has not read. They bound the response bytes in flight, 64 KiB per
+// connection (1.3 KiB per held stream here), and make every /stall
+// handler block at its first flush, whatever the machine's speed.
+const stallStreamWindow, stallConnWindow = 8 << 10, 64 << 10
+
+// TestHeldStreamCost measures what a held request stream costs the
+// server: live heap and goroutines per stream, for Serve's native and
+// compat doors and for quic-go's http3.Server, with the client in a child
+// process. Two cases: "wait", a handler that waits on a channel (native)
 // or on the request's context or a channel (compat, quic-go), as a
-// long-poll handler does. A round opens heldConns connections, measures
+// long-poll handler does; "stall", a handler writing a large body to a
+// client that reads the response head and then stops reading, so that the
+// handler blocks in a write once the client's flow-control windows are
+// spent (what the server then holds per stream is what the blocked write
+// holds, its buffered body, beside the stream; the window's bytes were
+// sent and acknowledged). A round opens heldConns connections, measures
 // the heap after a GET on each, then holds heldConns*heldPerConn streams
-// and measures again. It asserts that Serve holds one goroutine per stream
-// at most (quic-go holds one; the compat door's request context is a
-// callback on the stream's, not a goroutine) and at most heldStreamHeap
-// of live heap per held stream.
+// and measures again. It asserts that Serve holds at most 1.05 goroutines
+// per stream (quic-go holds one; the compat door's request context is a
+// callback on the stream's, not a goroutine), at most heldRatio times
+// quic-go's live heap per held stream in the same run, and, waiting, at
+// most heldStreamHeap.
 func TestHeldStreamCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("holds 500 streams per server in a child process")
@@ -60,22 +102,47 @@ func TestHeldStreamCost(t *testing.T) {
 	var release atomic.Pointer[chan struct{}]
 	first := make(chan struct{})
 	release.Store(&first)
+	chunk := make([]byte, stallChunk)
+	// stall writes stallBody bytes with write until it fails or the
+	// round ends.
+	stall := func(write func([]byte) error) {
+		ch := *release.Load()
+		entered.Add(1)
+		for range stallBody / stallChunk {
+			select {
+			case <-ch:
+				return
+			default:
+			}
+			if write(chunk) != nil {
+				return
+			}
+		}
+	}
 	native := riptide.HandlerFunc(func(x *riptide.Ctx) {
-		if string(x.Path()) == "/wait" {
+		switch string(x.Path()) {
+		case "/wait":
 			ch := *release.Load()
 			entered.Add(1)
 			<-ch
+		case "/stall":
+			stall(func(p []byte) error { _, err := x.Write(p); return err })
+			return
 		}
 		x.Write(hello)
 	})
 	std := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/wait" {
+		switch r.URL.Path {
+		case "/wait":
 			ch := *release.Load()
 			entered.Add(1)
 			select {
 			case <-ch:
 			case <-r.Context().Done():
 			}
+		case "/stall":
+			stall(func(p []byte) error { _, err := w.Write(p); return err })
+			return
 		}
 		w.Write(hello)
 	})
@@ -100,15 +167,15 @@ func TestHeldStreamCost(t *testing.T) {
 		t.Fatalf("client process: %v", out.Err())
 		return ""
 	}
-	// measure holds n streams on addr and returns the live heap and the
-	// goroutines they added, per stream.
-	measure := func(addr string) (heap, goroutines float64) {
+	// measure holds n streams on addr ("wait" or "stall") and returns the
+	// live heap and the goroutines they added, per stream.
+	measure := func(addr, hold string) (heap, goroutines float64) {
 		fmt.Fprintln(in, "conns", addr)
 		read()
 		time.Sleep(idleSettle)
 		h0, g0 := settledHeap(), runtime.NumGoroutine()
 		entered.Store(0)
-		fmt.Fprintln(in, "hold")
+		fmt.Fprintln(in, "hold", hold)
 		for i := 0; entered.Load() < n && i < 2000; i++ {
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -128,23 +195,32 @@ func TestHeldStreamCost(t *testing.T) {
 		{"Serve native", srvNative},
 		{"Serve compat", srvCompat},
 	}
-	for _, s := range servers {
-		measure(s.addr) // a first round: pools, goroutine descriptors
-	}
-	res := make(map[string][2]float64)
-	for _, s := range servers {
-		h, g := measure(s.addr)
-		res[s.name] = [2]float64{h, g}
-		t.Logf("%s: %.1f KiB live heap, %.2f goroutines per held stream (%d streams on %d connections)", s.name, h/1024, g, n, heldConns)
-	}
-	q := res["quic-go http3.Server"]
-	for _, name := range []string{"Serve native", "Serve compat"} {
-		r := res[name]
-		if r[1] > 1.05 {
-			t.Errorf("%s: %.2f goroutines per held stream, want at most one (quic-go: %.2f)", name, r[1], q[1])
+	for _, hold := range []string{"wait", "stall"} {
+		for _, s := range servers {
+			measure(s.addr, hold) // a first round: pools, goroutine descriptors
 		}
-		if r[0] > heldStreamHeap {
-			t.Errorf("%s: %.1f KiB per held stream, want at most %d KiB (quic-go: %.1f KiB)", name, r[0]/1024, heldStreamHeap>>10, q[0]/1024)
+		res := make(map[string][2]float64)
+		for _, s := range servers {
+			h, g := measure(s.addr, hold)
+			res[s.name] = [2]float64{h, g}
+			t.Logf("%s, %s: %.1f KiB live heap, %.2f goroutines per held stream (%d streams on %d connections)", hold, s.name, h/1024, g, n, heldConns)
+		}
+		q := res["quic-go http3.Server"]
+		for _, name := range []string{"Serve native", "Serve compat"} {
+			r := res[name]
+			if r[1] > 1.05 {
+				t.Errorf("%s, %s: %.2f goroutines per held stream, want at most one (quic-go: %.2f)", hold, name, r[1], q[1])
+			}
+			max, extra := heldRatio[name], 0.0
+			if hold == "stall" {
+				extra = stallExtra
+			}
+			if r[0] > max*q[0]+extra {
+				t.Errorf("%s, %s: %.1f KiB per held stream, want at most %.2f times quic-go's %.1f KiB plus %.1f KiB", hold, name, r[0]/1024, max, q[0]/1024, extra/1024)
+			}
+			if hold == "wait" && r[0] > heldStreamHeap {
+				t.Errorf("%s, %s: %.1f KiB per held stream, want at most %d KiB (quic-go: %.1f KiB)", hold, name, r[0]/1024, heldStreamHeap>>10, q[0]/1024)
+			}
 		}
 	}
 }
@@ -160,9 +236,11 @@ func settledHeap() int64 {
 }
 
 // TestHeldStreamClient is TestHeldStreamCost's client: "conns ADDR" opens
-// heldConns connections to ADDR with a GET each; "hold" sends heldPerConn
-// requests for /wait on each, which wait; "close" waits for their answers
-// and closes the connections. It answers each command with one line.
+// heldConns connections to ADDR with a GET each; "hold wait" sends
+// heldPerConn requests for /wait on each, which wait; "hold stall" sends
+// as many for /stall and reads none of their bodies; "close" waits for
+// the /wait answers (or drops the /stall bodies unread) and closes the
+// connections. It answers "conns" and "close" with one line.
 func TestHeldStreamClient(t *testing.T) {
 	if os.Getenv(heldClientEnv) == "" {
 		t.Skip("TestHeldStreamCost's client process")
@@ -172,6 +250,7 @@ func TestHeldStreamClient(t *testing.T) {
 		clients []*http.Client
 		trs     []*qhttp3.Transport
 		wg      sync.WaitGroup
+		stop    chan struct{}
 	)
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
@@ -180,7 +259,15 @@ func TestHeldStreamClient(t *testing.T) {
 		case "conns":
 			addr = f[1]
 			for range heldConns {
-				tr := &qhttp3.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}}
+				tr := &qhttp3.Transport{
+					TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}},
+					QUICConfig: &quic.Config{
+						InitialStreamReceiveWindow:     stallStreamWindow,
+						MaxStreamReceiveWindow:         stallStreamWindow,
+						InitialConnectionReceiveWindow: stallConnWindow,
+						MaxConnectionReceiveWindow:     stallConnWindow,
+					},
+				}
 				c := &http.Client{Transport: tr}
 				resp, err := c.Get("https://" + addr + "/hello")
 				if err != nil {
@@ -192,6 +279,8 @@ func TestHeldStreamClient(t *testing.T) {
 			}
 			fmt.Println("heldclient ok")
 		case "hold":
+			stop = make(chan struct{})
+			stalled := f[1] == "stall"
 			for _, c := range clients {
 				for range heldPerConn {
 					wg.Add(1)
@@ -199,15 +288,22 @@ func TestHeldStreamClient(t *testing.T) {
 						defer wg.Done()
 						ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 						defer cancel()
-						req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+addr+"/wait", nil)
-						if resp, err := c.Do(req); err == nil {
-							io.Copy(io.Discard, resp.Body)
-							resp.Body.Close()
+						req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+addr+"/"+f[1], nil)
+						resp, err := c.Do(req)
+						if err != nil {
+							return
 						}
+						if stalled {
+							<-stop
+						} else {
+							io.Copy(io.Discard, resp.Body)
+						}
+						resp.Body.Close()
 					}()
 				}
 			}
 		case "close":
+			close(stop)
 			wg.Wait()
 			for _, tr := range trs {
 				tr.Close()

@@ -71,8 +71,9 @@ func wholeEcho(c *Conn) {
 }
 
 // Autobahn cases (subset) against the native door on the event-loop and
-// goroutine engines and the compat door: every case OK, NON-STRICT or
-// INFORMATIONAL, in behaviour and in closing.
+// goroutine engines, the compat door, and the event-driven mode (Serve) on
+// both engines: every case OK, NON-STRICT or INFORMATIONAL, in behaviour
+// and in closing.
 func TestAutobahn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Autobahn run skipped in -short mode")
@@ -91,6 +92,10 @@ func TestAutobahn(t *testing.T) {
 		{"native-eventloop", riptide.EngineAuto, native},
 		{"native-goroutine", riptide.EngineGoroutine, native},
 		{"compat", riptide.EngineAuto, riptide.FromHTTP(compatHandler(autobahnOpts, wholeEcho))},
+		// The event-driven mode (Serve): parked on the loop, and on a
+		// goroutine per connection on the goroutine engine.
+		{"event-eventloop", riptide.EngineAuto, eventEcho(autobahnOpts, nil, nil)},
+		{"event-goroutine", riptide.EngineGoroutine, eventEcho(autobahnOpts, nil, nil)},
 	} {
 		t.Run(door.name, func(t *testing.T) {
 			url := serve(t, door.e, door.h)

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,7 +18,7 @@ import (
 )
 
 // Dial opens a WebSocket to rawURL (ws://, wss://, or http:// and https://
-// taken as the same) over HTTP/1.1, offering o's subprotocols and, with
+// taken as the same) over HTTP/1.1 (or HTTP/2 with o.HTTP2), offering o's subprotocols and, with
 // o.Compression, permessage-deflate. ctx bounds the connection and the
 // handshake. A refused handshake returns a *HandshakeError and the
 // server's response (body not read).
@@ -33,6 +34,9 @@ func Dial(ctx context.Context, rawURL string, o *Options) (*Conn, *http.Response
 		secure = true
 	default:
 		return nil, nil, fmt.Errorf("websocket: unsupported scheme %q", u.Scheme)
+	}
+	if o != nil && o.HTTP2 {
+		return dialH2(ctx, u, secure, o) // dialh2.go
 	}
 	host := u.Host
 	if u.Port() == "" {
@@ -124,18 +128,32 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, o *Opt
 	if resp.Header.Get("Sec-WebSocket-Accept") != AcceptKey(key) {
 		return fail("wrong Sec-WebSocket-Accept")
 	}
+	sub, deflate, err := checkResponse(resp, o)
+	if err != nil {
+		return fail(err.Error())
+	}
+	var buffered []byte
+	if n := br.Buffered(); n > 0 {
+		buffered, _ = br.Peek(n)
+	}
+	return newConn(nc, true, buffered, o, sub, deflate), resp, nil
+}
+
+// checkResponse checks the subprotocol and extensions a server answered
+// (101 over HTTP/1.1, 200 to an extended CONNECT) against the offer.
+func checkResponse(resp *http.Response, o *Options) (string, *ws.DeflateParams, error) {
 	sub := resp.Header.Get("Sec-WebSocket-Protocol")
 	if sub != "" && (o == nil || !hasToken([]string{strings.Join(o.Subprotocols, ",")}, sub)) {
-		return fail("server chose a subprotocol that was not offered: " + sub)
+		return "", nil, errors.New("server chose a subprotocol that was not offered: " + sub)
 	}
 	var deflate *ws.DeflateParams
 	if exts := resp.Header.Values("Sec-WebSocket-Extensions"); len(exts) > 0 {
 		if o == nil || !o.Compression {
-			return fail("server answered extensions that were not offered")
+			return "", nil, errors.New("server answered extensions that were not offered")
 		}
 		p, on, err := ws.AcceptDeflateResponse(exts)
 		if err != nil {
-			return fail(err.Error())
+			return "", nil, err
 		}
 		if on {
 			// Offering client_no_context_takeover promised it whatever
@@ -144,9 +162,5 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, o *Opt
 			deflate = &p
 		}
 	}
-	var buffered []byte
-	if n := br.Buffered(); n > 0 {
-		buffered, _ = br.Peek(n)
-	}
-	return newConn(nc, true, buffered, o, sub, deflate), resp, nil
+	return sub, deflate, nil
 }

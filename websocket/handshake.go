@@ -79,6 +79,12 @@ func checkRequest(method string, http11 bool, host string, get headerGetter, o *
 		return n, &HandshakeError{http.StatusBadRequest, "Sec-WebSocket-Key is not 16 bytes in base64"}
 	}
 	n.key = keys[0]
+	return n, negotiate(&n, host, get, o)
+}
+
+// negotiate applies the checks an upgrade and an extended CONNECT share
+// (the Origin) and negotiates the subprotocol and permessage-deflate.
+func negotiate(n *negotiated, host string, get headerGetter, o *Options) *HandshakeError {
 	if origin := get("Origin"); len(origin) > 0 {
 		ok := false
 		if o != nil && o.CheckOrigin != nil {
@@ -87,7 +93,7 @@ func checkRequest(method string, http11 bool, host string, get headerGetter, o *
 			ok = strings.EqualFold(u.Host, host)
 		}
 		if !ok {
-			return n, &HandshakeError{http.StatusForbidden, "cross-origin request refused"}
+			return &HandshakeError{http.StatusForbidden, "cross-origin request refused"}
 		}
 	}
 	if o != nil {
@@ -105,7 +111,7 @@ func checkRequest(method string, http11 bool, host string, get headerGetter, o *
 			}
 		}
 	}
-	return n, nil
+	return nil
 }
 
 // appendResponse appends the 101 response for n.

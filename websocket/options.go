@@ -64,11 +64,34 @@ type Options struct {
 	// TLSClientConfig (client) configures wss:// connections (nil: the
 	// defaults, with the URL's host as ServerName).
 	TLSClientConfig *tls.Config
+	// HTTP2 (client) makes Dial open the WebSocket as an extended CONNECT
+	// over HTTP/2 (RFC 8441), on a connection of its own: TLS with ALPN
+	// h2 for wss://, cleartext HTTP/2 with prior knowledge for ws://. The
+	// server must allow it (SETTINGS_ENABLE_CONNECT_PROTOCOL; riptide's
+	// HTTP2Config.EnableConnectProtocol); it answers 200, not 101.
+	HTTP2 bool
 	// Header (client) is added to the handshake request; a server's
 	// response headers go through ResponseHeader.
 	Header http.Header
 	// ResponseHeader (server) is added to the 101 response.
 	ResponseHeader http.Header
+	// WriteQueueLimit bounds the bytes an event-driven connection (Serve)
+	// queues for a peer that does not read them as fast as they are
+	// written (0: DefaultWriteQueueLimit). A write while that much is
+	// queued fails with ErrWriteQueueFull and the connection is closed,
+	// so a client that stops reading costs at most the limit plus the
+	// last message written to it.
+	WriteQueueLimit int
+}
+
+// DefaultWriteQueueLimit is Options.WriteQueueLimit's default.
+const DefaultWriteQueueLimit = 256 << 10
+
+func (o *Options) writeQueueLimit() int {
+	if o == nil || o.WriteQueueLimit <= 0 {
+		return DefaultWriteQueueLimit
+	}
+	return o.WriteQueueLimit
 }
 
 func (o *Options) readLimit() int64 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
-	"strconv"
 
 	"github.com/riptide-http/riptide"
 )
@@ -16,25 +15,15 @@ import (
 //
 // A request that is not a valid upgrade gets the status of the returned
 // *HandshakeError (400, 403, 405, or 426 with Sec-WebSocket-Version: 13)
-// and no Conn. On HTTP/2 and HTTP/3 the upgrade is refused with 501 until
-// extended CONNECT (RFC 8441, RFC 9220) is served.
+// and no Conn. Over HTTP/2 and HTTP/3 (h2.go) the request is an extended
+// CONNECT (RFC 8441, RFC 9220; riptide's HTTP2Config.EnableConnectProtocol),
+// answered 200, and the Conn runs on the stream; any other request there
+// gets 501.
 func Upgrade(x *riptide.Ctx, o *Options) (*Conn, error) {
 	if x.IsHTTP2() || x.IsHTTP3() {
-		herr := &HandshakeError{http.StatusNotImplemented, "WebSocket over HTTP/2 and HTTP/3 is not served yet"}
-		x.Error(herr.Status, herr.Msg)
-		return nil, herr
+		return upgradeStream(x, o) // h2.go
 	}
-	req := x.Request()
-	get := func(name string) []string {
-		var vs []string
-		for _, h := range req.Headers {
-			if bytes.EqualFold(h.Name, []byte(name)) {
-				vs = append(vs, string(h.Value))
-			}
-		}
-		return vs
-	}
-	n, herr := checkRequest(string(x.Method()), x.ProtoMinor() >= 1, string(x.Host()), get, o)
+	n, herr := checkRequest(string(x.Method()), x.ProtoMinor() >= 1, string(x.Host()), ctxHeader(x), o)
 	if herr != nil {
 		refuse(herr, x.SetHeader)
 		x.Error(herr.Status, herr.Msg)
@@ -51,6 +40,20 @@ func Upgrade(x *riptide.Ctx, o *Options) (*Conn, error) {
 	return newConn(nc, false, buffered, o, n.subprotocol, n.deflate), nil
 }
 
+// ctxHeader returns the header getter of a native request.
+func ctxHeader(x *riptide.Ctx) headerGetter {
+	req := x.Request()
+	return func(name string) []string {
+		var vs []string
+		for _, h := range req.Headers {
+			if bytes.EqualFold(h.Name, []byte(name)) {
+				vs = append(vs, string(h.Value))
+			}
+		}
+		return vs
+	}
+}
+
 // refuse sets the headers of a refusal: the version this server speaks.
 func refuse(herr *HandshakeError, set func(name, value string)) {
 	if herr.Status == http.StatusUpgradeRequired {
@@ -65,15 +68,19 @@ func IsUpgrade(x *riptide.Ctx) bool {
 
 // Accept is Upgrade for http.Handler code: on riptide's compat door and on
 // net/http's server (both through http.Hijacker). It answers refusals the
-// same way. A ResponseWriter that cannot hijack (HTTP/2, HTTP/3) gets 501.
+// same way. Over HTTP/2 and HTTP/3 it serves an extended CONNECT on
+// riptide's compat door (whose ResponseWriter hijacks the stream), and on
+// net/http's HTTP/2 server with GODEBUG=http2xconnect=1 (whose
+// ResponseWriter cannot be hijacked: the Conn then runs on it and the
+// request body, and must be served before the handler returns); other
+// requests there get 501.
 func Accept(w http.ResponseWriter, r *http.Request, o *Options) (*Conn, error) {
 	var n negotiated
 	var herr *HandshakeError
 	if r.ProtoMajor != 1 {
-		herr = &HandshakeError{http.StatusNotImplemented, "WebSocket over HTTP/" + strconv.Itoa(r.ProtoMajor) + " is not served yet"}
-	} else {
-		n, herr = checkRequest(r.Method, r.ProtoAtLeast(1, 1), r.Host, r.Header.Values, o)
+		return acceptStream(w, r, o) // h2.go
 	}
+	n, herr = checkRequest(r.Method, r.ProtoAtLeast(1, 1), r.Host, r.Header.Values, o)
 	if herr != nil {
 		refuse(herr, w.Header().Set)
 		http.Error(w, herr.Msg, herr.Status)

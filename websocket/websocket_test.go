@@ -3,6 +3,7 @@ package websocket
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -79,17 +80,27 @@ func compatEcho(o *Options) http.Handler { return compatHandler(o, echoLoop) }
 
 // exercise runs messages of every kind through an echo server at url and
 // checks each comes back as sent, then closes with a handshake.
-func exercise(t *testing.T, url string, compress bool) {
+func exercise(t *testing.T, url string, compress bool) { exerciseDial(t, url, compress, nil) }
+
+// exerciseDial is exercise with the client's TLS configuration and, when
+// tc is not nil, over HTTP/2 (h2_test.go), where the handshake is answered
+// 200.
+func exerciseDial(t *testing.T, url string, compress bool, tc *tls.Config) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	o := &Options{Compression: compress, Subprotocols: []string{"echo"}, ReadLimit: 8 << 20,
-		Deflate: ws.DeflateConfig{ServerContextTakeover: true, ClientContextTakeover: true}}
+		Deflate: ws.DeflateConfig{ServerContextTakeover: true, ClientContextTakeover: true},
+		HTTP2:   tc != nil, TLSClientConfig: tc}
 	c, resp, err := Dial(ctx, url, o)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
-	if resp.StatusCode != 101 || c.Subprotocol() != "echo" || c.Compressed() != compress {
+	want := 101
+	if o.HTTP2 {
+		want = 200
+	}
+	if resp.StatusCode != want || c.Subprotocol() != "echo" || c.Compressed() != compress {
 		t.Fatalf("handshake: %d, subprotocol %q, compressed %v", resp.StatusCode, c.Subprotocol(), c.Compressed())
 	}
 	pongs := 0

@@ -3,6 +3,7 @@ module github.com/riptide-http/riptide/ecosystem/grpc
 go 1.26.0
 
 require (
+	connectrpc.com/connect v1.19.1
 	github.com/riptide-http/riptide v0.1.0
 	google.golang.org/grpc v1.85.0
 )

@@ -5,7 +5,13 @@
 //	go run ./examples/wschat -addr 127.0.0.1:8080   # then open http://127.0.0.1:8080/
 //
 // -engine picks the engine (riptide.Engine): auto, eventloop, goroutine or
-// onloop.
+// onloop. With -cert and -key it serves HTTPS (HTTP/2 and HTTP/1.1), and
+// -ws-over-h2 then lets browsers open the WebSocket over HTTP/2 (RFC 8441,
+// riptide.HTTP2Config.EnableConnectProtocol): every route of this server
+// can answer an extended CONNECT (/ws serves it, the others answer 404
+// or the page), as the switch requires.
+//
+//	go run ./examples/wschat -cert cert.pem -key key.pem -ws-over-h2   # https://127.0.0.1:8080/
 package main
 
 import (
@@ -28,6 +34,9 @@ var page []byte
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	engineName := flag.String("engine", "auto", "connection engine: auto, eventloop, goroutine or onloop")
+	certFile := flag.String("cert", "", "TLS certificate (PEM): serve HTTPS, HTTP/2 included")
+	keyFile := flag.String("key", "", "TLS key (PEM)")
+	overH2 := flag.Bool("ws-over-h2", false, "serve WebSocket over HTTP/2 too (RFC 8441 extended CONNECT)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	engine, err := parseEngine(*engineName)
@@ -40,12 +49,25 @@ func main() {
 		log.Error("listen", "err", err)
 		os.Exit(1)
 	}
-	srv := &riptide.Server{Logger: log, Engine: engine, Handler: newRoom().handler()}
-	log.Info("listening", "url", "http://"+ln.Addr().String()+"/")
-	if err := srv.Serve(ln); err != nil {
+	srv := newServer(newRoom().handler(), engine, *overH2)
+	srv.Logger = log
+	if *certFile != "" {
+		log.Info("listening", "url", "https://"+ln.Addr().String()+"/", "ws-over-h2", *overH2)
+		err = srv.ServeTLS(ln, *certFile, *keyFile)
+	} else {
+		log.Info("listening", "url", "http://"+ln.Addr().String()+"/")
+		err = srv.Serve(ln)
+	}
+	if err != nil {
 		log.Error("serve", "err", err)
 		os.Exit(1)
 	}
+}
+
+// newServer is the chat's server: h on engine, with WebSocket over HTTP/2
+// when overH2 (over TLS, where browsers speak HTTP/2).
+func newServer(h riptide.Handler, engine riptide.Engine, overH2 bool) *riptide.Server {
+	return &riptide.Server{Engine: engine, Handler: h, HTTP2: &riptide.HTTP2Config{EnableConnectProtocol: overH2}}
 }
 
 // room is the set of connected clients.

@@ -4,8 +4,10 @@
 //
 //	go run ./examples/wsecho -addr 127.0.0.1:9001 -mode native -engine eventloop
 //
-// -mode native upgrades riptide's native Ctx (websocket.Upgrade); -mode
-// compat serves an http.Handler on the same engine (websocket.Accept).
+// -mode native upgrades riptide's native Ctx (websocket.Upgrade) and echoes
+// on a goroutine per connection; -mode event serves the connection
+// event-driven (websocket.Serve: parked on the event loop while idle);
+// -mode compat serves an http.Handler on the same engine (websocket.Accept).
 // -engine picks the engine (riptide.Engine): auto, eventloop, goroutine or
 // onloop. -takeover keeps compression contexts between messages (the
 // default here, so that the run covers it); -read-limit bounds a message.
@@ -26,7 +28,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:9001", "listen address")
-	mode := flag.String("mode", "native", "handler API: native or compat")
+	mode := flag.String("mode", "native", "handler API: native, event or compat")
 	engineName := flag.String("engine", "auto", "connection engine: auto, eventloop, goroutine or onloop")
 	takeover := flag.Bool("takeover", true, "keep compression contexts between messages (when the client allows)")
 	limit := flag.Int64("read-limit", 64<<20, "largest message in bytes")
@@ -62,8 +64,9 @@ func main() {
 	}
 }
 
-// handler is the echo at / through the native door (websocket.Upgrade) or
-// the compat door (websocket.Accept on riptide.FromHTTP).
+// handler is the echo at / through the native door (websocket.Upgrade),
+// its event-driven mode (websocket.Serve) or the compat door
+// (websocket.Accept on riptide.FromHTTP).
 func handler(mode string, opts *websocket.Options) (riptide.Handler, error) {
 	switch mode {
 	case "native":
@@ -74,6 +77,14 @@ func handler(mode string, opts *websocket.Options) (riptide.Handler, error) {
 			}
 			go echo(c) // the handler returns: the engine keeps nothing for it
 		}), nil
+	case "event":
+		// Event-driven: an idle connection is parked on the event loop
+		// with no goroutine and no buffer (a goroutine per connection on
+		// the goroutine engine).
+		echo := &websocket.Handler{
+			OnMessage: func(p *websocket.Peer, mt websocket.MessageType, msg []byte) { p.WriteMessage(mt, msg) },
+		}
+		return riptide.HandlerFunc(func(x *riptide.Ctx) { websocket.Serve(x, opts, echo) }), nil
 	case "compat":
 		return riptide.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, err := websocket.Accept(w, r, opts)
@@ -83,7 +94,7 @@ func handler(mode string, opts *websocket.Options) (riptide.Handler, error) {
 			go echo(c)
 		})), nil
 	}
-	return nil, fmt.Errorf("unknown mode %q; want native or compat", mode)
+	return nil, fmt.Errorf("unknown mode %q; want native, event or compat", mode)
 }
 
 // echo sends every message back whole once it has arrived whole (a peer

@@ -12,13 +12,13 @@ import (
 	"github.com/riptide-http/riptide/websocket"
 )
 
-// Both modes echo text and binary messages at / with permessage-deflate
+// The three modes echo text and binary messages at / with permessage-deflate
 // negotiated; an unknown mode is refused.
 func TestEchoModes(t *testing.T) {
 	if _, err := handler("fast", nil); err == nil {
 		t.Error("mode fast accepted")
 	}
-	for _, mode := range []string{"native", "compat"} {
+	for _, mode := range []string{"native", "event", "compat"} {
 		t.Run(mode, func(t *testing.T) {
 			h, err := handler(mode, &websocket.Options{Compression: true})
 			if err != nil {

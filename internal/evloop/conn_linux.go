@@ -90,6 +90,9 @@ const (
 	// stHup: the peer shut down its side (sticky). A FIN queued behind the
 	// data makes no new edge, so a short read no longer means empty.
 	stHup
+	// stWantOut: parked with output queued (ParkFor): a writable edge
+	// hands the connection to a worker as a readable one does.
+	stWantOut
 )
 
 // acquire pins fd for one syscall; false once the socket is being closed.
@@ -448,14 +451,7 @@ func (c *Conn) ReadExpired() bool { return c.deadlinePassed(c.rdl.Load()) }
 // deadline passes. It fails, undoing the copy, when a readable edge came in
 // meanwhile: the owner reads on. The server's Status must be stored first.
 func (c *Conn) Park(s Saved, partial []byte) bool {
-	if len(partial) > 0 {
-		bp, _ := headPool.Get().(*[]byte)
-		if bp == nil {
-			bp = new([]byte)
-		}
-		*bp = append((*bp)[:0], partial...)
-		c.partial = bp
-	}
+	c.keepPartial(partial)
 	c.Saved = s
 	for {
 		old := c.st.Load()
@@ -466,6 +462,78 @@ func (c *Conn) Park(s Saved, partial []byte) bool {
 		if c.st.CompareAndSwap(old, old&stHup) {
 			return true
 		}
+	}
+}
+
+// ParkFor is Park for a protocol that queues output of its own (an
+// event-driven WebSocket): with wantWrite, the loop also hands the parked
+// connection to a worker on the socket's next writable edge, and ParkFor
+// fails when one came in since the owner's last write. The partial bytes
+// are kept as Park keeps a partial head.
+func (c *Conn) ParkFor(s Saved, partial []byte, wantWrite bool) bool {
+	if !wantWrite {
+		return c.Park(s, partial)
+	}
+	c.st.Or(stWantOut)
+	if c.st.Load()&stWriteReady != 0 {
+		c.st.And(^uint32(stWantOut))
+		return false // the socket took more meanwhile: write again
+	}
+	c.keepPartial(partial)
+	c.Saved = s
+	for {
+		old := c.st.Load()
+		if old&(stReadReady|stWriteReady) != 0 {
+			c.st.And(^uint32(stWantOut))
+			c.DropPartial()
+			return false
+		}
+		if c.st.CompareAndSwap(old, old&(stHup|stWantOut)) {
+			return true
+		}
+	}
+}
+
+// WriteNow writes what the socket takes of bufs (up to 8 of them) with one
+// writev(2), without waiting: 0 bytes and a nil error when its buffer is
+// full. Unlike Write, any goroutine may call it, owner or not, parked or
+// busy (the caller serializes its writes); the bytes it could not write
+// are the caller's to keep and retry (ParkFor with wantWrite).
+func (c *Conn) WriteNow(bufs [][]byte) (int, error) {
+	if c.shut.Load() || !c.acquire() {
+		return 0, net.ErrClosed
+	}
+	// The write consumes a writable edge seen while busy (ParkFor checks
+	// for one); only protocols that write this way use WriteNow.
+	c.st.And(^uint32(stWriteReady))
+	RaceRelease(c.fd)
+	n, err := rawSysWritev(c.fd, bufs)
+	c.release()
+	switch {
+	case n >= 0 && err == nil:
+		return n, nil
+	case err == unix.EAGAIN || err == unix.EINTR:
+		return 0, nil
+	}
+	return 0, err
+}
+
+// SetWakeAt sets the read deadline to d (Unix nanoseconds, 0: none)
+// without waking anyone: for the owner of a connection that parks with
+// Saved.Proto, whose protocol uses the deadline as its alarm (the scanner
+// hands the parked connection to a worker once d passes; RawRead and
+// WriteNow ignore it).
+func (c *Conn) SetWakeAt(d int64) { c.rdl.Store(d) }
+
+// keepPartial keeps a copy of partial, if any, in a pooled buffer.
+func (c *Conn) keepPartial(partial []byte) {
+	if len(partial) > 0 {
+		bp, _ := headPool.Get().(*[]byte)
+		if bp == nil {
+			bp = new([]byte)
+		}
+		*bp = append((*bp)[:0], partial...)
+		c.partial = bp
 	}
 }
 

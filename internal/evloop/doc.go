@@ -38,6 +38,12 @@
 //     every complete request already read (pipelining, one write per
 //     batch) and, when the socket is empty, parks the connection (Park)
 //     and returns itself to the pool.
+//   - A protocol that took a connection over (riptide's event-driven
+//     WebSocket, Saved.Proto) writes without waiting (WriteNow, from any
+//     goroutine) and queues what the socket does not take; it parks with
+//     ParkFor, which also asks for the writable edge while output is
+//     left, and uses the read deadline as its alarm (SetWakeAt): the
+//     scanner hands it to a worker when the deadline passes.
 //   - Timeouts: the server arms deadlines as on any net.Conn; a read or
 //     write that waits does so on the worker's channel with a reused
 //     timer. For parked connections (idle and header timeouts) a scanner

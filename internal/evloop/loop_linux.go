@@ -163,10 +163,10 @@ func (c *Conn) claim(ev uint32) bool {
 	for {
 		old := c.st.Load()
 		if old&stBusy == 0 {
-			if !in {
+			if !in && (!out || old&stWantOut == 0) {
 				return false
 			}
-			if c.st.CompareAndSwap(old, old|stBusy|hup) {
+			if c.st.CompareAndSwap(old, (old|stBusy|hup)&^stWantOut) {
 				return true
 			}
 			continue
@@ -218,7 +218,7 @@ func (c *Conn) claimIdle() bool {
 		if old&stBusy != 0 {
 			return false
 		}
-		if c.st.CompareAndSwap(old, old|stBusy) {
+		if c.st.CompareAndSwap(old, (old|stBusy)&^stWantOut) {
 			return true
 		}
 	}

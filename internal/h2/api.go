@@ -63,6 +63,11 @@ type Config struct {
 	// received (nil: not counted).
 	Resets       *atomic.Uint64
 	ClientResets *atomic.Uint64
+	// EnableConnectProtocol sends SETTINGS_ENABLE_CONNECT_PROTOCOL=1 and
+	// accepts extended CONNECT requests (RFC 8441: :method CONNECT with
+	// :protocol, :scheme, :path and :authority); without it a request
+	// with :protocol is malformed.
+	EnableConnectProtocol bool
 }
 
 // DefaultMaxConcurrentStreams is the default SETTINGS_MAX_CONCURRENT_STREAMS.
@@ -153,6 +158,10 @@ func (st *Stream) Scheme() string    { return st.scheme }
 func (st *Stream) Authority() string { return st.authority }
 func (st *Stream) Path() string      { return st.path }
 
+// Protocol is the :protocol of an extended CONNECT (RFC 8441), "" for any
+// other request.
+func (st *Stream) Protocol() string { return st.protocol }
+
 // Fields returns the request's regular fields, in order (lower-case
 // names). They stay valid while the handler runs.
 func (st *Stream) Fields() []hpack.HeaderField { return st.fields }
@@ -194,7 +203,7 @@ func (st *Stream) FillRequest(req *h1.Request, buf []byte, maxHeaders int) ([]by
 		return buf, reqhead.Head{}, 431
 	}
 	target := st.path
-	if st.method == "CONNECT" {
+	if st.method == "CONNECT" && st.protocol == "" {
 		target = st.authority
 	}
 	n := len(st.method) + len(target) + len(st.authority)
@@ -208,7 +217,13 @@ func (st *Stream) FillRequest(req *h1.Request, buf []byte, maxHeaders int) ([]by
 	req.Reset()
 	method, b := AppendView(b, st.method)
 	tgt, b := AppendView(b, target)
-	if req.SetRequestLine(method, tgt, 1) != nil {
+	var err error
+	if st.protocol != "" {
+		err = req.SetExtendedConnectLine(method, tgt)
+	} else {
+		err = req.SetRequestLine(method, tgt, 1)
+	}
+	if err != nil {
 		return buf, reqhead.Head{}, 400
 	}
 	req.Host, b = AppendView(b, st.authority)
@@ -393,6 +408,12 @@ type Head struct {
 	ContentLength int64
 }
 
+// FieldBuf is a field list kept with the stream for its handler to build
+// a head or trailers in before WriteHead or WriteTrailers, so that doing
+// so allocates nothing once it has grown. The fields it holds when the
+// stream ends are cleared.
+func (st *Stream) FieldBuf() *[]Field { return &st.out }
+
 // WriteHead sends the response head (a 1xx one, or the final one), and
 // then body; with end set the body is the whole response and the stream
 // ends with it. It waits while the output or a window is full, within
@@ -416,7 +437,7 @@ func (st *Stream) WriteHead(h *Head, body []byte, end bool) error {
 		return nil
 	}
 	if endNow {
-		st.sendEnd = true
+		st.endSent()
 		return nil
 	}
 	return st.writeDataLocked(body, end)
@@ -469,7 +490,7 @@ func (st *Stream) WriteTrailers(fields []Field) error {
 	}
 	st.encodeFields(fields)
 	hc.queueHeaders(st.id, true)
-	st.sendEnd = true
+	st.endSent()
 	return nil
 }
 

@@ -47,15 +47,33 @@ const (
 	// of its name and value (RFC 9113 §6.5.2); this allows ten fields.
 	h2HeaderListOverhead = 10 * 32
 	// h2RefusedLimit is how many streams (times MaxConcurrentStreams) a
-	// client may have refused because handlers of streams reset before
-	// their end still hold the slots, before it is sent
-	// GOAWAY(ENHANCE_YOUR_CALM): a client that resets streams and opens
-	// new ones at once (rapid reset, CVE-2023-44487) finds its new streams
-	// refused while the handlers of the reset ones still run, and then the
-	// connection closed. Refusals of a client that merely opens more than
-	// MaxConcurrentStreams do not count, and each stream served to its end
-	// takes one refusal off the count (Conn.forgive).
+	// client may have refused because handlers of streams it no longer
+	// counts as open still hold the slots (see h2HandlerLimit), before it
+	// is sent GOAWAY(ENHANCE_YOUR_CALM): a client that resets streams and
+	// opens new ones at once (rapid reset, CVE-2023-44487) finds its new
+	// streams refused while the handlers of the reset ones still run, and
+	// then the connection closed. Refusals of a client that merely opens
+	// more than MaxConcurrentStreams do not count, and each stream served
+	// to its end takes one refusal off the count (Conn.forgive).
 	h2RefusedLimit = 4
+	// h2HandlerLimit bounds the handlers a connection runs at once, times
+	// MaxConcurrentStreams. SETTINGS_MAX_CONCURRENT_STREAMS counts only
+	// the streams open or half-closed (RFC 9113 §5.1.2): one whose
+	// response went out with END_STREAM after its request ended is closed,
+	// and the client may open the next at once, though the handler may
+	// not have returned yet. So the limit is checked on the streams the
+	// client counts (the table less Conn.ended), and handlers are bounded
+	// apart: those of open or reset streams by MaxConcurrentStreams, as
+	// before (a reset stream's handler is the rapid reset's lever), all of
+	// them by h2HandlerLimit times it, so that those of closed streams
+	// have a margin as large as the limit. x/net/http2 likewise frees the
+	// stream when END_STREAM is written and bounds handlers apart (at
+	// MaxConcurrentStreams, queueing up to 4 times as many streams before
+	// ENHANCE_YOUR_CALM); h2o queues requests beyond its per-connection
+	// bound rather than refusing them. riptide refuses rather than queueing
+	// (no accepted stream waits for a handler), and counts those
+	// refusals toward h2RefusedLimit.
+	h2HandlerLimit = 2
 	// h2MaxSettingsPerFrame is the most settings one SETTINGS frame may
 	// carry; more is answered with GOAWAY(ENHANCE_YOUR_CALM). RFC 9113
 	// defines six; x/net/http2 hangs up beyond 100 too.
@@ -87,8 +105,13 @@ type Conn struct {
 	streams map[uint32]*Stream
 	maxID   uint32 // highest client stream ID opened
 	running int    // streams whose handler runs
+	// ended counts the streams in the table that are closed to the client
+	// (request and response both ended) while their handler still runs:
+	// not counted against MaxConcurrentStreams (h2HandlerLimit).
+	ended int
 	// resetRefused counts the streams refused because handlers of streams
-	// reset before their end still hold the slots (h2RefusedLimit).
+	// the client no longer counts as open still hold the slots
+	// (h2RefusedLimit).
 	resetRefused int
 	// ctlQueued is the bytes of peer-caused control frames queued since
 	// the writer last took the output (h2MaxControlBytes, write.go).
@@ -259,12 +282,18 @@ func (hc *Conn) headerListSize() uint32 {
 // queuePreface queues the server's connection preface: its SETTINGS, and
 // the connection window beyond the protocol's initial 64 KiB.
 func (hc *Conn) queuePreface() {
-	hc.out = appendSettings(hc.out,
-		setting{SettingMaxFrameSize, hc.maxFrame},
-		setting{SettingMaxConcurrentStreams, hc.maxStreams},
-		setting{SettingInitialWindowSize, uint32(hc.streamWindow)},
-		setting{SettingMaxHeaderListSize, hc.headerListSize()},
-	)
+	set := [...]setting{
+		{SettingMaxFrameSize, hc.maxFrame},
+		{SettingMaxConcurrentStreams, hc.maxStreams},
+		{SettingInitialWindowSize, uint32(hc.streamWindow)},
+		{SettingMaxHeaderListSize, hc.headerListSize()},
+		{SettingEnableConnectProtocol, 1}, // in the first SETTINGS, where clients look (RFC 8441 §3)
+	}
+	n := len(set) - 1
+	if hc.cfg.EnableConnectProtocol {
+		n++
+	}
+	hc.out = appendSettings(hc.out, set[:n]...)
 	if hc.connWindow > h2InitialWindow {
 		hc.queueWindowUpdate(0, uint32(hc.connWindow-h2InitialWindow))
 		hc.recvWindow = int64(hc.connWindow)

@@ -113,6 +113,8 @@ func (hc *Conn) endOfRequest(st *Stream) error {
 	if !st.running && st.inTable {
 		// The response is already complete: the stream is closed.
 		hc.forget(st)
+	} else {
+		hc.noteClosed(st)
 	}
 	return nil
 }

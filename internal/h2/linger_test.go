@@ -3,7 +3,6 @@ package h2
 import (
 	"bytes"
 	"encoding/binary"
-	"io"
 	"net"
 	"testing"
 	"time"
@@ -46,27 +45,8 @@ func TestWindowUsedBeforeHandlerDone(t *testing.T) {
 		<-served
 	}()
 
-	type rframe struct {
-		typ, flags byte
-		id         uint32
-		p          []byte
-	}
-	frames := make(chan rframe, 64)
-	go func() {
-		defer close(frames)
-		for {
-			var fh [9]byte
-			if _, err := io.ReadFull(cli, fh[:]); err != nil {
-				return
-			}
-			p := make([]byte, int(fh[0])<<16|int(fh[1])<<8|int(fh[2]))
-			if _, err := io.ReadFull(cli, p); err != nil {
-				return
-			}
-			frames <- rframe{fh[3], fh[4], binary.BigEndian.Uint32(fh[5:]) & 0x7fffffff, p}
-		}
-	}()
-	next := func(what string, match func(rframe) bool) rframe {
+	frames := serverFrames(cli)
+	next := func(what string, match func(wireFrame) bool) wireFrame {
 		t.Helper()
 		deadline := time.After(10 * time.Second) // a bound on a hang, not a timing check
 		for {
@@ -99,7 +79,7 @@ func TestWindowUsedBeforeHandlerDone(t *testing.T) {
 	go func() {
 		_, _ = cli.Write(rawSeq([]byte(Preface), rawFrame(4, 0, 0), rawFrame(1, 4, 1, block.Bytes()...)))
 	}()
-	next("the response's END_STREAM", func(f rframe) bool { return f.id == 1 && f.flags&1 != 0 && (f.typ == 0 || f.typ == 1) })
+	next("the response's END_STREAM", func(f wireFrame) bool { return f.id == 1 && f.flags&1 != 0 && (f.typ == 0 || f.typ == 1) })
 
 	// A stream window of body, then a PING, while the handler still runs.
 	var wire []byte
@@ -110,11 +90,11 @@ func TestWindowUsedBeforeHandlerDone(t *testing.T) {
 	}
 	wire = append(wire, rawFrame(6, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8)...)
 	go func() { _, _ = cli.Write(wire) }()
-	next("the PING's ACK", func(f rframe) bool { return f.typ == 6 && f.flags&1 != 0 })
+	next("the PING's ACK", func(f wireFrame) bool { return f.typ == 6 && f.flags&1 != 0 })
 
 	close(h.release)
 	released = true
-	rst := next("RST_STREAM on stream 1", func(f rframe) bool { return f.typ == 3 && f.id == 1 })
+	rst := next("RST_STREAM on stream 1", func(f wireFrame) bool { return f.typ == 3 && f.id == 1 })
 	if code := binary.BigEndian.Uint32(rst.p); code != 0 {
 		t.Errorf("stream 1 reset with code %#x, want NO_ERROR", code)
 	}

@@ -25,17 +25,19 @@ type Stream struct {
 	hc *Conn
 	id uint32
 
-	inTable    bool // in hc.streams (open or half-closed)
+	inTable    bool // in hc.streams (open or half-closed, or ended)
 	running    bool // a handler runs for it
 	reset      bool // closed by RST_STREAM (either side) or the connection's end
 	recvEnd    bool // END_STREAM received: the request is complete
 	sendEnd    bool // END_STREAM sent: the response is complete
 	bodyClosed bool // the handler is done with the request body
 	lingering  bool // response complete, request not: counted in hc.lingering
+	ended      bool // both ended while the handler runs: counted in hc.ended
 	inline     bool // the handler runs on the connection's reading goroutine
 
 	// The request.
 	method, scheme, authority, path string
+	protocol                        string              // extended CONNECT's :protocol (RFC 8441)
 	fields                          []hpack.HeaderField // regular fields, in order
 	trailers                        []hpack.HeaderField
 	declLen                         int64 // content-length, -1 if none
@@ -60,6 +62,7 @@ type Stream struct {
 	onReset  ResetNotifier // told when the stream is reset
 	clenBuf  [20]byte      // content-length's digits (api.go)
 	lower    []byte        // a lower-cased field name (api.go)
+	out      []Field       // the caller's head or trailers being built (FieldBuf)
 }
 
 var h2StreamPool = sync.Pool{New: func() any { return new(Stream) }}
@@ -84,17 +87,20 @@ func (hc *Conn) onHeaders(f *h2Block) error {
 	if hc.closing {
 		return streamError{id, ErrCodeRefusedStream}
 	}
-	if hc.running >= int(hc.maxStreams) {
-		// A client with maxStreams streams open is only refused (RFC 9113
-		// §5.1.2). The refusal counts against the connection when the
-		// slots are held by handlers of streams already reset, which the
-		// client no longer counts as open (rapid reset); see
-		// h2RefusedLimit.
-		if len(hc.streams) < int(hc.maxStreams) {
-			hc.resetRefused++
-			if hc.resetRefused > h2RefusedLimit*int(hc.maxStreams) {
-				return connError(ErrCodeEnhanceYourCalm)
-			}
+	max := int(hc.maxStreams)
+	if len(hc.streams)-hc.ended >= max {
+		// A client with maxStreams streams open or half-closed is only
+		// refused (RFC 9113 §5.1.2).
+		return streamError{id, ErrCodeRefusedStream}
+	}
+	if hc.running-hc.ended >= max || hc.running >= h2HandlerLimit*max {
+		// The client is within its limit, but handlers of streams it no
+		// longer counts as open hold the slots: of streams reset (rapid
+		// reset), or closed before their handler returned. The refusal
+		// counts against the connection (h2RefusedLimit, h2HandlerLimit).
+		hc.resetRefused++
+		if hc.resetRefused > h2RefusedLimit*max {
+			return connError(ErrCodeEnhanceYourCalm)
 		}
 		return streamError{id, ErrCodeRefusedStream}
 	}
@@ -157,7 +163,7 @@ func (hc *Conn) onTrailers(st *Stream, f *h2Block) error {
 // stream error.
 func (st *Stream) setRequest(f *h2Block) error {
 	malformed := streamError{st.id, ErrCodeProtocol}
-	var seen [4]bool
+	var seen [5]bool
 	for _, hf := range f.pseudo() {
 		var i int
 		switch hf.Name {
@@ -169,6 +175,13 @@ func (st *Stream) setRequest(f *h2Block) error {
 			i, st.authority = 2, hf.Value
 		case ":path":
 			i, st.path = 3, hf.Value
+		case ":protocol":
+			// RFC 8441 §4: only after this server sent
+			// SETTINGS_ENABLE_CONNECT_PROTOCOL.
+			if !st.hc.cfg.EnableConnectProtocol || hf.Value == "" {
+				return malformed
+			}
+			i, st.protocol = 4, hf.Value
 		default:
 			return malformed
 		}
@@ -177,7 +190,7 @@ func (st *Stream) setRequest(f *h2Block) error {
 		}
 		seen[i] = true
 	}
-	head := h1.PseudoHead{Method: st.method, Scheme: st.scheme, Authority: st.authority, Path: st.path, HasAuthority: seen[2]}
+	head := h1.PseudoHead{Method: st.method, Scheme: st.scheme, Authority: st.authority, Path: st.path, Protocol: st.protocol, HasAuthority: seen[2]}
 	st.fields = append(st.fields[:0], f.regular()...)
 	for _, hf := range st.fields {
 		switch hf.Name {
@@ -220,10 +233,11 @@ func (st *Stream) free() {
 	if cap(rbuf) > h2KeepBody {
 		rbuf = nil
 	}
-	fields, trailers, lower := st.fields, st.trailers, st.lower
+	fields, trailers, lower, out := st.fields, st.trailers, st.lower, st.out
 	clear(fields)
 	clear(trailers)
-	*st = Stream{rbuf: rbuf[:0], fields: fields[:0], trailers: trailers[:0], lower: lower[:0]}
+	clear(out)
+	*st = Stream{rbuf: rbuf[:0], fields: fields[:0], trailers: trailers[:0], lower: lower[:0], out: out[:0]}
 	h2StreamPool.Put(st)
 }
 
@@ -245,9 +259,29 @@ func (hc *Conn) forget(st *Stream) {
 func (hc *Conn) untable(st *Stream) {
 	delete(hc.streams, st.id)
 	st.inTable = false
+	if st.ended {
+		st.ended = false
+		hc.ended--
+	}
 	if st.lingering {
 		st.lingering = false
 		hc.lingering--
+	}
+}
+
+// endSent marks the response complete: END_STREAM is queued (hc.mu held).
+func (st *Stream) endSent() {
+	st.sendEnd = true
+	st.hc.noteClosed(st)
+}
+
+// noteClosed counts st in hc.ended once its request and response have
+// both ended while its handler still runs: the client counts it closed
+// (RFC 9113 §5.1) and may open another in its place (h2HandlerLimit).
+func (hc *Conn) noteClosed(st *Stream) {
+	if st.recvEnd && st.sendEnd && st.running && st.inTable && !st.ended {
+		st.ended = true
+		hc.ended++
 	}
 }
 
@@ -492,7 +526,7 @@ func (st *Stream) writeDataLocked(p []byte, end bool) error {
 		if len(p) == 0 {
 			if end {
 				hc.queueData(st.id, nil, true)
-				st.sendEnd = true
+				st.endSent()
 			}
 			return nil
 		}
@@ -516,7 +550,7 @@ func (st *Stream) writeDataLocked(p []byte, end bool) error {
 		hc.sendWindow -= n
 		p = p[n:]
 		if last {
-			st.sendEnd = true
+			st.endSent()
 			return nil
 		}
 	}

@@ -77,6 +77,11 @@ type Config struct {
 	// Wait0RTT makes an unsafe request received as 0-RTT wait for the
 	// handshake to complete instead of being answered 425.
 	Wait0RTT bool
+	// EnableConnectProtocol sends SETTINGS_ENABLE_CONNECT_PROTOCOL=1 and
+	// accepts extended CONNECT requests (RFC 9220, :protocol with
+	// :scheme, :path and :authority); without it a request with
+	// :protocol is malformed.
+	EnableConnectProtocol bool
 
 	// BytesIn and BytesOut, when set, count the bytes the engine reads
 	// from and writes to the connection's streams (every stream, frames

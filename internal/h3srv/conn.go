@@ -370,7 +370,7 @@ func (c *Conn) tooEarly(st *Stream) bool {
 		return false
 	default:
 	}
-	switch string(st.req.Method) {
+	switch string(st.head.Method) {
 	case "GET", "HEAD", "OPTIONS":
 		return false
 	}
@@ -402,7 +402,7 @@ func (c *Conn) openControl() error {
 	c.ctrl = s // Shutdown writes GOAWAY on it
 	c.mu.Unlock()
 	b := h3.AppendVarint(make([]byte, 0, 32), uint64(h3.StreamControl))
-	b = h3.AppendSettings(b, &h3.Settings{MaxFieldSectionSize: uint64(c.cfg.MaxHeaderBytes), HasMaxFieldSectionSize: true})
+	b = h3.AppendSettings(b, &h3.Settings{MaxFieldSectionSize: uint64(c.cfg.MaxHeaderBytes), HasMaxFieldSectionSize: true, EnableConnectProtocol: c.cfg.EnableConnectProtocol})
 	n, err := s.Write(b)
 	c.wrote(n)
 	return err

@@ -14,8 +14,8 @@ import (
 	"github.com/riptide-http/riptide/quicx"
 )
 
-// Buffer sizes of a pooled Stream; larger buffers a stream grew are not
-// kept.
+// Buffer sizes of the pooled buffers a Stream borrows; larger buffers a
+// stream grew are not kept.
 const (
 	readBufSize  = 512
 	fieldBufSize = 4 << 10
@@ -30,30 +30,36 @@ const (
 // response's writes. A Handler uses it from one goroutine; only Done may
 // be watched from others. Nothing of it (the request's bytes included) may
 // be kept after ServeStream returns.
+//
+// A Stream holds its buffers only while they hold something: the read
+// buffer while bytes read from the stream are unconsumed, the field
+// buffers while the request's head is read and used (until ReleaseHead,
+// or the trailers' until the stream ends), the write buffer while a
+// response head or frame is encoded or pending. A stream whose handler
+// waits, with nothing buffered either way, holds none of them.
 type Stream struct {
 	c  *Conn
 	qs quicx.Stream
 
-	rd   reader
-	rbuf [readBufSize]byte
+	rd   reader // its buffer (rd.b) a *readBuf's, or nil
 	rs   h3.RequestStream
 	head h3.RequestHead
-	req  h1.Request
+	// req is the head as an h1.Request, pooled: from readHead (which
+	// validates with it) to ReleaseHead or the stream's end.
+	req *h1.Request
 
-	hbuf     []byte     // a HEADERS payload being read
-	reserved int64      // header budget held
-	fields   []h3.Field // decoded request fields, into dbuf
-	dbuf     []byte
+	hb       *headBufs // the field buffers, while lent (takeHead)
+	reserved int64     // header budget held
 	trailers []h3.Field
 
 	dataLeft uint64 // payload bytes left in the current DATA frame
 	got      int64  // body bytes received
 	bodyErr  error  // sticky: io.EOF at the body's end
 
-	wbuf      []byte
-	pending   []byte // a response HEADERS (and DATA) not yet written: a slice of wbuf
-	wroteHead bool   // final response HEADERS written or pending
-	done      bool   // the response ended (FIN or reset)
+	wb        *writeBufs // the write buffer, while lent (takeWrite)
+	pending   []byte     // a response HEADERS (and DATA) not yet written: a slice of wb.b
+	wroteHead bool       // final response HEADERS written or pending
+	done      bool       // the response ended (FIN or reset)
 	// outLeft: payload bytes the last DATA frame written declared and
 	// were not written yet (WriteDataSized).
 	outLeft uint64
@@ -64,46 +70,58 @@ type Stream struct {
 
 	// bodyClosed: CloseBody was called (from any goroutine).
 	bodyClosed atomic.Bool
+}
 
-	// lines are the last response field lines the Stream encoded; they
-	// are kept when the Stream is pooled.
+var streamPool = sync.Pool{New: func() any { return new(Stream) }}
+
+// readBuf is a request stream's read buffer, lent from readBufs while it
+// holds unconsumed bytes.
+type readBuf [readBufSize]byte
+
+var readBufs = sync.Pool{New: func() any { return new(readBuf) }}
+
+// headBufs are the buffers a field section is read and decoded into,
+// lent from headPool (takeHead).
+type headBufs struct {
+	hbuf   []byte     // a HEADERS payload being read
+	fields []h3.Field // decoded request fields, into dbuf
+	dbuf   []byte
+}
+
+var headPool = sync.Pool{New: func() any {
+	return &headBufs{fields: make([]h3.Field, 0, 32), dbuf: make([]byte, 0, fieldBufSize)}
+}}
+
+// writeBufs is the buffer a response head (and a small DATA frame after
+// it) is encoded into, and the field lines last encoded into it (kept
+// with the buffer, for whichever stream borrows it next), lent from
+// writePool (takeWrite).
+type writeBufs struct {
+	b     []byte
 	lines lineCache
 }
 
-var streamPool = sync.Pool{New: func() any {
-	return &Stream{
-		fields: make([]h3.Field, 0, 32),
-		dbuf:   make([]byte, 0, fieldBufSize),
-		wbuf:   make([]byte, 0, writeBufSize),
-	}
-}}
+var writePool = sync.Pool{New: func() any { return &writeBufs{b: make([]byte, 0, writeBufSize)} }}
+
+// reqPool holds the h1.Requests readHead builds.
+var reqPool = sync.Pool{New: func() any { return new(h1.Request) }}
 
 func getStream(c *Conn, qs quicx.Stream) *Stream {
 	st := streamPool.Get().(*Stream)
 	st.c, st.qs = c, qs
-	st.rd = reader{r: qs, b: st.rbuf[:], in: c.cfg.BytesIn}
+	st.rd = reader{r: qs, in: c.cfg.BytesIn}
 	return st
 }
 
 func putStream(st *Stream) {
-	if cap(st.hbuf) > keepBufSize {
-		st.hbuf = nil
-	}
-	if cap(st.dbuf) > keepBufSize {
-		st.dbuf = make([]byte, 0, fieldBufSize)
-	}
-	if cap(st.wbuf) > keepBufSize {
-		st.wbuf = make([]byte, 0, writeBufSize)
-	}
-	// The fields decoded: the head's, then the trailers' (after them in
-	// the same array unless it was full). A decoding that failed cleared
-	// what it wrote (readFields).
-	clear(st.fields[:min(cap(st.fields), len(st.fields)+len(st.trailers))])
-	st.fields = st.fields[:0]
+	st.dropRead(true)
+	st.ReleaseHead()
+	st.dropHead()
+	st.pending = nil
+	st.dropWrite()
 	st.c, st.qs, st.rd = nil, nil, reader{}
 	st.rs, st.head = h3.RequestStream{}, h3.RequestHead{}
-	st.req.Reset()
-	st.trailers, st.pending = nil, nil
+	st.trailers = nil
 	st.dataLeft, st.got, st.bodyErr = 0, 0, nil
 	st.wroteHead, st.done, st.headDL, st.userWDL = false, false, false, false
 	st.outLeft = 0
@@ -113,12 +131,97 @@ func putStream(st *Stream) {
 	streamPool.Put(st)
 }
 
+// takeRead gives the reader a buffer, unless it has one.
+func (st *Stream) takeRead() {
+	if st.rd.b == nil {
+		st.rd.b = readBufs.Get().(*readBuf)[:]
+		st.rd.i, st.rd.n = 0, 0
+	}
+}
+
+// dropRead gives the reader's buffer back once it holds nothing unread
+// (or always, at the stream's end).
+func (st *Stream) dropRead(always bool) {
+	if st.rd.b != nil && (always || st.rd.i == st.rd.n) {
+		readBufs.Put((*readBuf)(st.rd.b))
+		st.rd.b = nil
+		st.rd.i, st.rd.n = 0, 0
+	}
+}
+
+// takeHead lends the stream the field buffers, unless it has them.
+func (st *Stream) takeHead() *headBufs {
+	if st.hb == nil {
+		st.hb = headPool.Get().(*headBufs)
+	}
+	return st.hb
+}
+
+// dropHead gives the field buffers back: the fields decoded (the head's,
+// then the trailers' after them in the same array unless it was full; a
+// decoding that failed cleared what it wrote, readFields) are cleared.
+func (st *Stream) dropHead() {
+	hb := st.hb
+	if hb == nil {
+		return
+	}
+	st.hb = nil
+	clear(hb.fields[:min(cap(hb.fields), len(hb.fields)+len(st.trailers))])
+	hb.fields = hb.fields[:0]
+	if cap(hb.hbuf) > keepBufSize {
+		hb.hbuf = nil
+	}
+	if cap(hb.dbuf) > keepBufSize {
+		hb.dbuf = make([]byte, 0, fieldBufSize)
+	}
+	headPool.Put(hb)
+}
+
+// ReleaseHead tells the stream that its request head is no longer used
+// (the Handler copied what it needs): the head's field buffers and
+// h1.Request go back to their pools, and Head (but for its
+// ContentLength), Request and FieldBytes must not be used after. Trailers, read later, are decoded into buffers
+// lent then.
+func (st *Stream) ReleaseHead() {
+	if st.req != nil {
+		st.req.Reset()
+		reqPool.Put(st.req)
+		st.req = nil
+	}
+	// The body is still checked against the content-length.
+	cl := st.head.ContentLength
+	st.head = h3.RequestHead{ContentLength: cl}
+	if len(st.trailers) == 0 {
+		st.dropHead()
+	}
+}
+
+// takeWrite lends the stream the write buffer, unless it has it.
+func (st *Stream) takeWrite() *writeBufs {
+	if st.wb == nil {
+		st.wb = writePool.Get().(*writeBufs)
+	}
+	return st.wb
+}
+
+// dropWrite gives the write buffer back once nothing in it is pending.
+func (st *Stream) dropWrite() {
+	if st.wb == nil || len(st.pending) > 0 {
+		return
+	}
+	if cap(st.wb.b) > keepBufSize {
+		st.wb.b = make([]byte, 0, writeBufSize)
+	}
+	writePool.Put(st.wb)
+	st.wb = nil
+}
+
 // ID returns the QUIC stream ID.
 func (st *Stream) ID() int64 { return st.qs.StreamID() }
 
 // Request returns the request head. Its slices point into the stream's
-// buffers.
-func (st *Stream) Request() *h1.Request { return &st.req }
+// buffers. It is nil after ReleaseHead.
+func (st *Stream) Request() *h1.Request { return st.req }
 
 // Head returns the request's validated field section, with the fields an
 // h1.Request does not hold (:scheme, :authority).
@@ -128,7 +231,7 @@ func (st *Stream) Head() *h3.RequestHead { return &st.head }
 // into: every byte slice of Request and Head (method, target, authority,
 // field names and values) points into it. Read before the body: trailers
 // may be decoded into another buffer.
-func (st *Stream) FieldBytes() []byte { return st.dbuf }
+func (st *Stream) FieldBytes() []byte { return st.hb.dbuf }
 
 // Conn returns the engine serving the stream's connection.
 func (st *Stream) Conn() *Conn { return st.c }
@@ -155,7 +258,14 @@ func (st *Stream) SetWriteDeadline(t time.Time) error {
 // them into st.req. It reports false when the stream was answered or reset
 // instead (or the connection closed).
 func (st *Stream) readHead() bool {
+	ok := st.readHeadBuffered()
+	st.dropRead(false)
+	return ok
+}
+
+func (st *Stream) readHeadBuffered() bool {
 	c := st.c
+	st.takeRead()
 	if c.cfg.ReadHeaderTimeout > 0 {
 		st.qs.SetReadDeadline(time.Now().Add(c.cfg.ReadHeaderTimeout))
 		st.headDL = true
@@ -179,17 +289,19 @@ func (st *Stream) readHead() bool {
 			continue
 		}
 		// part is PartHeaders: Check refused DATA and trailers before it.
-		fs, err := st.readFields(h.Length, st.fields[:0], st.dbuf[:0])
+		hb := st.takeHead()
+		fs, err := st.readFields(h.Length, hb.fields[:0], hb.dbuf[:0])
 		if err != nil {
 			st.failAny(err)
 			return false
 		}
-		st.fields = fs
-		if err := st.head.Parse(fs, false); err != nil {
+		hb.fields = fs
+		if err := st.head.Parse(fs, c.cfg.EnableConnectProtocol); err != nil {
 			st.fail(err)
 			return false
 		}
-		if err := st.head.Build(&st.req); err != nil {
+		st.req = reqPool.Get().(*h1.Request)
+		if err := st.head.Build(st.req); err != nil {
 			if err == h1.ErrBadTarget {
 				err = h3.ErrBadPath
 			}
@@ -209,7 +321,8 @@ func (st *Stream) readHead() bool {
 
 // readFields reads a HEADERS payload of n bytes (Check bounded n by
 // MaxHeaderBytes) within the header budget and decodes it, appending to
-// fields and buf. On success st.dbuf holds the decoded bytes.
+// fields and buf, in the field buffers (takeHead). On success st.hb.dbuf
+// holds the decoded bytes.
 func (st *Stream) readFields(n uint64, fields []h3.Field, buf []byte) ([]h3.Field, error) {
 	c := st.c
 	if !c.reserve(int64(n)) {
@@ -217,10 +330,11 @@ func (st *Stream) readFields(n uint64, fields []h3.Field, buf []byte) ([]h3.Fiel
 	}
 	st.reserved = int64(n)
 	defer st.unreserve()
-	if uint64(cap(st.hbuf)) < n {
-		st.hbuf = make([]byte, n)
+	hb := st.hb
+	if uint64(cap(hb.hbuf)) < n {
+		hb.hbuf = make([]byte, n)
 	}
-	p := st.hbuf[:n]
+	p := hb.hbuf[:n]
 	if err := st.rd.readFull(p); err != nil {
 		return fields, err
 	}
@@ -228,7 +342,7 @@ func (st *Stream) readFields(n uint64, fields []h3.Field, buf []byte) ([]h3.Fiel
 	fs, b, err := h3.DecodeFieldSection(fields, buf, p, max)
 	if err == h3.ErrFieldSectionTooLarge && uint64(cap(buf)-len(buf)) < max {
 		// Decoded bytes beyond the pooled buffer: decode again into one
-		// with room for the limit. Fields already in st.dbuf (the head's,
+		// with room for the limit. Fields already in hb.dbuf (the head's,
 		// when these are trailers) stay in the old one.
 		buf = make([]byte, 0, max)
 		fs, b, err = h3.DecodeFieldSection(fields, buf, p, max)
@@ -239,7 +353,7 @@ func (st *Stream) readFields(n uint64, fields []h3.Field, buf []byte) ([]h3.Fiel
 		clear(fields[len(fields):cap(fields)])
 		return fields, err
 	}
-	st.dbuf = b
+	hb.dbuf = b
 	return fs, nil
 }
 
@@ -318,6 +432,12 @@ func (st *Stream) respond(status int) {
 // A body whose length differs from its content-length resets the stream
 // with H3_MESSAGE_ERROR and returns h3.ErrBodyLength.
 func (st *Stream) Read(p []byte) (int, error) {
+	n, err := st.readBody(p)
+	st.dropRead(false)
+	return n, err
+}
+
+func (st *Stream) readBody(p []byte) (int, error) {
 	if st.bodyClosed.Load() {
 		return 0, ErrBodyClosed
 	}
@@ -346,6 +466,7 @@ func (st *Stream) Read(p []byte) (int, error) {
 // dataLeft, trailers are read whole, unknown frames skipped, the stream's
 // end checked against the content-length.
 func (st *Stream) nextFrame() error {
+	st.takeRead()
 	h, err := st.rd.frameHeader()
 	if err == io.EOF {
 		if err := h3.CheckBodyLength(st.head.ContentLength, st.got, true); err != nil {
@@ -373,7 +494,8 @@ func (st *Stream) nextFrame() error {
 			st.dataLeft = h.Length
 		case h3.PartTrailers:
 			var fs []h3.Field
-			fs, err = st.readFields(h.Length, st.fields[len(st.fields):], st.dbuf)
+			hb := st.takeHead()
+			fs, err = st.readFields(h.Length, hb.fields[len(hb.fields):], hb.dbuf)
 			if err == nil {
 				err = h3.CheckTrailers(fs)
 				st.trailers = fs
@@ -437,7 +559,8 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 	if status < 100 || status > 999 || status == 101 {
 		return errBadStatus
 	}
-	b := st.wbuf[:headRoom]
+	wb := st.takeWrite()
+	b := wb.b[:headRoom]
 	b = h3.AppendFieldSectionPrefix(b)
 	if status == 200 {
 		b = append(b, status200...)
@@ -449,14 +572,15 @@ func (st *Stream) WriteHeaders(status int, fields []h1.Header) error {
 		if h1.ConnectionSpecific(f.Name) {
 			continue
 		}
-		b = st.lines.append(b, f.Name, f.Value)
+		b = wb.lines.append(b, f.Name, f.Value)
 	}
-	st.wbuf = b[:0]
+	wb.b = b[:0]
 	n := uint64(len(b) - headRoom)
 	start := headRoom - 1 - h3.VarintLen(n)
 	h3.AppendFrameHeader(b[start:start], h3.FrameHeaders, n)
 	if status < 200 {
 		_, err := st.write(b[start:])
+		st.dropWrite()
 		return err
 	}
 	st.wroteHead = true
@@ -588,7 +712,7 @@ func (st *Stream) writeData(p []byte, size uint64, hold bool) (int, error) {
 	st.outLeft = size - uint64(len(p))
 	b := st.pending
 	if len(b) == 0 {
-		b = st.wbuf[:0]
+		b = st.takeWrite().b[:0]
 	}
 	b = h3.AppendFrameHeader(b, h3.FrameData, size)
 	if len(b)+len(p) <= cap(b) {
@@ -598,13 +722,17 @@ func (st *Stream) writeData(p []byte, size uint64, hold bool) (int, error) {
 			return len(p), nil
 		}
 		st.pending = nil
-		if _, err := st.write(b); err != nil {
+		_, err := st.write(b)
+		st.dropWrite()
+		if err != nil {
 			return 0, err
 		}
 		return len(p), nil
 	}
 	st.pending = nil
-	if _, err := st.write(b); err != nil {
+	_, err := st.write(b)
+	st.dropWrite()
+	if err != nil {
 		return 0, err
 	}
 	return st.write(p)
@@ -636,6 +764,7 @@ func (st *Stream) Flush() error {
 	b := st.pending
 	st.pending = nil
 	_, err := st.write(b)
+	st.dropWrite()
 	return err
 }
 
@@ -653,9 +782,10 @@ func (st *Stream) WriteTrailers(fields []h1.Header) error {
 	}
 	// The trailers follow what is pending (the head and the last DATA
 	// of a response committed at its end) in the same write.
+	wb := st.takeWrite()
 	b := st.pending
 	if len(b) == 0 {
-		b = st.wbuf[:0]
+		b = wb.b[:0]
 	}
 	st.pending = nil
 	off := len(b)
@@ -667,13 +797,15 @@ func (st *Stream) WriteTrailers(fields []h1.Header) error {
 		}
 	}
 	if off == 0 {
-		st.wbuf = b[:0] // keep a grown buffer
+		wb.b = b[:0] // keep a grown buffer
 	}
 	n := uint64(len(b) - off - headRoom)
 	start := off + headRoom - 1 - h3.VarintLen(n)
 	h3.AppendFrameHeader(b[start:start], h3.FrameHeaders, n)
 	b = b[:off+copy(b[off:], b[start:])]
-	if _, err := st.write(b); err != nil {
+	_, err := st.write(b)
+	st.dropWrite()
+	if err != nil {
 		return err
 	}
 	return st.Close()

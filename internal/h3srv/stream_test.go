@@ -42,7 +42,7 @@ func headList(t *testing.T, st *Stream) []string {
 // than the cache holds, empty values, values too long to keep, fields it
 // does not keep).
 func TestFieldLineCache(t *testing.T) {
-	st := &Stream{wbuf: make([]byte, 0, writeBufSize)}
+	st := &Stream{}
 	d1 := "Thu, 26 Nov 2026 17:22:21 GMT"
 	d2 := "Thu, 26 Nov 2026 17:22:22 GMT"
 	long := strings.Repeat("x", maxCachedLine)
@@ -74,7 +74,7 @@ func TestFieldLineCache(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("head %d: fields %q, want %q", i, got, want)
 		}
-		for _, e := range st.lines.e {
+		for _, e := range st.wb.lines.e {
 			if len(e.name)+len(e.value) > maxCachedLine {
 				t.Errorf("head %d: kept a line of %d name and value bytes, want at most %d", i, len(e.name)+len(e.value), maxCachedLine)
 			}
@@ -85,7 +85,7 @@ func TestFieldLineCache(t *testing.T) {
 // TestStatusLine: each head carries the status it was given, 200 (a
 // prebuilt line) or another.
 func TestStatusLine(t *testing.T) {
-	st := &Stream{wbuf: make([]byte, 0, writeBufSize)}
+	st := &Stream{}
 	for _, code := range []int{200, 204, 404, 200, 500, 299, 200} {
 		st.wroteHead, st.done, st.pending = false, false, nil
 		if err := st.WriteHeaders(code, nil); err != nil {
@@ -100,7 +100,7 @@ func TestStatusLine(t *testing.T) {
 // BenchmarkWriteHeaders encodes a small response's head: content-type,
 // Date (the same value each time, as within a second) and content-length.
 func BenchmarkWriteHeaders(b *testing.B) {
-	st := &Stream{wbuf: make([]byte, 0, writeBufSize)}
+	st := &Stream{}
 	fields := []h1.Header{hdr("content-type", "text/plain"), hdr("date", "Thu, 26 Nov 2026 17:22:21 GMT"), hdr("content-length", "13")}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -112,7 +112,7 @@ func BenchmarkWriteHeaders(b *testing.B) {
 // BenchmarkWriteHeadersVarying encodes heads whose ten fields all change
 // every time: the field line cache's worst case (every line a miss).
 func BenchmarkWriteHeadersVarying(b *testing.B) {
-	st := &Stream{wbuf: make([]byte, 0, writeBufSize)}
+	st := &Stream{}
 	var vals [16][10]string
 	for i := range vals {
 		for j := range vals[i] {
@@ -137,7 +137,7 @@ func BenchmarkWriteHeadersVarying(b *testing.B) {
 // BenchmarkStreamCycle takes a Stream from the pool and returns it, as
 // every request stream does.
 func BenchmarkStreamCycle(b *testing.B) {
-	c := &Conn{}
+	c := &Conn{Shared: NewShared(nil)}
 	b.ReportAllocs()
 	for b.Loop() {
 		putStream(getStream(c, nil))
@@ -186,8 +186,12 @@ func TestPooledStreamKeepsNoFields(t *testing.T) {
 				io.Copy(io.Discard, st)
 			}
 			st.finish()
+			hb := st.hb
 			putStream(st)
-			for i, f := range st.fields[:cap(st.fields)] {
+			if hb == nil {
+				t.Fatal("no field buffers were lent")
+			}
+			for i, f := range hb.fields[:cap(hb.fields)] {
 				if f.Name != nil || f.Value != nil {
 					t.Errorf("pooled Stream's field %d: %q: %q", i, f.Name, f.Value)
 				}
@@ -384,6 +388,101 @@ func TestWriteTimeout(t *testing.T) {
 			}
 			if code := waitReset(t, st); code != uint64(h3.CodeInternalError) {
 				t.Errorf("stream reset with %#x, want H3_INTERNAL_ERROR", code)
+			}
+		})
+	}
+}
+
+// TestStreamLendsBuffers: a Stream holds a buffer only while it holds
+// something: none once a GET's head is read and released and its
+// response head flushed (what a waiting handler then holds), the read
+// buffer again only while body bytes read ahead are unconsumed; and the
+// body is still checked against the content-length, and trailers
+// decoded, after ReleaseHead.
+func TestStreamLendsBuffers(t *testing.T) {
+	// held reports the buffers st holds.
+	held := func(st *Stream) string {
+		var s []string
+		if st.rd.b != nil {
+			s = append(s, "read")
+		}
+		if st.hb != nil {
+			s = append(s, "fields")
+		}
+		if st.req != nil {
+			s = append(s, "request")
+		}
+		if st.wb != nil {
+			s = append(s, "write")
+		}
+		return strings.Join(s, " ")
+	}
+	for _, c := range []struct {
+		name    string
+		req     []byte
+		body    string
+		bodyErr error
+		trailer string
+	}{
+		{"GET", reqHead("GET", "/"), "", nil, ""},
+		{"POST", append(reqHead("POST", "/", "content-length", "4"), data([]byte("body"))...), "body", nil, ""},
+		{"POST short", append(reqHead("POST", "/", "content-length", "10"), data([]byte("body"))...), "body", h3.ErrBodyLength, ""},
+		{"POST trailers", append(append(reqHead("POST", "/"), data([]byte("body"))...), headers("x-t", "1")...), "body", nil, "x-t: 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv, cli := quicxtest.Pair(quicxtest.Options{})
+			defer cli.CloseWithError(0, "")
+			engine := NewConn(srv, nil, echo)
+			s, err := cli.OpenStream()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Write(c.req)
+			s.Close()
+			qs, err := srv.AcceptStream(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := getStream(engine, qs)
+			defer putStream(st)
+			if !st.readHead() {
+				t.Fatal("head refused")
+			}
+			if string(st.Request().Method) != c.name[:strings.IndexByte(c.name+" ", ' ')] {
+				t.Fatalf("method %q", st.Request().Method)
+			}
+			st.ReleaseHead()
+			if c.name == "GET" {
+				if h := held(st); h != "" {
+					t.Errorf("after the head: holds %s, want nothing", h)
+				}
+			}
+			body, err := io.ReadAll(st)
+			if string(body) != c.body || !errors.Is(err, c.bodyErr) {
+				t.Errorf("body %q, %v; want %q, %v", body, err, c.body, c.bodyErr)
+			}
+			var tr []string
+			for _, f := range st.Trailers() {
+				tr = append(tr, string(f.Name)+": "+string(f.Value))
+			}
+			if strings.Join(tr, ", ") != c.trailer {
+				t.Errorf("trailers %q, want %q", tr, c.trailer)
+			}
+			if c.bodyErr != nil {
+				return
+			}
+			if err := st.WriteHeaders(200, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			if c.trailer != "" {
+				want = "fields" // the trailers', until the stream ends
+			}
+			if h := held(st); h != want {
+				t.Errorf("after the response head: holds %q, want %q", h, want)
 			}
 		})
 	}

@@ -41,7 +41,7 @@ func run() int {
 		rounds      = flag.Int("rounds", 6, "rounds per workload; each round runs every server once, order rotated")
 		duration    = flag.Duration("duration", 5*time.Second, "length of each measured wrk/h2load run (whole seconds: wrk's unit)")
 		warmup      = flag.Duration("warmup", time.Second, "unmeasured wrk run per server before each workload's rounds, whole seconds (0 disables)")
-		connections = flag.Int("connections", 0, "wrk/h2load connections for workloads that do not fix their own (c1000 uses 1000); 0: 50, or -conns-per-thread × the -wrk-cpus CPUs when that is more")
+		connections = flag.Int("connections", 0, "wrk/h2load connections for workloads that do not fix their own (c1000 uses 1000); 0: 50, or -conns-per-thread × the -wrk-cpus CPUs when that is more; for the idle workloads (idle, idletls, h2idle, h2idletls, h3idle), the idle connections opened (0: each workload's own count)")
 		perThread   = flag.Int("conns-per-thread", harness.DefaultConnsPerThread, "connections per load thread when -wrk-cpus is given and -connections is not")
 		serverCPUs  = flag.String("server-cpus", "", "pin servers with taskset -c LIST (e.g. 0, 0-3), or auto:N (N CPUs as whole physical cores, lowest first); GOMAXPROCS and server worker threads = its size; empty: no pinning")
 		wrkCPUs     = flag.String("wrk-cpus", "", "pin wrk (and h2load) and the harness with taskset -c LIST (e.g. 1, 4-15), or rest (every core the servers do not use); their threads = its size; empty: no pinning, one thread")

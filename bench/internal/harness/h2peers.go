@@ -93,7 +93,10 @@ func h2oArgs(dir string, port, threads int, useTLS bool) ([]string, error) {
 		ssl = fmt.Sprintf("\n  ssl:\n    certificate-file: %s/cert.pem\n    key-file: %s/key.pem\n    ocsp-update-interval: 0", dir, dir)
 	}
 	// hello.txt as the index: text/plain, as the Go servers answer.
+	// max-connections: h2o's default, 1024, would refuse the idle
+	// workloads' thousands.
 	conf := fmt.Sprintf(`num-threads: %d
+max-connections: 65536
 error-log: %[2]s/error.log
 listen:
   host: 127.0.0.1

@@ -166,19 +166,26 @@ func dialH3(ctx context.Context, addr string) (*h3Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p := qc.ConnectionState().TLS.NegotiatedProtocol; p != "h3" {
-		qc.CloseWithError(0x0101, "")
-		return nil, fmt.Errorf("ALPN %q, want h3", p)
-	}
-	ctrl, err := qc.OpenUniStream()
-	if err == nil {
-		_, err = ctrl.Write(append([]byte{0x00}, h3.AppendSettings(nil, &h3.Settings{})...))
-	}
-	if err != nil {
+	c := &h3Conn{qc: qc}
+	if err := c.start(); err != nil {
 		qc.CloseWithError(0x0101, "")
 		return nil, err
 	}
-	return &h3Conn{qc: qc, ctrl: ctrl}, nil
+	return c, nil
+}
+
+// start checks the ALPN protocol and opens the control stream with the
+// client's SETTINGS.
+func (c *h3Conn) start() error {
+	if p := c.qc.ConnectionState().TLS.NegotiatedProtocol; p != "h3" {
+		return fmt.Errorf("ALPN %q, want h3", p)
+	}
+	ctrl, err := c.qc.OpenUniStream()
+	if err == nil {
+		_, err = ctrl.Write(append([]byte{0x00}, h3.AppendSettings(nil, &h3.Settings{})...))
+	}
+	c.ctrl = ctrl
+	return err
 }
 
 func (c *h3Conn) close() { c.qc.CloseWithError(0x0100, "") } // H3_NO_ERROR

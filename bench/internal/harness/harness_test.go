@@ -260,7 +260,7 @@ func TestSelectDefaultLeavesOutExtra(t *testing.T) {
 func TestHTTP2Support(t *testing.T) {
 	h2c, _ := LookupWorkload("h2c")
 	for _, s := range Registry() {
-		want := s.Kind == KindGo && s.Name != "fasthttp" && !s.HTTP3 && !s.WS || s.Kind == KindH2O || s.Kind == KindNghttpd
+		want := s.Kind == KindGo && s.Name != "fasthttp" && !s.HTTP3 && !s.WS && !s.TLSOnly || s.Kind == KindH2O || s.Kind == KindNghttpd
 		if s.Supports(h2c) != want {
 			t.Errorf("%s supports h2c = %v, want %v", s.Name, s.Supports(h2c), want)
 		}

@@ -9,9 +9,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/quic-go/quic-go"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
@@ -26,8 +29,30 @@ const IdleConns = 10_000
 // server), so fewer than idle's.
 const TLSIdleConns = 2_000
 
-// H2IdleConns is the connection count of the h2idle workload.
+// H2IdleConns is the connection count of the h2idle and h2idletls
+// workloads.
 const H2IdleConns = 2_000
+
+// H3IdleConns is the connection count of the h3idle workload, and the
+// most -connections gives it: each QUIC connection costs both sides a
+// handshake and ~80 KiB (quic-go's buffers), and 10,000 of them take about
+// two minutes per server on a 2-vCPU machine, with some refused by the
+// server's accept queue.
+const H3IdleConns = 2_000
+
+// idleConns is w with n idle connections (-connections) when it is an idle
+// workload and n is not zero, h3idle's at most H3IdleConns; w otherwise.
+func (w Workload) idleConns(n int) Workload {
+	if w.HTTP3 {
+		n = min(n, H3IdleConns)
+	}
+	if w.Idle == 0 || n <= 0 {
+		return w
+	}
+	w.Desc = strings.Replace(w.Desc, strconv.Itoa(w.Idle)+" connections", strconv.Itoa(n)+" connections", 1)
+	w.Idle = n
+	return w
+}
 
 // idleSettle is how long the idle workload waits, all connections open,
 // before it reads the server's RSS: long enough for goroutines and buffers
@@ -55,10 +80,19 @@ func (r idleRun) run(ctx context.Context) ([]byte, WrkStats, error) {
 		return nil, st, err
 	}
 	start := time.Now()
-	conns, errs := openIdle(ctx, r.proc.Addr, r.w, n)
+	var h3tr *quic.Transport
+	if r.w.HTTP3 {
+		if h3tr, err = newH3IdleTransport(); err != nil {
+			return nil, st, err
+		}
+	}
+	conns, errs, firstErr := openIdle(ctx, r.proc.Addr, r.w, n, h3tr)
 	defer func() {
 		for _, c := range conns {
 			c.Close()
+		}
+		if h3tr != nil {
+			h3tr.Close()
 		}
 	}()
 	select {
@@ -78,36 +112,32 @@ func (r idleRun) run(ctx context.Context) ([]byte, WrkStats, error) {
 	}
 	out := fmt.Sprintf("idle: %d of %d connections answered (%d errors); server RSS %d KiB before, %d KiB with them idle: %.2f KiB per connection\n",
 		len(conns), n, errs, before/1024, after/1024, st.IdleKiBPerConn)
+	if firstErr != nil {
+		out += fmt.Sprintf("first error: %v\n", firstErr)
+	}
 	return []byte(out), st, nil
 }
 
 // openIdle dials n connections (64 at a time: the accept backlog is
 // finite) and makes one request on each; it returns the connections that
-// got a correct response and the number that failed.
-func openIdle(ctx context.Context, addr string, w Workload, n int) ([]net.Conn, int) {
-	req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", w.Path, addr)
-	one := idleOne
-	if w.HTTP2 != H2None {
-		one = h2IdleOne
-	} else if w.TLS {
-		one = tlsIdleOne
-	}
-	conns, errs, _ := openMany(ctx, n, func() (net.Conn, error) { return one(addr, req, w) })
-	return conns, errs
-}
-
-// openMany calls open n times, 64 at a time (the accept backlog is
-// finite), and returns the connections it opened, the number of failures
-// and the first error.
-func openMany(ctx context.Context, n int, open func() (net.Conn, error)) ([]net.Conn, int, error) {
+// got a correct response, the number that failed and the first error.
+// HTTP/3 connections go through h3tr.
+func openIdle(ctx context.Context, addr string, w Workload, n int, h3tr *quic.Transport) (conns []io.Closer, errs int, firstErr error) {
 	var (
-		mu       sync.Mutex
-		conns    []net.Conn
-		errs     int
-		firstErr error
-		wg       sync.WaitGroup
+		mu sync.Mutex
+		wg sync.WaitGroup
 	)
-	sem := make(chan struct{}, 64)
+	req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", w.Path, addr)
+	one := func(addr, req string, w Workload) (io.Closer, error) { return idleOne(addr, req, w) }
+	switch {
+	case w.HTTP3:
+		one = func(addr, _ string, w Workload) (io.Closer, error) { return h3IdleOne(ctx, h3tr, addr, w) }
+	case w.HTTP2 != H2None:
+		one = func(addr, req string, w Workload) (io.Closer, error) { return h2IdleOne(addr, req, w) }
+	case w.TLS:
+		one = func(addr, req string, w Workload) (io.Closer, error) { return tlsIdleOne(addr, req, w) }
+	}
+	sem := make(chan struct{}, idleDials(w))
 	for range n {
 		if ctx.Err() != nil {
 			break
@@ -117,12 +147,11 @@ func openMany(ctx context.Context, n int, open func() (net.Conn, error)) ([]net.
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			c, err := open()
+			c, err := one(addr, req, w)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				errs++
-				if firstErr == nil {
+				if errs++; firstErr == nil {
 					firstErr = err
 				}
 				return
@@ -179,12 +208,27 @@ func idleGet(c net.Conn, req string, w Workload) (net.Conn, error) {
 	return c, nil
 }
 
-// h2IdleOne opens an h2c (prior knowledge) connection to addr, sends one
-// GET stream (req, the HTTP/1.1 form, is unused) and checks its response;
-// the connection stays open. It acknowledges the server's SETTINGS, as a
-// real client does, so the server holds a fully established connection.
+// h2IdleOne opens an h2c (prior knowledge) connection to addr, or with
+// w.HTTP2 H2TLS a TLS one offering ALPN h2 only (the server's self-signed
+// certificate is not verified), sends one GET stream (req, the HTTP/1.1
+// form, is unused) and checks its response; the connection stays open. It
+// acknowledges the server's SETTINGS, as a real client does, so the server
+// holds a fully established connection.
 func h2IdleOne(addr, _ string, w Workload) (net.Conn, error) {
-	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	var c net.Conn
+	var err error
+	if w.HTTP2 == H2TLS {
+		var tc *tls.Conn
+		tc, err = tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+		if err == nil && tc.ConnectionState().NegotiatedProtocol != "h2" {
+			tc.Close()
+			return nil, fmt.Errorf("ALPN %q, want h2", tc.ConnectionState().NegotiatedProtocol)
+		}
+		c = tc
+	} else {
+		c, err = d.Dial("tcp", addr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +249,7 @@ func h2GetOnce(c net.Conn, addr string, w Workload) error {
 	fr.WriteSettings()
 	var block bytes.Buffer
 	enc := hpack.NewEncoder(&block)
-	for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":authority", addr}, {":path", w.Path}} {
+	for _, f := range [][2]string{{":method", "GET"}, {":scheme", w.h2Scheme()}, {":authority", addr}, {":path", w.Path}} {
 		enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
 	}
 	fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block.Bytes(), EndStream: true, EndHeaders: true})
@@ -257,9 +301,100 @@ func h2GetOnce(c net.Conn, addr string, w Workload) error {
 	}
 }
 
+// idleDials is how many connections openIdle dials at a time: 64 (the
+// accept backlog is finite), 16 for HTTP/3, whose server refuses
+// connections (CONNECTION_REFUSED) once its queue of handshakes waiting to
+// be accepted is full (10 to 24 of 2,000 at 64, loaded machine).
+func idleDials(w Workload) int {
+	if w.HTTP3 {
+		return 16
+	}
+	return 64
+}
+
 // raiseNoFile raises this process's soft RLIMIT_NOFILE towards want (bounded
 // by the hard limit) and returns the soft limit in force.
 func raiseNoFile(want uint64) int {
 	lim, _ := rlimit.RaiseNoFile(want)
 	return int(min(lim, 1<<30))
+}
+
+// h2Scheme is the :scheme of an HTTP/2 workload's requests.
+func (w Workload) h2Scheme() string {
+	if w.HTTP2 == H2TLS {
+		return "https"
+	}
+	return "http"
+}
+
+// newH3IdleTransport is the h3idle client's QUIC transport: one UDP
+// socket for all its connections (a socket each would cost the harness a
+// descriptor and a receive goroutine per connection).
+func newH3IdleTransport() (*quic.Transport, error) {
+	uc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return nil, err
+	}
+	return &quic.Transport{Conn: uc}, nil
+}
+
+// h3IdleOne opens an HTTP/3 connection to addr over tr, makes one GET on
+// it and checks the response; the connection stays open. It sends a PING
+// every 10 s (KeepAlivePeriod), so that connections opened first do not
+// reach the idle timeout while the last ones open: the server holds them
+// all, idle between PINGs.
+func h3IdleOne(ctx context.Context, tr *quic.Transport, addr string, w Workload) (io.Closer, error) {
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var qc *quic.Conn
+	for try := 0; ; try++ {
+		// A server whose queue of new connections is full refuses one
+		// (CONNECTION_REFUSED): the client tries again, twice.
+		qc, err = tr.Dial(ctx, ua, h3ClientTLS, &quic.Config{MaxIdleTimeout: 30 * time.Second, KeepAlivePeriod: 10 * time.Second})
+		if err == nil || try == 2 || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c := &h3Conn{qc: qc}
+	if err := c.idleGet(ctx, w); err != nil {
+		c.close()
+		return nil, err
+	}
+	return h3Closer{c}, nil
+}
+
+// h3Closer closes an idle HTTP/3 connection (H3_NO_ERROR).
+type h3Closer struct{ c *h3Conn }
+
+func (h h3Closer) Close() error { h.c.close(); return nil }
+
+// idleGet opens the control stream (SETTINGS) and makes one GET on c,
+// checking the response.
+func (c *h3Conn) idleGet(ctx context.Context, w Workload) error {
+	if err := c.start(); err != nil {
+		return err
+	}
+	s, err := c.qc.OpenStreamSync(ctx)
+	if err != nil {
+		return err
+	}
+	s.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := s.Write(h3Request(w)); err != nil {
+		return err
+	}
+	s.Close()
+	rd := &h3Reader{br: bufio.NewReaderSize(nil, 4096), p: make([]byte, 4096), fbuf: make([]byte, 0, 4096)}
+	status, _, err := rd.response(s, w)
+	if err == nil && status != 200 {
+		err = fmt.Errorf("status %d", status)
+	}
+	return err
 }

@@ -105,6 +105,7 @@ func Summarize(res *Results) []WorkloadSummary {
 	var out []WorkloadSummary
 	for _, wn := range res.Workloads {
 		w, _ := LookupWorkload(wn)
+		w = w.idleConns(res.Config.IdleConns)
 		ws := WorkloadSummary{Workload: wn, Desc: w.Desc, Conns: res.Config.Connections}
 		if w.Conns > 0 {
 			ws.Conns = w.Conns

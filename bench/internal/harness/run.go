@@ -31,6 +31,10 @@ type Config struct {
 	// derives it from the load set (ScaleFor: ConnsPerThread × its size,
 	// at least 50). Run records the value used.
 	Connections int `json:"connections"`
+	// IdleConns is the idle workloads' connection count when not zero
+	// (-connections; Workload.idleConns); Run sets it from Connections
+	// as given, before it derives the load generator's.
+	IdleConns int `json:"idle_connections,omitempty"`
 	// ConnsPerThread is the connections per load-generator thread when
 	// Connections is 0 and WrkCPUs is set (0: DefaultConnsPerThread).
 	ConnsPerThread int `json:"conns_per_thread,omitempty"`
@@ -139,6 +143,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	if cfg.Rounds < 1 || cfg.Duration <= 0 || cfg.Connections < 0 || cfg.ConnsPerThread < 0 {
 		return nil, errors.New("rounds and duration must be positive, connections not negative")
 	}
+	cfg.IdleConns = cfg.Connections
 	if err := cfg.resolveCPUs(ctx); err != nil {
 		return nil, err
 	}
@@ -190,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Workloads = append(cfg.Workloads, w)
+		cfg.Workloads = append(cfg.Workloads, w.idleConns(cfg.IdleConns))
 	}
 	res := &Results{Config: cfg, PeakRSS: map[string]int64{}, Skipped: skippedW}
 	var servers []Server
@@ -375,6 +380,11 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		}
 		procs[s.Name] = pr
 		return nil
+	}
+	if w.Tool() == "idle" {
+		// Before the servers start, so that those that do not raise
+		// their own limit (h2o; Go programs raise theirs) inherit it.
+		raiseNoFile(1 << 20)
 	}
 	for _, s := range servers {
 		logf, err := os.Create(filepath.Join(cfg.OutDir, "logs", w.Name+"-"+s.Name+".log"))

@@ -62,6 +62,9 @@ type Server struct {
 	// WS servers serve the WebSocket routes of bench/internal/wsserver
 	// and run only the WebSocket workloads.
 	WS bool
+	// TLSOnly servers run only the workloads over TLS: variants that
+	// differ from another server only there (riptide-tlsloop).
+	TLSOnly bool
 }
 
 // Baseline and Reference are the servers ratios are computed against.
@@ -79,7 +82,7 @@ func Registry() []Server {
 		{Name: "riptide-mux", Desc: "riptide compat door (riptide.FromHTTP) with http.ServeMux", Kind: KindGo, Pkg: "./servers/riptide-mux", Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-mux-reuse", Desc: "riptide compat door with http.ServeMux and riptide.CompatOptions.ReuseRequests (-reuse): request objects reused, beside riptide-mux", Kind: KindGo, Pkg: "./servers/riptide-mux", Bin: "riptide-mux", Args: []string{"-reuse"}, Probe: true, HTTP2: true},
 		{Name: "riptide-floor", Desc: "riptide native API plus, per request, what net/http's contract makes any server of an http.Handler build (fresh Request, URL, strings, Header maps; the handlers' own allocations): the lower bound of the compat door's cost (bench/internal/floorroutes)", Kind: KindGo, Pkg: "./servers/riptide-floor", HTTP2: true},
-		{Name: "riptide-tlsloop", Desc: "riptide native API with TLS on the event loop (-tlsengine eventloop, Server.TLSEngine); not in the default set: run it beside riptide with -workloads tls,idletls", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-tlsengine", "eventloop"}, Probe: true, HTTP2: true},
+		{Name: "riptide-tlsloop", Desc: "riptide native API with TLS on the event loop (-tlsengine eventloop, Server.TLSEngine); not in the default set: run it beside riptide with -workloads tls,idletls,h2tls,h2idletls; TLS workloads only", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-tlsengine", "eventloop"}, Probe: true, HTTP2: true, TLSOnly: true},
 		{Name: "riptide-go", Desc: "riptide native API on the goroutine engine (-engine goroutine)", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-onloop", Desc: "riptide native API with riptide.EngineOnLoop (-engine onloop): handlers run on the event loop, no hand-off", Kind: KindGo, Pkg: "./servers/riptide", Bin: "riptide", Args: []string{"-engine", "onloop"}, Probe: true, Default: true, HTTP2: true},
 		{Name: "riptide-mux-go", Desc: "riptide compat door with http.ServeMux on the goroutine engine", Kind: KindGo, Pkg: "./servers/riptide-mux", Bin: "riptide-mux", Args: []string{"-engine", "goroutine"}, Probe: true, Default: true, HTTP2: true},
@@ -230,6 +233,9 @@ func (s Server) Unsupported(w Workload) string {
 	}
 	if w.TLS && w.Idle > 0 && s.Kind != KindGo {
 		return "idle TLS memory is measured for the Go servers only"
+	}
+	if s.TLSOnly && !w.TLS && w.HTTP2 != H2TLS {
+		return "TLS workloads only (without TLS it is the same server as riptide)"
 	}
 	if s.H2Only && w.HTTP2 == H2None {
 		return "HTTP/2 workloads only"

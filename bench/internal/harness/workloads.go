@@ -166,6 +166,10 @@ func Workloads() []Workload {
 			Path: "/", WS: WSEcho, WSMsg: WSSmallMsg, Conns: WSManyConns, Extra: true},
 		{Name: "wsbroadcast", Desc: fmt.Sprintf("WebSocket broadcast: one publisher's %d-byte text messages written by the server to each subscriber (%d; -ws-conns), at most %d messages in flight; deliveries per second", WSSmallMsg, WSBroadcastConns, WSBroadcastWindow),
 			Path: "/broadcast", WS: WSBroadcast, WSMsg: WSSmallMsg, Conns: WSBroadcastConns, Extra: true},
+		{Name: "h2idletls", Desc: fmt.Sprintf("RSS growth per idle HTTP/2-over-TLS connection (ALPN h2, self-signed ECDSA P-256): %d connections, one GET / stream each, then idle", H2IdleConns),
+			Path: "/", Idle: H2IdleConns, HTTP2: H2TLS, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "h3idle", Desc: fmt.Sprintf("RSS growth per idle HTTP/3 (QUIC) connection: %d connections from the harness's quic-go client, one GET / each, then idle", H3IdleConns),
+			Path: "/", Idle: H3IdleConns, HTTP3: true, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2c", Desc: fmt.Sprintf("HTTP/2 cleartext (prior knowledge) GET /, %d streams per connection", H2Streams),
 			Path: "/", HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2tls", Desc: fmt.Sprintf("HTTP/2 over TLS (ALPN h2, self-signed ECDSA P-256) GET /, %d streams per connection", H2Streams),
@@ -232,8 +236,14 @@ func (w Workload) LoadCommand(conns, threads int) string {
 	case WSBroadcast:
 		return fmt.Sprintf("harness WebSocket client, 1 publisher, %d subscribers, %d messages in flight", conns, WSBroadcastWindow)
 	}
+	if w.Idle > 0 && w.HTTP2 == H2TLS {
+		return fmt.Sprintf("%d idle HTTP/2-over-TLS connections after one GET stream each", w.Idle)
+	}
 	if w.Idle > 0 && w.HTTP2 != H2None {
 		return fmt.Sprintf("%d idle HTTP/2 connections after one GET stream each", w.Idle)
+	}
+	if w.Idle > 0 && w.HTTP3 {
+		return fmt.Sprintf("%d idle HTTP/3 connections after one GET each", w.Idle)
 	}
 	if w.Idle > 0 && w.TLS {
 		return fmt.Sprintf("%d idle TLS keep-alive connections after one GET each", w.Idle)

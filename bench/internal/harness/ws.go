@@ -224,6 +224,43 @@ func wsDialAll(ctx context.Context, addr, path string, n int, echo []byte) ([]ne
 	})
 }
 
+// openMany calls open n times, 64 at a time (the accept backlog is
+// finite), and returns the connections it opened, the number of failures
+// and the first error.
+func openMany(ctx context.Context, n int, open func() (net.Conn, error)) ([]net.Conn, int, error) {
+	var (
+		mu       sync.Mutex
+		conns    []net.Conn
+		errs     int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	sem := make(chan struct{}, 64)
+	for range n {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c, err := open()
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if errs++; firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			conns = append(conns, c)
+		}()
+	}
+	wg.Wait()
+	return conns, errs, firstErr
+}
+
 var errWSAnswer = errors.New("websocket: the answer is not the expected frame")
 
 // wsEchoOnce writes req and reads len(want) bytes into buf, which must

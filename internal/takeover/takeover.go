@@ -1,0 +1,37 @@
+// Package takeover is the seam through which a package of this module (the
+// event-driven WebSocket of package websocket) takes an HTTP/1.1
+// connection over from the root package's HTTP code on the event loop,
+// without a public API on riptide.Ctx and without the root importing it:
+// the root sets Take at init, the taker calls it with the *riptide.Ctx.
+package takeover
+
+import "net"
+
+// Proto is a protocol that took a connection over. The engine runs
+// ServeConn on a worker goroutine: once right after the handler that took
+// the connection returned, and again each time the connection, parked with
+// Proto as its saved protocol state (evloop.Saved.Proto), is readable,
+// writable with output queued (evloop.Conn.ParkFor), woken, closed or past
+// its read deadline. ServeConn owns the connection until it returns: true
+// when it parked it (it must not touch it again), false when the
+// connection is over, which the server then closes and counts out.
+//
+// To the server the connection is idle (StateIdle) from the hand-over
+// on: Server.Shutdown asks it to close by setting its read deadline in
+// the past, which the protocol tells from its own deadlines, and then
+// waits for it to end.
+type Proto interface {
+	ServeConn(c net.Conn) (parked bool)
+}
+
+// Take, set by the root package, hands the connection of x (a
+// *riptide.Ctx, whose handler is running) over to p once the handler
+// returns: the server writes nothing more on it and serves no further
+// request. It returns the connection (an *evloop.Conn, for the handler to
+// write the switch of protocols on) and the bytes already read past the
+// request (valid until the handler returns). ok is false, with nothing
+// done, where the connection is not a plain event-loop one (the goroutine
+// engine, TLS, HTTP/2 and HTTP/3, a request with a body, non-Linux): the
+// caller falls back to Hijack. err is a failure to flush the response
+// buffered so far. With a nil p it only reports ok, doing nothing.
+var Take func(x any, p Proto) (c net.Conn, buffered []byte, ok bool, err error)
