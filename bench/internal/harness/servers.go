@@ -100,10 +100,7 @@ func Registry() []Server {
 		{Name: "quicgo-bare", Desc: "quic-go QUIC streams answered with a prebuilt HEADERS+DATA byte string, no HTTP/3 layer (the floor of any HTTP/3 server on quic-go); HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/quicgo-bare", HTTP3: true},
 		{Name: "riptide-ws", Desc: "riptide native API: websocket.Upgrade on a *riptide.Ctx, each Conn on its own goroutine (the blocking Conn); WebSocket workloads only", Kind: KindGo, Pkg: "./servers/riptide-ws", Default: true, WS: true},
 		{Name: "riptide-ws-compat", Desc: "riptide compat door: websocket.Accept in an http.Handler under riptide.FromHTTP, each Conn on its own goroutine; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/riptide-ws-compat", Default: true, WS: true},
-		// riptide-ws-event: riptide's event-driven WebSocket mode (parked
-		// on the event loop, no goroutine per idle connection) is being
-		// built on branch s10-wsloop; its server goes here once that API
-		// is on main (see bench/README.md, WebSocket workloads).
+		{Name: "riptide-ws-event", Desc: "riptide native API, event-driven: websocket.Serve with OnOpen/OnMessage/OnClose callbacks, an idle connection parked on the event loop (no goroutine, no buffer); WebSocket workloads only", Kind: KindGo, Pkg: "./servers/riptide-ws-event", Default: true, WS: true},
 		{Name: "nbio-ws", Desc: "lesismal/nbio v1.6.8: nbhttp.Engine (event-driven, non-blocking I/O) with nbhttp/websocket OnMessage callbacks; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/nbio-ws", Default: true, WS: true},
 		{Name: "gorilla-ws", Desc: "gorilla/websocket v1.5.3 on net/http, default buffers, each Conn on its own goroutine; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/gorilla-ws", Default: true, WS: true},
 		{Name: "coder-ws", Desc: "coder/websocket v1.8.15 on net/http, compression off, each Conn on its own goroutine; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/coder-ws", Default: true, WS: true},
