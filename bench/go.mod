@@ -3,10 +3,15 @@ module github.com/riptide-http/riptide/bench
 go 1.26.0
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/fasthttp/router v1.5.4
+	github.com/fasthttp/websocket v1.5.12
 	github.com/go-chi/chi/v5 v5.5.0
+	github.com/gobwas/ws v1.5.0
 	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
+	github.com/gorilla/websocket v1.5.3
 	github.com/julienschmidt/httprouter v1.3.0
+	github.com/lesismal/nbio v1.6.8
 	github.com/quic-go/quic-go v0.65.0
 	github.com/valyala/fasthttp v1.74.0
 	golang.org/x/net v0.62.0
@@ -15,7 +20,9 @@ require (
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/gobwas/httphead v0.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/lesismal/llib v1.2.2 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/quic-go/qpack v0.6.0 // indirect

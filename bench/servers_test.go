@@ -52,8 +52,8 @@ func TestServers(t *testing.T) {
 			t.Run("bench", func(t *testing.T) {
 				var shared *harness.Proc // one process for all workloads, except the ceiling
 				for _, w := range harness.Workloads() {
-					if !s.Supports(w) || w.HTTP2 != harness.H2None || w.HTTP3 {
-						continue // HTTP/2 and HTTP/3 workloads: the h2 and h3 subtests
+					if !s.Supports(w) || w.HTTP2 != harness.H2None || w.HTTP3 || w.WS != harness.WSNone {
+						continue // HTTP/2, HTTP/3 and WebSocket workloads: the h2, h3 and ws subtests
 					}
 					t.Run(w.Name, func(t *testing.T) {
 						p := shared
@@ -79,6 +79,7 @@ func TestServers(t *testing.T) {
 			})
 			t.Run("h2", func(t *testing.T) { checkH2(t, ctx, s, binDir) })
 			t.Run("h3", func(t *testing.T) { checkH3(t, ctx, s, binDir) })
+			t.Run("ws", func(t *testing.T) { checkWS(t, ctx, s, binDir) })
 			t.Run("probe", func(t *testing.T) {
 				if !s.Probe {
 					if _, err := harness.Start(ctx, s, harness.StartOptions{BinDir: binDir, Profile: "probe"}); err == nil {

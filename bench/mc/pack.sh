@@ -3,9 +3,12 @@
 # x86-64 machine that has no package registry and no Go toolchain.
 #
 #   bench/mc/pack.sh -o /tmp/riptide-mc.tar.xz
+#   bench/mc/pack.sh -ws -o /tmp/riptide-mc-ws.tar.xz   # the WebSocket servers instead
 #
 # The kit (one folder, riptide-mc/, packed with tar cJf) holds:
 #   bin/       every Go server and the harness (riptide-bench), built with
+#              (the HTTP servers; with -ws the WebSocket servers, *-ws*,
+#              instead: both sets do not fit in 64 MiB together)
 #              CGO_ENABLED=0 (static), the C ceiling built with cc -static
 #              (dynamic with its libraries when static linking fails), and
 #              buildinfo.json (commit, Go, cc, time);
@@ -23,11 +26,13 @@
 set -euo pipefail
 
 out=""
+ws=no
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-o) out="$2"; shift 2 ;;
+	-ws) ws=yes; shift ;;
 	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
-	*) echo "pack.sh: unknown argument $1 (usage: pack.sh -o KIT.tar.xz)" >&2; exit 2 ;;
+	*) echo "pack.sh: unknown argument $1 (usage: pack.sh [-ws] -o KIT.tar.xz)" >&2; exit 2 ;;
 	esac
 done
 [ -n "$out" ] || { echo "usage: pack.sh -o KIT.tar.xz" >&2; exit 2; }
@@ -62,7 +67,15 @@ kit="$work/riptide-mc"
 mkdir -p "$kit/bin" "$kit/libexec" "$kit/lib" "$kit/tools"
 
 echo "pack: building the Go servers and the harness (CGO_ENABLED=0)" >&2
-(cd "$bench" && CGO_ENABLED=0 go build -trimpath -o "$kit/bin/" ./servers/... ./cmd/riptide-bench)
+# The WebSocket servers (servers/*-ws*) with -ws, the others without.
+servers=()
+for d in "$bench"/servers/*/; do
+	case "$(basename "$d")" in
+	*-ws|*-ws-*) [ "$ws" = yes ] && servers+=("./servers/$(basename "$d")") ;;
+	*) [ "$ws" = no ] && servers+=("./servers/$(basename "$d")") ;;
+	esac
+done
+(cd "$bench" && CGO_ENABLED=0 go build -trimpath -o "$kit/bin/" "${servers[@]}" ./cmd/riptide-bench)
 for f in "$kit"/bin/*; do
 	if command -v file >/dev/null && file "$f" | grep -q 'dynamically linked'; then
 		echo "pack: $f is not static" >&2

@@ -48,6 +48,7 @@ func run() int {
 		prebuilt    = flag.String("prebuilt", "", "directory of prebuilt server binaries (a packed multi-core kit, bench/mc): build nothing; its buildinfo.json, if any, is recorded")
 		quick       = flag.Bool("quick", false, "smoke run: 2 rounds × 2 s, no warm-up (explicit -rounds/-duration/-warmup win)")
 		out         = flag.String("out", "", "results directory (default: bench/results/<date>[-quick])")
+		wsConns     = flag.Int("ws-conns", 0, "connections of the WebSocket workloads (wsidle 10000, wsecho 100, wsechoc1000 1000, wsbroadcast 1000 subscribers); 0: each workload's own")
 		list        = flag.Bool("list", false, "list servers and workloads, then exit")
 	)
 	flag.Parse()
@@ -96,6 +97,9 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "riptide-bench: -workloads:", err)
 		return 2
 	}
+	if *servers == "" {
+		ss = harness.DefaultServersFor(ss, ws)
+	}
 	dir := *out
 	if dir == "" {
 		name := time.Now().UTC().Format("2006-01-02T150405Z")
@@ -125,7 +129,7 @@ func run() int {
 	}
 	cfg := harness.Config{
 		Root: root, Servers: ss, Workloads: ws,
-		Rounds: *rounds, Duration: *duration, Warmup: *warmup, Connections: *connections,
+		Rounds: *rounds, Duration: *duration, Warmup: *warmup, Connections: *connections, WSConns: *wsConns,
 		ConnsPerThread: *perThread, ServerCPUs: *serverCPUs, WrkCPUs: *wrkCPUs, OutDir: dir,
 		Command:  "go -C bench run ./cmd/riptide-bench " + strings.Join(os.Args[1:], " "),
 		Progress: logw, ProgressTTY: tty, Log: logw,

@@ -174,6 +174,13 @@ func Main(o Options, serve func(net.Listener) error, stop func()) {
 	run(o, func() error { return serve(ln) }, stop)
 }
 
+// Wait is Main for a server that serves on goroutines of its own once
+// started (an event-driven engine such as nbio's): it waits for SIGINT or
+// SIGTERM and calls stop.
+func Wait(o Options, stop func()) {
+	run(o, func() error { select {} }, stop)
+}
+
 // run calls serve in a goroutine (with a CPU profile when asked) and stop
 // when SIGINT or SIGTERM arrives; it exits the process with status 1 if
 // serving fails.

@@ -58,7 +58,7 @@ func (w *whiskers) DataRange() (xmin, xmax, ymin, ymax float64) {
 func WriteCharts(res *Results, dir string) (map[string]string, error) {
 	files := map[string]string{}
 	for _, ws := range res.Summary {
-		if ws.Tool == "idle" {
+		if ws.Tool == "idle" || mustWorkload(ws.Workload).WS == WSIdle {
 			continue // no throughput: its table is the result
 		}
 		name := "rps-" + ws.Workload + ".png"
@@ -118,7 +118,7 @@ func BarChart(path, title, ylabel string, names []string, vals []Spread) error {
 func ratioChart(res *Results, path string) (bool, error) {
 	var workloads, servers []string
 	for _, ws := range res.Summary {
-		if ws.Tool != "idle" && ws.Tool != "h3" { // h3: relative to quic-go, in its table
+		if ws.Tool != "idle" && ws.Tool != "h3" && ws.Tool != "ws" { // h3: relative to quic-go, ws: to the best peer, in their tables
 			workloads = append(workloads, ws.Workload)
 		}
 	}

@@ -260,7 +260,7 @@ func TestSelectDefaultLeavesOutExtra(t *testing.T) {
 func TestHTTP2Support(t *testing.T) {
 	h2c, _ := LookupWorkload("h2c")
 	for _, s := range Registry() {
-		want := s.Kind == KindGo && s.Name != "fasthttp" && !s.HTTP3 && !s.TLSOnly || s.Kind == KindH2O || s.Kind == KindNghttpd
+		want := s.Kind == KindGo && s.Name != "fasthttp" && !s.HTTP3 && !s.WS && !s.TLSOnly || s.Kind == KindH2O || s.Kind == KindNghttpd
 		if s.Supports(h2c) != want {
 			t.Errorf("%s supports h2c = %v, want %v", s.Name, s.Supports(h2c), want)
 		}
@@ -417,7 +417,7 @@ func TestTLSIdle(t *testing.T) {
 		t.Errorf("idletls server flags = %v", got)
 	}
 	for _, s := range Registry() {
-		want := s.Kind == KindGo && !s.H2Only && !s.HTTP3
+		want := s.Kind == KindGo && !s.H2Only && !s.HTTP3 && !s.WS
 		if s.Supports(w) != want {
 			t.Errorf("%s supports idletls = %v, want %v", s.Name, s.Supports(w), want)
 		}
@@ -467,7 +467,7 @@ func TestTLSWorkload(t *testing.T) {
 		t.Errorf("tls server flags = %v", got)
 	}
 	for _, s := range Registry() {
-		want := s.Kind == KindGo && !s.H2Only && !s.HTTP3 || s.Kind == KindNginx
+		want := s.Kind == KindGo && !s.H2Only && !s.HTTP3 && !s.WS || s.Kind == KindNginx
 		if s.Supports(w) != want {
 			t.Errorf("%s supports tls = %v (%s), want %v", s.Name, s.Supports(w), s.Unsupported(w), want)
 		}

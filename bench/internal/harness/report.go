@@ -31,6 +31,10 @@ type ServerSummary struct {
 	// IdleKiBPerConn is the idle workload's median RSS growth per
 	// connection.
 	IdleKiBPerConn float64 `json:"idle_kib_per_conn_median,omitempty"`
+	// HeapKiBPerConn and GoroutinesPerConn are wsidle's medians of the
+	// server's live heap plus stacks, and goroutines, per connection.
+	HeapKiBPerConn    float64 `json:"heap_kib_per_conn_median,omitempty"`
+	GoroutinesPerConn float64 `json:"goroutines_per_conn_median,omitempty"`
 	// AllocsPerReq is the median over rounds of the server's heap
 	// allocations per request, and MBps the spread of body megabytes per
 	// second (HTTP/3 workloads only).
@@ -47,7 +51,8 @@ type ServerSummary struct {
 	ServerSetIRQPct  float64 `json:"server_set_irq_pct_median,omitempty"`
 	// VsBaseline and VsReference are the per-round RPS ratios against
 	// net/http (BaselineOf: quic-go's http3.Server for the HTTP/3
-	// workloads) and fasthttp (median, min, max over rounds).
+	// workloads; for the WebSocket workloads the best peer of the round,
+	// BestPeer) and fasthttp (median, min, max over rounds).
 	VsBaseline  Spread `json:"vs_nethttp"`
 	VsReference Spread `json:"vs_fasthttp"`
 	// VsCeiling is the per-round RPS ratio against the workload's
@@ -105,10 +110,13 @@ func Summarize(res *Results) []WorkloadSummary {
 		if w.Conns > 0 {
 			ws.Conns = w.Conns
 		}
+		if w.WS != WSNone && res.Config.WSConns > 0 {
+			ws.Conns = res.Config.WSConns
+		}
 		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns, res.Config.Scale.LoadThreads)
 		for _, sn := range res.Servers {
 			ss := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[wn+"/"+sn]}
-			var rps, p50, p99, mean, sd, cpu, idle, allocs, mbps, cpuMB, srvBusy, loadBusy, setBusy, setIRQ []float64
+			var rps, p50, p99, mean, sd, cpu, idle, heap, gor, allocs, mbps, cpuMB, srvBusy, loadBusy, setBusy, setIRQ []float64
 			for _, r := range res.Runs {
 				if r.Workload != wn || r.Server != sn {
 					continue
@@ -125,6 +133,8 @@ func Summarize(res *Results) []WorkloadSummary {
 				sd = append(sd, r.SDUS)
 				cpu = append(cpu, r.CPUPerReqUS)
 				idle = append(idle, r.IdleKiBPerConn)
+				heap = append(heap, r.HeapKiBPerConn)
+				gor = append(gor, r.GoroutinesPerConn)
 				if r.AllocsPerReq > 0 {
 					allocs = append(allocs, r.AllocsPerReq)
 				}
@@ -145,7 +155,13 @@ func Summarize(res *Results) []WorkloadSummary {
 			ss.SDUS = SpreadOf(sd).Median
 			ss.CPUPerReqUS = SpreadOf(cpu).Median
 			ss.IdleKiBPerConn = SpreadOf(idle).Median
+			ss.HeapKiBPerConn = SpreadOf(heap).Median
+			ss.GoroutinesPerConn = SpreadOf(gor).Median
 			ss.AllocsPerReq = SpreadOf(allocs).Median
+			if w.WS != WSNone {
+				ss.ServerBusyPct = SpreadOf(srvBusy).Median
+				ss.LoadBusyPct = SpreadOf(loadBusy).Median
+			}
 			if w.HTTP3 {
 				ss.MBps = SpreadOf(mbps)
 				ss.CPUPerMBUS = SpreadOf(cpuMB).Median
@@ -155,12 +171,42 @@ func Summarize(res *Results) []WorkloadSummary {
 				ss.ServerSetIRQPct = SpreadOf(setIRQ).Median
 			}
 			ss.VsBaseline = SpreadOf(roundRatios(res.Runs, wn, sn, BaselineOf(w)))
+			if w.WS != WSNone {
+				ss.VsBaseline = SpreadOf(bestPeerRatios(res.Runs, wn, sn))
+			}
 			ss.VsReference = SpreadOf(roundRatios(res.Runs, wn, sn, Reference))
 			ss.VsCeiling = SpreadOf(roundRatios(res.Runs, wn, sn, CeilingOf(w)))
 			ws.Servers = append(ws.Servers, ss)
 		}
 		if len(ws.Servers) > 0 {
 			out = append(out, ws)
+		}
+	}
+	return out
+}
+
+// IsRiptide reports whether the named server is one of riptide's (its
+// name starts with "riptide"): the others are its peers.
+func IsRiptide(server string) bool { return strings.HasPrefix(server, "riptide") }
+
+// bestPeerRatios returns, for every round with a clean run of server and
+// of at least one peer (a server that is not riptide's), rps(server) /
+// the highest peer rps of that round: the WebSocket workloads' "×best
+// peer" (issue 35 asks riptide for 1.3× the best of nbio, gorilla, coder,
+// gobwas and fasthttp/websocket).
+func bestPeerRatios(runs []RunRecord, workload, server string) []float64 {
+	best := map[int]float64{}
+	for _, r := range runs {
+		if r.Workload == workload && !r.Flagged && !IsRiptide(r.Server) && r.Server != server && r.RPS > best[r.Round] {
+			best[r.Round] = r.RPS
+		}
+	}
+	var out []float64
+	for _, r := range runs {
+		if r.Workload == workload && !r.Flagged && r.Server == server {
+			if b := best[r.Round]; b > 0 {
+				out = append(out, r.RPS/b)
+			}
 		}
 	}
 	return out
@@ -226,6 +272,8 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 			g = "h3load-rs for h3rs: " + m.H3rs
 		case w.HTTP3:
 			g = "the harness's quic-go client for HTTP/3 (h3load.go)"
+		case w.WS != WSNone:
+			g = "the harness's WebSocket client (ws.go), in the harness process"
 		}
 		if g != "" && !slices.Contains(gens, g) {
 			gens = append(gens, g)
@@ -253,13 +301,20 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 	fmt.Fprintln(w)
 	writeTopology(w, c)
 
-	// Overview: ratio to net/http.
-	if len(res.Summary) > 0 {
+	// Overview: ratio to net/http (the WebSocket workloads have their
+	// own tables, relative to the best peer).
+	var overview []WorkloadSummary
+	for _, ws := range res.Summary {
+		if ws.Tool != "ws" {
+			overview = append(overview, ws)
+		}
+	}
+	if len(overview) > 0 {
 		fmt.Fprintf(w, "## Throughput relative to net/http\n\n")
 		fmt.Fprintf(w, "Median over rounds of rps(server) / rps(nethttp) in the same round; "+
 			"min–max in parentheses. Columns marked (×%s) are HTTP/3 workloads, relative to that server instead.\n\n", H3Baseline)
 		fmt.Fprintf(w, "| server |")
-		for _, ws := range res.Summary {
+		for _, ws := range overview {
 			if b := BaselineOf(mustWorkload(ws.Workload)); b != Baseline {
 				fmt.Fprintf(w, " %s (×%s) |", ws.Workload, b)
 				continue
@@ -267,13 +322,13 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 			fmt.Fprintf(w, " %s |", ws.Workload)
 		}
 		fmt.Fprintf(w, "\n|---|")
-		for range res.Summary {
+		for range overview {
 			fmt.Fprintf(w, "---|")
 		}
 		fmt.Fprintln(w)
 		for _, sn := range res.Servers {
 			fmt.Fprintf(w, "| %s |", sn)
-			for _, ws := range res.Summary {
+			for _, ws := range overview {
 				fmt.Fprintf(w, " %s |", ratioCell(findServer(ws, sn), true))
 			}
 			fmt.Fprintln(w)
@@ -293,6 +348,13 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		fmt.Fprintf(w, "## %s: %s, %s\n\n", ws.Workload, ws.Desc, ws.Load)
 		if ws.Tool == "idle" {
 			writeIdleTable(w, ws)
+			continue
+		}
+		if ws.Tool == "ws" {
+			writeWSTable(w, ws)
+			if f, ok := charts["rps-"+ws.Workload]; ok {
+				fmt.Fprintf(w, "![%s](%s)\n\n", ws.Workload, f)
+			}
 			continue
 		}
 		if ws.Tool == "h3" {
@@ -392,6 +454,24 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
   system time too). A run with
   any failed request or non-200 response is flagged.
 `, H3Baseline)
+			break
+		}
+	}
+	for _, ws := range res.Summary {
+		if ws.Tool == "ws" {
+			fmt.Fprint(w, `- WebSocket workloads (wsidle, wsecho*, wsbroadcast) are driven by the
+  harness's own client (internal/harness/ws.go) in the harness process:
+  frames built once with riptide's ws codec, answers compared byte for
+  byte, one write and one read per message. "×best peer" is, per round,
+  the server's rate over the highest rate of a non-riptide server in that
+  round. CPU µs/msg (µs/delivery) is the server's user+system time over
+  the measured loop alone, handshakes excluded; "client busy" is the
+  harness process's CPU over the same loop in % of one CPU: a side near
+  100% × its CPUs bounded the run. wsidle reads the server's RSS, then its
+  live heap plus goroutine stacks after a forced GC (GET /debug/heap,
+  wsserver.Heap, the same code in every server), before the connections
+  and 3 s after they all went idle; a fresh server process per round.
+`)
 			break
 		}
 	}
@@ -552,6 +632,27 @@ func printWorkloadSummary(w io.Writer, res *Results, workload string) {
 		}
 		fmt.Fprintf(w, "%s (%s):\n", ws.Workload, ws.Load)
 		rows := append([]ServerSummary(nil), ws.Servers...)
+		if mustWorkload(ws.Workload).WS == WSIdle {
+			sort.SliceStable(rows, func(i, j int) bool { return rows[i].IdleKiBPerConn < rows[j].IdleKiBPerConn })
+			for _, ss := range rows {
+				fmt.Fprintf(w, "  %-17s %8.2f KiB RSS  %8.2f KiB heap+stacks  %5.2f goroutines per idle connection  flagged %d/%d\n",
+					ss.Server, ss.IdleKiBPerConn, ss.HeapKiBPerConn, ss.GoroutinesPerConn, ss.Flagged, ss.Runs)
+			}
+			continue
+		}
+		if ws.Tool == "ws" {
+			sort.SliceStable(rows, func(i, j int) bool { return rows[i].RPS.Median > rows[j].RPS.Median })
+			for _, ss := range rows {
+				p99 := FormatMicros(ss.P99US, ss.RPS.N)
+				if mustWorkload(ws.Workload).WS == WSBroadcast {
+					p99 = "–" // not measured
+				}
+				fmt.Fprintf(w, "  %-17s %10s /s [%s–%s]  ×best peer %-18s CPU %6.2f µs each  busy server %3.0f%% client %3.0f%%  p99 %-9s flagged %d/%d\n",
+					ss.Server, FormatCount(ss.RPS.Median, ss.RPS.N), FormatCount(ss.RPS.Min, ss.RPS.N), FormatCount(ss.RPS.Max, ss.RPS.N),
+					ratioCell(&ss, true), ss.CPUPerReqUS, ss.ServerBusyPct, ss.LoadBusyPct, p99, ss.Flagged, ss.Runs)
+			}
+			continue
+		}
 		if ws.Tool == "idle" {
 			sort.SliceStable(rows, func(i, j int) bool { return rows[i].IdleKiBPerConn < rows[j].IdleKiBPerConn })
 			for _, ss := range rows {
@@ -626,6 +727,40 @@ func writeIdleTable(w io.Writer, ws WorkloadSummary) {
 	fmt.Fprintf(w, "| server | KiB per idle connection (median) | peak RSS | flagged runs |\n|---|--:|--:|--:|\n")
 	for _, ss := range ws.Servers {
 		fmt.Fprintf(w, "| %s | %.2f | %s | %s |\n", ss.Server, ss.IdleKiBPerConn, FormatMiB(ss.PeakRSS), flaggedCell(ss))
+	}
+	fmt.Fprintln(w)
+}
+
+// writeWSTable is a WebSocket workload's table: for wsidle the RSS and
+// live heap per connection, for the others messages (wsbroadcast:
+// deliveries) per second, the ratio to the round's best peer, the
+// server's CPU per message and both sides' CPU use.
+func writeWSTable(w io.Writer, ws WorkloadSummary) {
+	wl := mustWorkload(ws.Workload)
+	if wl.WS == WSIdle {
+		fmt.Fprintf(w, "| server | RSS KiB per idle connection (median) | live heap + stacks KiB per connection | goroutines per connection | peak RSS | flagged runs |\n|---|--:|--:|--:|--:|--:|\n")
+		for _, ss := range ws.Servers {
+			fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %s | %s |\n", ss.Server, ss.IdleKiBPerConn, ss.HeapKiBPerConn, ss.GoroutinesPerConn, FormatMiB(ss.PeakRSS), flaggedCell(ss))
+		}
+		fmt.Fprintln(w)
+		return
+	}
+	unit, per := "messages/s", "msg"
+	if wl.WS == WSBroadcast {
+		unit, per = "deliveries/s", "delivery"
+	}
+	fmt.Fprintf(w, "| server | %s median | min | max | spread | ×best peer | p50 | p99 | CPU µs/%s | server busy | client busy | peak RSS | flagged runs |\n", unit, per)
+	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, ss := range ws.Servers {
+		n := ss.RPS.N
+		p50, p99 := FormatMicros(ss.P50US, n), FormatMicros(ss.P99US, n)
+		if wl.WS == WSBroadcast {
+			p50, p99 = "–", "–" // not measured
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			ss.Server, FormatCount(ss.RPS.Median, n), FormatCount(ss.RPS.Min, n), FormatCount(ss.RPS.Max, n), pct(ss.RPS.SpreadPct()),
+			ratioCell(&ss, true), p50, p99, cpuCell(ss),
+			busyCell(ss.ServerBusyPct, n), busyCell(ss.LoadBusyPct, n), FormatMiB(ss.PeakRSS), flaggedCell(ss))
 	}
 	fmt.Fprintln(w)
 }

@@ -49,6 +49,10 @@ type Config struct {
 	// Topology is the machine's CPU topology, read by Run when a set is
 	// given (nil otherwise).
 	Topology *Topology `json:"topology,omitempty"`
+	// WSConns, when positive, replaces the connection count of every
+	// WebSocket workload (wsidle's idle connections, wsecho's
+	// connections, wsbroadcast's subscribers).
+	WSConns int `json:"ws_conns,omitempty"`
 	// Prebuilt, when set, is a directory holding every server binary
 	// already built (a packed multi-core kit): Run builds nothing and
 	// needs neither go nor cc.
@@ -338,6 +342,9 @@ type loadRun interface {
 // rounds and records peak RSS, then stops the servers.
 func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all []Server,
 	tools loadTools, script, binDir string, p *progress) error {
+	if w.WS != WSNone && cfg.WSConns > 0 {
+		w.Conns = cfg.WSConns
+	}
 	conns := cfg.Connections
 	if w.Conns > 0 {
 		conns = w.Conns
@@ -391,6 +398,9 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		}
 	}
 	newRun := func(s Server, d time.Duration) loadRun {
+		if w.WS != WSNone {
+			return wsRun{proc: procs[s.Name], addr: procs[s.Name].Addr, w: w, duration: d}
+		}
 		if w.Tool() == "idle" {
 			return idleRun{proc: procs[s.Name], w: w}
 		}
@@ -423,7 +433,7 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 	for slot := range Rounds(cfg.Rounds, len(servers)) {
 		r, pos, s := slot.Round-1, slot.Position-1, servers[slot.Server]
 		p.show(r+1, w.Name, s.Name, "")
-		if w.Tool() == "idle" && (r > 0 || cfg.Warmup > 0) {
+		if (w.Tool() == "idle" || w.WS == WSIdle) && (r > 0 || cfg.Warmup > 0) {
 			// A fresh process per idle run: memory a server kept
 			// from the previous run would hide its cost.
 			procs[s.Name].Stop()
@@ -446,10 +456,13 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		os.WriteFile(filepath.Join(cfg.OutDir, rec.Raw), out, 0o644)
 		rec.WrkStats = st
 		rec.CPUSeconds = cpu1 - cpu0
+		if st.ServerCPUSeconds > 0 {
+			rec.CPUSeconds = st.ServerCPUSeconds // the measured loop alone
+		}
 		if st.Requests > 0 {
 			rec.CPUPerReqUS = rec.CPUSeconds / float64(st.Requests) * 1e6
 		}
-		if w.HTTP3 {
+		if w.HTTP3 || (w.WS != WSNone && w.WS != WSIdle) {
 			rec.setBusy(st, time.Since(t))
 			if len(serverSet) > 0 && setErr == nil && setErr1 == nil {
 				rec.ServerSetBusyPct, rec.ServerSetIRQPct = set1.pcts(set0)
@@ -507,7 +520,9 @@ func flagOf(st WrkStats, err error, pr *Proc) string {
 		why = append(why, fmt.Sprintf("socket errors: connect %d, read %d, write %d, timeout %d",
 			st.Connect, st.Read, st.Write, st.Timeout))
 	}
-	if st.Status > 0 {
+	if st.Status > 0 && st.Protocol == "ws" {
+		why = append(why, fmt.Sprintf("%d wrong WebSocket answers", st.Status))
+	} else if st.Status > 0 {
 		why = append(why, fmt.Sprintf("%d non-2xx/3xx responses", st.Status))
 	}
 

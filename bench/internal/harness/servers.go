@@ -59,6 +59,9 @@ type Server struct {
 	// HTTP3 servers speak HTTP/3 only (a UDP socket, benchserver.MainH3)
 	// and run only the HTTP/3 workloads.
 	HTTP3 bool
+	// WS servers serve the WebSocket routes of bench/internal/wsserver
+	// and run only the WebSocket workloads.
+	WS bool
 	// TLSOnly servers run only the workloads over TLS: variants that
 	// differ from another server only there (riptide-tlsloop).
 	TLSOnly bool
@@ -95,6 +98,14 @@ func Registry() []Server {
 		{Name: "riptide-h3-compat", Desc: "riptide compat door (riptide.FromHTTP, http.ServeMux) over HTTP/3 (http3.Serve); HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/riptide-h3", Bin: "riptide-h3", Args: []string{"-door", "compat"}, Default: true, HTTP3: true},
 		{Name: "quicgo-h3", Desc: "quic-go's http3.Server (defaults) with http.ServeMux, the HTTP/3 baseline; HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/quicgo-h3", Default: true, HTTP3: true},
 		{Name: "quicgo-bare", Desc: "quic-go QUIC streams answered with a prebuilt HEADERS+DATA byte string, no HTTP/3 layer (the floor of any HTTP/3 server on quic-go); HTTP/3 workloads only", Kind: KindGo, Pkg: "./servers/quicgo-bare", HTTP3: true},
+		{Name: "riptide-ws", Desc: "riptide native API: websocket.Upgrade on a *riptide.Ctx, each Conn on its own goroutine (the blocking Conn); WebSocket workloads only", Kind: KindGo, Pkg: "./servers/riptide-ws", Default: true, WS: true},
+		{Name: "riptide-ws-compat", Desc: "riptide compat door: websocket.Accept in an http.Handler under riptide.FromHTTP, each Conn on its own goroutine; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/riptide-ws-compat", Default: true, WS: true},
+		{Name: "riptide-ws-event", Desc: "riptide native API, event-driven: websocket.Serve with OnOpen/OnMessage/OnClose callbacks, an idle connection parked on the event loop (no goroutine, no buffer); WebSocket workloads only", Kind: KindGo, Pkg: "./servers/riptide-ws-event", Default: true, WS: true},
+		{Name: "nbio-ws", Desc: "lesismal/nbio v1.6.8: nbhttp.Engine (event-driven, non-blocking I/O) with nbhttp/websocket OnMessage callbacks; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/nbio-ws", Default: true, WS: true},
+		{Name: "gorilla-ws", Desc: "gorilla/websocket v1.5.3 on net/http, default buffers, each Conn on its own goroutine; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/gorilla-ws", Default: true, WS: true},
+		{Name: "coder-ws", Desc: "coder/websocket v1.8.15 on net/http, compression off, each Conn on its own goroutine; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/coder-ws", Default: true, WS: true},
+		{Name: "gobwas-ws", Desc: "gobwas/ws v1.5.0 low-level API (ws.UpgradeHTTP, ReadHeader, Cipher, WriteHeader) on net/http, net/http's hijacked 4 KiB buffers, a goroutine per connection; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/gobwas-ws", Default: true, WS: true},
+		{Name: "fasthttp-ws", Desc: "fasthttp/websocket v1.5.12 on valyala/fasthttp v1.74.0, the Conn served in fasthttp's hijack goroutine; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/fasthttp-ws", Default: true, WS: true},
 		{Name: "nghttpd", Desc: "nghttpd (C, nghttp2), GET / as a 13-byte static file, -n = the servers' CPUs (HTTP/2 reference, when installed)", Kind: KindNghttpd, Optional: true, Default: true, HTTP2: true, H2Only: true},
 	}
 }
@@ -111,6 +122,29 @@ func BaselineOf(w Workload) string {
 		return H3Baseline
 	}
 	return Baseline
+}
+
+// DefaultServersFor narrows the default server list to the servers that
+// can run some of the selected workloads as far as WebSocket goes: the
+// WebSocket servers when a WebSocket workload is selected, the others when
+// another workload is (so that a default HTTP run does not list the
+// WebSocket servers as skipped, nor a WebSocket run the HTTP servers).
+func DefaultServersFor(servers []Server, workloads []Workload) []Server {
+	var ws, other bool
+	for _, w := range workloads {
+		if w.WS != WSNone {
+			ws = true
+		} else {
+			other = true
+		}
+	}
+	var out []Server
+	for _, s := range servers {
+		if (s.WS && ws) || (!s.WS && other) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Lookup returns the registered server with the given name.
@@ -170,6 +204,12 @@ func (s Server) Supports(w Workload) bool { return s.Unsupported(w) == "" }
 
 // Unsupported says why the server cannot run workload w, or "" if it can.
 func (s Server) Unsupported(w Workload) string {
+	if s.WS && w.WS == WSNone {
+		return "WebSocket workloads only"
+	}
+	if !s.WS && w.WS != WSNone {
+		return "not a WebSocket server"
+	}
 	if w.HTTP3 != s.HTTP3 {
 		if s.HTTP3 {
 			return "HTTP/3 workloads only"

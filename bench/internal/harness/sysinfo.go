@@ -66,7 +66,7 @@ func CollectSysInfo(ctx context.Context, root, wrk, h2load string) SysInfo {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			line := strings.TrimSpace(sc.Text())
-			for _, m := range []string{"github.com/valyala/fasthttp ", "github.com/go-chi/chi/v5 ", "github.com/quic-go/quic-go "} {
+			for _, m := range []string{"github.com/valyala/fasthttp ", "github.com/go-chi/chi/v5 ", "github.com/quic-go/quic-go ", "github.com/lesismal/nbio ", "github.com/gorilla/websocket ", "github.com/coder/websocket ", "github.com/gobwas/ws ", "github.com/fasthttp/websocket "} {
 				if strings.HasPrefix(line, m) {
 					si.Modules = append(si.Modules, strings.Fields(line)[0]+" "+strings.Fields(line)[1])
 				}

@@ -76,6 +76,12 @@ type Workload struct {
 	// quic-go one; a run skips it when that client can be neither found
 	// nor built.
 	RustH3 bool
+	// WS, when set, makes this a WebSocket workload (ws.go), driven by the
+	// harness's own client; only WebSocket servers (Server.WS) run it.
+	// Conns is its connection count (subscribers for WSBroadcast).
+	WS WSMode
+	// WSMsg is the size of the text messages a WebSocket workload sends.
+	WSMsg int
 	// Extra workloads are not in the default set: they run only when named
 	// in -workloads (the HTTP/2 ones, so that a default run stays under 30
 	// minutes).
@@ -150,6 +156,16 @@ func Workloads() []Workload {
 			Path: "/", Idle: TLSIdleConns, TLS: true, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h2idle", Desc: fmt.Sprintf("RSS growth per idle HTTP/2 (h2c prior knowledge) connection: %d connections, one GET / stream each, then idle", H2IdleConns),
 			Path: "/", Idle: H2IdleConns, HTTP2: H2C, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
+		{Name: "wsidle", Desc: fmt.Sprintf("RSS and live-heap growth per idle WebSocket connection: connections upgraded (%d; -ws-conns), one %d-byte text message echoed on each, then idle", WSIdleConns, WSSmallMsg),
+			Path: "/", WS: WSIdle, WSMsg: WSSmallMsg, Conns: WSIdleConns, Extra: true},
+		{Name: "wsecho", Desc: fmt.Sprintf("WebSocket echo: connections (%d; -ws-conns) each echoing %d-byte text messages, one in flight per connection", WSEchoConns, WSSmallMsg),
+			Path: "/", WS: WSEcho, WSMsg: WSSmallMsg, Conns: WSEchoConns, Extra: true},
+		{Name: "wsecho1k", Desc: fmt.Sprintf("WebSocket echo: connections (%d; -ws-conns) each echoing %d-byte text messages, one in flight per connection", WSEchoConns, WSLargeMsg),
+			Path: "/", WS: WSEcho, WSMsg: WSLargeMsg, Conns: WSEchoConns, Extra: true},
+		{Name: "wsechoc1000", Desc: fmt.Sprintf("WebSocket echo: connections (%d; -ws-conns) each echoing %d-byte text messages, one in flight per connection", WSManyConns, WSSmallMsg),
+			Path: "/", WS: WSEcho, WSMsg: WSSmallMsg, Conns: WSManyConns, Extra: true},
+		{Name: "wsbroadcast", Desc: fmt.Sprintf("WebSocket broadcast: one publisher's %d-byte text messages written by the server to each subscriber (%d; -ws-conns), at most %d messages in flight; deliveries per second", WSSmallMsg, WSBroadcastConns, WSBroadcastWindow),
+			Path: "/broadcast", WS: WSBroadcast, WSMsg: WSSmallMsg, Conns: WSBroadcastConns, Extra: true},
 		{Name: "h2idletls", Desc: fmt.Sprintf("RSS growth per idle HTTP/2-over-TLS connection (ALPN h2, self-signed ECDSA P-256): %d connections, one GET / stream each, then idle", H2IdleConns),
 			Path: "/", Idle: H2IdleConns, HTTP2: H2TLS, Extra: true, ExpectType: "text/plain", ExpectBody: hello},
 		{Name: "h3idle", Desc: fmt.Sprintf("RSS growth per idle HTTP/3 (QUIC) connection: %d connections from the harness's quic-go client, one GET / each, then idle", H3IdleConns),
@@ -170,9 +186,13 @@ func Workloads() []Workload {
 }
 
 // Tool is the load generator that drives w: "wrk", "h2load", "idle" (the
-// harness's idle client) or "h3" (an HTTP/3 client run by the harness:
-// quic-go's, or the Rust one with RustH3).
+// harness's idle client), "h3" (an HTTP/3 client run by the harness:
+// quic-go's, or the Rust one with RustH3) or "ws" (the harness's
+// WebSocket client).
 func (w Workload) Tool() string {
+	if w.WS != WSNone {
+		return "ws"
+	}
 	if w.Idle > 0 {
 		return "idle"
 	}
@@ -208,6 +228,14 @@ func (w Workload) ServerFlags() []string {
 // (at most conns).
 func (w Workload) LoadCommand(conns, threads int) string {
 	t := max(min(threads, conns), 1)
+	switch w.WS {
+	case WSIdle:
+		return fmt.Sprintf("harness WebSocket client, %d idle connections after one echoed message each", conns)
+	case WSEcho:
+		return fmt.Sprintf("harness WebSocket client, %d connections × 1 message in flight", conns)
+	case WSBroadcast:
+		return fmt.Sprintf("harness WebSocket client, 1 publisher, %d subscribers, %d messages in flight", conns, WSBroadcastWindow)
+	}
 	if w.Idle > 0 && w.HTTP2 == H2TLS {
 		return fmt.Sprintf("%d idle HTTP/2-over-TLS connections after one GET stream each", w.Idle)
 	}

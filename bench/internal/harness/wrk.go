@@ -114,6 +114,16 @@ type WrkStats struct {
 	// client, the child process for h3load-rs; 0 where not measured). It
 	// says whether the client, not the server, bounded the run.
 	LoadCPUSeconds float64 `json:"load_cpu_seconds,omitempty"`
+
+	// WebSocket workloads only (ws.go). ServerCPUSeconds is the server's
+	// CPU time over the measured loop alone (not the handshakes before
+	// it), which the run record then uses. HeapKiBPerConn and
+	// GoroutinesPerConn are wsidle's growth of the server's live heap
+	// plus goroutine stacks, and of its goroutines, per connection (as
+	// the server reports them at wsserver.HeapPath).
+	ServerCPUSeconds  float64 `json:"server_cpu_seconds,omitempty"`
+	HeapKiBPerConn    float64 `json:"heap_kib_per_conn,omitempty"`
+	GoroutinesPerConn float64 `json:"goroutines_per_conn,omitempty"`
 }
 
 // SocketErrors is the sum of wrk's connect, read, write and timeout errors.
