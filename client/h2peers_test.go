@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -213,14 +212,14 @@ func startExtPeer(t *testing.T, ep extPeer, bin string, useTLS bool, cert tls.Ce
 	cmd.Dir = dir
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = peerProcAttr()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the peer and its workers
+		killPeer(cmd) // the peer and its workers
 		<-exited
 		if t.Failed() {
 			logs, _ := os.ReadFile(filepath.Join(dir, "error.log"))

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command h2clientbench measures riptide's HTTP/2 client against net/http's
 // Transport and against h2load, on one machine, with the server in its own
 // process (riptide's h2c server with a native handler answering 13 bytes,
