@@ -1,144 +1,127 @@
-package riptide_test
+package h2
 
-// HTTP/2 floods that make the server hold memory or burn CPU for the
-// client (issue 23): frames that each make the server queue an answer
-// while the client never reads (RST_STREAM, the reset flood of
-// CVE-2019-9514), a request body sent faster than its handler reads it,
-// SETTINGS frames with thousands of entries, and a well-behaved client
-// that bursts more streams than the limit. Each runs on every target of
-// forEachH2 (net/http, riptide native, compat and inline; h2c and TLS);
-// RIPTIDE_ENGINE picks riptide's engine.
+// HTTP/2 floods that make a server hold memory or burn CPU for the client:
+// frames that each make the engine queue an answer while the client never
+// reads (RST_STREAM, the reset flood of CVE-2019-9514), a request body sent
+// faster than its handler reads it, SETTINGS frames with thousands of
+// entries, and a well-behaved client that bursts more streams than the
+// limit. Each runs on every target of forEachTarget (workers and inline;
+// h2c and TLS). The tests that measure the live heap run alone (not
+// parallel).
 
 import (
 	"errors"
-	"io"
 	"net"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/h2test"
 	"golang.org/x/net/http2"
 )
 
-// h2ResetFloodHeapLimit bounds the live heap growth the reset floods may
+// appendHeader is AppendFrameHeader with x/net/http2's types.
+func appendHeader(b []byte, length int, typ http2.FrameType, flags http2.Flags, id uint32) []byte {
+	return AppendFrameHeader(b, length, FrameType(typ), Flags(flags), id)
+}
+
+// resetFloodHeapLimit bounds the live heap growth the reset floods may
 // cause. The old server queued one 13-byte RST_STREAM per frame, about
 // 20 MiB for the frames sent here; the fixed one holds at most
 // h2MaxControlBytes (128 KiB) of them.
-const h2ResetFloodHeapLimit = 8 << 20
+const resetFloodHeapLimit = 8 << 20
 
-// h2ResetFloodFrames is how many RST_STREAM-causing frames each flood
-// sends (about 28 MB on the wire), in batches of h2ResetFloodBatch.
+// resetFloodFrames is how many RST_STREAM-causing frames each flood
+// sends (about 28 MB on the wire), in batches of resetFloodBatch.
 const (
-	h2ResetFloodFrames = 2_000_000
-	h2ResetFloodBatch  = 4096
+	resetFloodFrames = 2_000_000
+	resetFloodBatch  = 4096
 )
 
-// TestH2ResetFloodPriority and its siblings send, without ever reading,
-// frames that each make the server answer RST_STREAM: PRIORITY making a
-// stream depend on itself, WINDOW_UPDATE with increment 0 on an opened stream,
-// empty DATA on a closed stream, HEADERS without :path. The server's live
-// heap must stay bounded, and riptide must end the connection (with
-// GOAWAY(ENHANCE_YOUR_CALM) when the client is still there to read it)
-// instead of answering a PING sent after the flood. (net/http, the
-// baseline, may instead stop reading: only its heap is checked.)
-func TestH2ResetFloodPriority(t *testing.T) {
-	if riptide.InOwnProcess(t) {
-		return // ran in a process of its own
-	}
+// TestResetFloodSelfDependentPriorityEndsConnection and its siblings send,
+// without ever reading, frames that each make the engine answer
+// RST_STREAM: PRIORITY making a stream depend on itself, WINDOW_UPDATE
+// with increment 0 on an opened stream, empty DATA on a closed stream,
+// HEADERS without :path. The live heap must stay bounded, and the engine
+// must end the connection (with GOAWAY(ENHANCE_YOUR_CALM) when the client
+// is still there to read it) instead of answering a PING sent after the
+// flood.
+func TestResetFloodSelfDependentPriorityEndsConnection(t *testing.T) {
 	var f []byte
-	f = riptide.AppendFrameHeader(f, 5, http2.FramePriority, 0, 1)
+	f = appendHeader(f, 5, http2.FramePriority, 0, 1)
 	f = append(f, 0, 0, 0, 1, 15) // depends on stream 1, itself
-	h2ResetFlood(t, nil, func(b []byte, _ int) []byte { return append(b, f...) })
+	resetFlood(t, nil, func(b []byte, _ int) []byte { return append(b, f...) })
 }
 
-func TestH2ResetFloodWindowUpdateZero(t *testing.T) {
-	if riptide.InOwnProcess(t) {
-		return // ran in a process of its own
-	}
+func TestResetFloodZeroWindowUpdateEndsConnection(t *testing.T) {
 	// On stream 1 once opened: on an idle stream the first such frame is
 	// already a connection error (RFC 9113 §5.1).
 	var f []byte
-	f = riptide.AppendFrameHeader(f, 4, http2.FrameWindowUpdate, 0, 1)
+	f = appendHeader(f, 4, http2.FrameWindowUpdate, 0, 1)
 	f = append(f, 0, 0, 0, 0)
-	h2ResetFlood(t, openStream1(t), func(b []byte, _ int) []byte { return append(b, f...) })
+	resetFlood(t, openStream1(t), func(b []byte, _ int) []byte { return append(b, f...) })
 }
 
-func TestH2ResetFloodDataOnClosed(t *testing.T) {
-	if riptide.InOwnProcess(t) {
-		return // ran in a process of its own
-	}
-	f := riptide.AppendFrameHeader(nil, 0, http2.FrameData, 0, 1)
-	h2ResetFlood(t, openStream1(t), func(b []byte, _ int) []byte { return append(b, f...) })
+func TestResetFloodDataOnClosedStreamEndsConnection(t *testing.T) {
+	f := appendHeader(nil, 0, http2.FrameData, 0, 1)
+	resetFlood(t, openStream1(t), func(b []byte, _ int) []byte { return append(b, f...) })
 }
 
 // openStream1 opens stream 1 with a whole GET, answered and closed while
 // the flood runs.
-func openStream1(t *testing.T) func(a *h2Attacker) {
-	return func(a *h2Attacker) {
-		err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.requestBlock("/"), EndStream: true, EndHeaders: true})
+func openStream1(t *testing.T) func(a *attacker) {
+	return func(a *attacker) {
+		err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.RequestBlock("/"), EndStream: true, EndHeaders: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-func TestH2ResetFloodHeadersNoPath(t *testing.T) {
-	if riptide.InOwnProcess(t) {
-		return // ran in a process of its own
-	}
+func TestResetFloodHeadersWithoutPathEndsConnection(t *testing.T) {
 	// :method GET and :scheme http from the static table: no :path.
 	block := []byte{0x82, 0x86}
-	h2ResetFlood(t, nil, func(b []byte, i int) []byte {
-		b = riptide.AppendFrameHeader(b, len(block), http2.FrameHeaders,
+	resetFlood(t, nil, func(b []byte, i int) []byte {
+		b = appendHeader(b, len(block), http2.FrameHeaders,
 			http2.FlagHeadersEndHeaders|http2.FlagHeadersEndStream, uint32(2*i+1))
 		return append(b, block...)
 	})
 }
 
-// h2ResetFlood writes h2ResetFloodFrames frames made by frame (i counts
+// h2ResetFlood writes resetFloodFrames frames made by frame (i counts
 // them) without reading, then probes the connection with a PING.
-func h2ResetFlood(t *testing.T, open func(*h2Attacker), frame func(b []byte, i int) []byte) {
-	forEachH2(t, func(t *testing.T, in *h2Instance) {
-		before := liveHeap()
-		a := newH2Attacker(t, in, 4096)
+func resetFlood(t *testing.T, open func(*attacker), frame func(b []byte, i int) []byte) {
+	forEachTarget(t, func(t *testing.T, in *instance) {
+		before := h2test.LiveHeap()
+		a := newAttacker(t, in, 4096)
 		if open != nil {
 			open(a)
 		}
 		var err error
 		sent := 0
 		var batch []byte
-		for err == nil && sent < h2ResetFloodFrames {
+		for err == nil && sent < resetFloodFrames {
 			batch = batch[:0]
-			for i := 0; i < h2ResetFloodBatch; i++ {
+			for i := 0; i < resetFloodBatch; i++ {
 				batch = frame(batch, sent+i)
 			}
 			// A write blocked this long means the server stopped reading.
-			_ = a.conn.SetWriteDeadline(time.Now().Add(h2StallWait))
-			_, err = a.conn.Write(batch)
+			_ = a.Conn.SetWriteDeadline(time.Now().Add(stallWait))
+			_, err = a.Conn.Write(batch)
 			if err == nil {
-				sent += h2ResetFloodBatch
+				sent += resetFloodBatch
 			}
 		}
-		grown := liveHeap() - before
-		if grown > h2ResetFloodHeapLimit {
+		grown := h2test.LiveHeap() - before
+		if grown > resetFloodHeapLimit {
 			t.Errorf("the server's live heap grew by %d MiB during the flood (limit %d MiB): answers are piling up",
-				grown>>20, h2ResetFloodHeapLimit>>20)
-		}
-		if !strings.HasPrefix(in.name, "riptide") {
-			// The baseline may as well stop reading until the client
-			// reads (net/http does, under -race): only its heap counts.
-			t.Logf("sent %d frames without reading (write error: %v); live heap grew %d KiB", sent, err, grown>>10)
-			closeRaw(a.conn)
-			assertServes(t, in)
-			return
+				grown>>20, resetFloodHeapLimit>>20)
 		}
 		if err == nil {
 			// Every frame went in: ask whether the server is still there.
-			_ = a.conn.SetWriteDeadline(time.Now().Add(h2StallWait))
-			err = a.fr.WritePing(false, [8]byte{'p', 'r', 'o', 'b', 'e'})
+			_ = a.Conn.SetWriteDeadline(time.Now().Add(stallWait))
+			err = a.Fr.WritePing(false, [8]byte{'p', 'r', 'o', 'b', 'e'})
 		}
-		_ = a.conn.SetDeadline(time.Now().Add(h2AttackBound))
+		_ = a.Conn.SetDeadline(time.Now().Add(attackBound))
 		// Read what the server sent, up to the answer to the probe or the
 		// end of the connection.
 		var rsts int
@@ -147,7 +130,7 @@ func h2ResetFlood(t *testing.T, open func(*h2Attacker), frame func(b []byte, i i
 		var rerr error
 		for !probed && rerr == nil {
 			var f http2.Frame
-			f, rerr = a.fr.ReadFrame()
+			f, rerr = a.Fr.ReadFrame()
 			switch f := f.(type) {
 			case *http2.RSTStreamFrame:
 				rsts++
@@ -169,35 +152,32 @@ func h2ResetFlood(t *testing.T, open func(*h2Attacker), frame func(b []byte, i i
 		if goAway != nil && goAway.ErrCode != http2.ErrCodeEnhanceYourCalm {
 			t.Errorf("GOAWAY(%v), want ENHANCE_YOUR_CALM", goAway.ErrCode)
 		}
-		closeRaw(a.conn)
+		h2test.CloseRaw(a.Conn)
 		assertServes(t, in)
 	})
 }
 
-// TestH2SlowReaderUpload uploads a body much larger than the stream
+// TestSlowReaderUploadHoldsAboutOneWindow uploads a body much larger than the stream
 // window to a handler that always leaves the last byte received unread
 // (POST /gated), so that its stream's buffer is never empty. The server
 // must hold about a window of it, not the whole body: its live heap stays
-// under h2SlowReaderHeapLimit while 32 MiB go through, and it never grants
+// under slowReaderHeapLimit while 32 MiB go through, and it never grants
 // the client more window than it has room for (the client never sees a
 // FLOW_CONTROL reset).
-func TestH2SlowReaderUpload(t *testing.T) {
-	if riptide.InOwnProcess(t) {
-		return // ran in a process of its own
-	}
+func TestSlowReaderUploadHoldsAboutOneWindow(t *testing.T) {
 	const body = 32 << 20
-	const h2SlowReaderHeapLimit = 8 << 20
-	forEachH2(t, func(t *testing.T, in *h2Instance) {
-		before := liveHeap()
-		a := newH2Attacker(t, in, 0)
-		up := &h2Uploader{a: a, connWin: 65535, streamWin: 65535, initWin: 65535}
+	const slowReaderHeapLimit = 8 << 20
+	forEachTarget(t, func(t *testing.T, in *instance) {
+		before := h2test.LiveHeap()
+		a := newAttacker(t, in, 0)
+		up := &uploader{a: a, connWin: 65535, streamWin: 65535, initWin: 65535}
 		// The server's SETTINGS first: they set the stream window.
 		for !up.settings {
 			up.readFrame()
 		}
-		block := a.requestBlock("/gated")
+		block := a.RequestBlock("/gated")
 		block[0] = 0x83 // :method POST (static table)
-		if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block, EndHeaders: true}); err != nil {
+		if err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block, EndHeaders: true}); err != nil {
 			t.Fatal(err)
 		}
 		chunk := make([]byte, 16<<10)
@@ -211,7 +191,7 @@ func TestH2SlowReaderUpload(t *testing.T) {
 				// never finds the buffer empty, and wait for the window
 				// it grants.
 				up.pinged = false
-				if err := a.fr.WritePing(false, [8]byte{'u', 'p'}); err != nil {
+				if err := a.Fr.WritePing(false, [8]byte{'u', 'p'}); err != nil {
 					t.Fatal(err)
 				}
 				for !up.pinged {
@@ -219,7 +199,7 @@ func TestH2SlowReaderUpload(t *testing.T) {
 				}
 				in.app.gate <- sent
 				if !measured && sent >= body*3/4 {
-					peak, measured = liveHeap()-before, true
+					peak, measured = h2test.LiveHeap()-before, true
 				}
 				for up.streamWin <= 0 || up.connWin <= 0 {
 					up.readFrame()
@@ -227,7 +207,7 @@ func TestH2SlowReaderUpload(t *testing.T) {
 				continue
 			}
 			n := min(int64(len(chunk)), up.streamWin, up.connWin, body-sent)
-			if err := a.fr.WriteData(1, sent+n == body, chunk[:n]); err != nil {
+			if err := a.Fr.WriteData(1, sent+n == body, chunk[:n]); err != nil {
 				t.Fatalf("after %d bytes: %v", sent, err)
 			}
 			sent += n
@@ -243,20 +223,20 @@ func TestH2SlowReaderUpload(t *testing.T) {
 		if !measured {
 			t.Fatal("flow control never blocked the upload: the server granted more window than a stream's buffer")
 		}
-		if peak > h2SlowReaderHeapLimit {
+		if peak > slowReaderHeapLimit {
 			t.Errorf("the server's live heap grew by %d MiB during the upload (limit %d MiB): the read part of the body is kept",
-				peak>>20, h2SlowReaderHeapLimit>>20)
+				peak>>20, slowReaderHeapLimit>>20)
 		}
 		if up.status != "200" {
 			t.Errorf("response :status %q, want 200", up.status)
 		}
-		closeRaw(a.conn)
+		h2test.CloseRaw(a.Conn)
 	})
 }
 
-// h2Uploader tracks what the server sends an uploading attacker.
-type h2Uploader struct {
-	a                           *h2Attacker
+// uploader tracks what the server sends an uploading attacker.
+type uploader struct {
+	a                           *attacker
 	settings                    bool // the server's SETTINGS arrived
 	connWin, streamWin, initWin int64
 	status                      string
@@ -266,9 +246,9 @@ type h2Uploader struct {
 
 // readFrame reads one frame and applies it; anything that ends the upload
 // early fails the test.
-func (u *h2Uploader) readFrame() {
-	t := u.a.t
-	f, err := u.a.fr.ReadFrame()
+func (u *uploader) readFrame() {
+	t := u.a.T
+	f, err := u.a.Fr.ReadFrame()
 	if err != nil {
 		t.Fatalf("reading the server's frames: %v", err)
 	}
@@ -302,98 +282,53 @@ func (u *h2Uploader) readFrame() {
 	}
 }
 
-// gatedRead reads body as the test that drives /gated says: for each
-// total s sent, it reads up to s-1 bytes, so that one byte received is
-// always left unread; -1 reads the rest.
-func (a *h2App) gatedRead(body io.Reader) error {
-	buf := make([]byte, 32<<10)
-	var read int64
-	for {
-		var s int64
-		select {
-		case s = <-a.gate:
-		case <-time.After(h2AttackBound):
-			return errors.New("gate: nothing to read")
-		}
-		if s < 0 {
-			_, err := io.Copy(io.Discard, body)
-			return err
-		}
-		for read < s-1 {
-			n, err := body.Read(buf[:min(int64(len(buf)), s-1-read)])
-			read += int64(n)
-			if err != nil {
-				return err
-			}
-		}
-	}
-}
-
-// holdOn waits for the test to hand the handler a token; false when none
-// came (the test failed).
-func (a *h2App) holdOn() bool {
-	a.holdEntered.Add(1)
-	select {
-	case <-a.hold:
-		return true
-	case <-time.After(h2AttackBound):
-		return false
-	}
-}
-
-// TestH2SettingsManyEntries sends one SETTINGS frame with 2,730
+// TestSettingsWithManyEntriesEnhanceYourCalm sends one SETTINGS frame with 2,730
 // INITIAL_WINDOW_SIZE entries (a 16 KiB frame), each of which would walk
-// every open stream. riptide must answer GOAWAY(ENHANCE_YOUR_CALM) (more
-// than 100 settings in a frame); net/http answers GOAWAY(PROTOCOL_ERROR).
-func TestH2SettingsManyEntries(t *testing.T) {
+// every open stream. The engine must answer GOAWAY(ENHANCE_YOUR_CALM)
+// (more than 100 settings in a frame).
+func TestSettingsWithManyEntriesEnhanceYourCalm(t *testing.T) {
 	t.Parallel()
-	forEachH2(t, func(t *testing.T, in *h2Instance) {
-		a := newH2Attacker(t, in, 0)
-		seenCh := a.drain()
+	forEachTarget(t, func(t *testing.T, in *instance) {
+		a := newAttacker(t, in, 0)
+		seenCh := a.Drain()
 		settings := make([]http2.Setting, 16380/6)
 		for i := range settings {
 			settings[i] = http2.Setting{ID: http2.SettingInitialWindowSize, Val: uint32(65535 + i%2)}
 		}
-		if err := a.fr.WriteSettings(settings...); err != nil {
+		if err := a.Fr.WriteSettings(settings...); err != nil {
 			t.Fatal(err)
 		}
-		seen := a.wait(seenCh)
-		t.Logf("sent SETTINGS with %d entries; server: %v", len(settings), seen)
+		s := a.Wait(seenCh)
+		t.Logf("sent SETTINGS with %d entries; server: %v", len(settings), s)
 		want := http2.ErrCodeEnhanceYourCalm
-		if in.name == "net-http" {
-			want = http2.ErrCodeProtocol
-		}
-		if !seen.goAway || seen.goAwayCode != want {
-			t.Errorf("server: %v; want GOAWAY(%v)", seen, want)
+		if !s.GoAway || s.GoAwayCode != want {
+			t.Errorf("server: %v; want GOAWAY(%v)", s, want)
 		}
 		assertServes(t, in)
 	})
 }
 
-// TestH2SettingsInitialWindowLastWins checks that a SETTINGS frame with
+// TestSettingsInitialWindowLastEntryWins checks that a SETTINGS frame with
 // several INITIAL_WINDOW_SIZE entries leaves the windows as if each were
 // applied in turn (RFC 9113 §6.5.3): the last one, 1 byte, is the stream
 // window a response gets.
-func TestH2SettingsInitialWindowLastWins(t *testing.T) {
+func TestSettingsInitialWindowLastEntryWins(t *testing.T) {
 	t.Parallel()
-	forEachH2(t, func(t *testing.T, in *h2Instance) {
-		if in.name == "net-http" {
-			t.Skip("net/http hangs up on a SETTINGS frame with duplicate entries")
-		}
-		a := newH2Attacker(t, in, 0)
-		err := a.fr.WriteSettings(
+	forEachTarget(t, func(t *testing.T, in *instance) {
+		a := newAttacker(t, in, 0)
+		err := a.Fr.WriteSettings(
 			http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1 << 20},
 			http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0},
 			http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1})
 		if err == nil {
-			err = a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.requestBlock("/"), EndStream: true, EndHeaders: true})
+			err = a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.RequestBlock("/"), EndStream: true, EndHeaders: true})
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		var data int
 		for data == 0 {
-			f, err := a.fr.ReadFrame()
+			f, err := a.Fr.ReadFrame()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -410,7 +345,7 @@ func TestH2SettingsInitialWindowLastWins(t *testing.T) {
 	})
 }
 
-// TestH2RefusedBurstsNotPunished plays a client that bursts 150 requests
+// TestRefusedBurstsDoNotCloseConnection plays a client that bursts 150 requests
 // at a server allowing 100 concurrent streams, 12 times on one connection,
 // without ever resetting a stream. The streams over the limit are refused
 // each time (at least 50: a server may still count a stream whose response
@@ -418,21 +353,21 @@ func TestH2SettingsInitialWindowLastWins(t *testing.T) {
 // closed for it (the old server counted every refusal for the connection's
 // life and sent GOAWAY(ENHANCE_YOUR_CALM) in the 9th burst), and no more
 // than 100 handlers may hold streams at once.
-func TestH2RefusedBurstsNotPunished(t *testing.T) {
+func TestRefusedBurstsDoNotCloseConnection(t *testing.T) {
 	t.Parallel()
-	const bursts, burst = 12, h2TestMaxStreams + 50
-	forEachH2(t, func(t *testing.T, in *h2Instance) {
-		if in.name == "riptide-inline" {
+	const bursts, burst = 12, testMaxStreams + 50
+	forEachTarget(t, func(t *testing.T, in *instance) {
+		if in.name == "inline" {
 			// /hold blocks, and an inline handler blocks the reading
 			// goroutine: the burst would never be read.
 			t.Skip("blocking handlers do not belong on InlineHandlers")
 		}
-		a := newH2Attacker(t, in, 0)
+		a := newAttacker(t, in, 0)
 		events := a.burstEvents()
-		block := a.requestBlock("/hold")
+		block := a.RequestBlock("/hold")
 		id := uint32(1)
-		deadline := time.After(h2AttackBound)
-		next := func(b int) h2BurstEvent {
+		deadline := time.After(attackBound)
+		next := func(b int) burstEvent {
 			select {
 			case ev := <-events:
 				if ev.err != nil {
@@ -442,12 +377,12 @@ func TestH2RefusedBurstsNotPunished(t *testing.T) {
 			case <-deadline:
 				t.Fatalf("burst %d: no answer", b+1)
 			}
-			return h2BurstEvent{}
+			return burstEvent{}
 		}
 		for b := 0; b < bursts; b++ {
 			base := in.app.holdEntered.Load()
 			for i := 0; i < burst; i++ {
-				if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
+				if err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
 					t.Fatalf("burst %d: %v", b+1, err)
 				}
 				id += 2
@@ -470,8 +405,8 @@ func TestH2RefusedBurstsNotPunished(t *testing.T) {
 				}
 			}
 			n := held()
-			if n > h2TestMaxStreams {
-				t.Fatalf("burst %d: %d handlers held streams at once, over the limit of %d", b+1, n, h2TestMaxStreams)
+			if n > testMaxStreams {
+				t.Fatalf("burst %d: %d handlers held streams at once, over the limit of %d", b+1, n, testMaxStreams)
 			}
 			for i := 0; i < n; i++ {
 				in.app.hold <- struct{}{}
@@ -488,21 +423,21 @@ func TestH2RefusedBurstsNotPunished(t *testing.T) {
 	})
 }
 
-// h2BurstEvent is one frame of TestH2RefusedBurstsNotPunished's
+// burstEvent is one frame of TestRefusedBurstsDoNotCloseConnection's
 // connection: a RST_STREAM, the end of a response, or the end of the
 // connection (GOAWAY or a read error) as err.
-type h2BurstEvent struct {
+type burstEvent struct {
 	rst, ended int
 	err        error
 }
 
 // burstEvents reads the connection's frames in a goroutine until it ends.
-func (a *h2Attacker) burstEvents() <-chan h2BurstEvent {
-	ch := make(chan h2BurstEvent, 1024)
+func (a *attacker) burstEvents() <-chan burstEvent {
+	ch := make(chan burstEvent, 1024)
 	go func() {
 		for {
-			f, err := a.fr.ReadFrame()
-			var ev h2BurstEvent
+			f, err := a.Fr.ReadFrame()
+			var ev burstEvent
 			switch f := f.(type) {
 			case *http2.GoAwayFrame:
 				ev.err = errors.New("the server sent GOAWAY(" + f.ErrCode.String() + ")")
@@ -520,7 +455,7 @@ func (a *h2Attacker) burstEvents() <-chan h2BurstEvent {
 			if err != nil {
 				ev.err = err
 			}
-			if ev != (h2BurstEvent{}) {
+			if ev != (burstEvent{}) {
 				ch <- ev
 			}
 			if ev.err != nil {
@@ -529,28 +464,4 @@ func (a *h2Attacker) burstEvents() <-chan h2BurstEvent {
 		}
 	}()
 	return ch
-}
-
-// BenchmarkH2HeldStream measures the live heap one in-flight HTTP/2 stream
-// holds, its handler blocked, for each door (issue 23, item 12) and each
-// state the handler waits in (issue 24: idle, body buffered, streaming):
-// 100 streams are opened on one h2c connection and held while the heap is
-// measured. Run it with -benchtime=1x; the figure is the heap-B/stream
-// metric.
-func BenchmarkH2HeldStream(b *testing.B) {
-	const streams = 100
-	for _, door := range []string{"native", "compat"} {
-		for _, state := range []string{heldIdle, heldBuffered, heldStreaming} {
-			b.Run(door+"/"+state, func(b *testing.B) {
-				hs := startHeldStreamServer(b, door, state, streams)
-				hs.round(b, streams) // warm pools and workers
-				b.ResetTimer()
-				var total int64
-				for i := 0; i < b.N; i++ {
-					total += hs.round(b, streams)
-				}
-				b.ReportMetric(float64(total)/float64(b.N)/streams, "heap-B/stream")
-			})
-		}
-	}
 }
