@@ -100,7 +100,7 @@ func resetFlood(t *testing.T, open func(*attacker), frame func(b []byte, i int) 
 		}
 		// The client writes the flood and never reads until the writes
 		// end: all sent, or an error (the server closed the connection,
-		// or the attack bound, the connection's deadline, passed). A
+		// or one write made no progress for attackBound). A
 		// client that read as soon as a write stalled would empty the
 		// server's output, and a server only slow to read (-race on a
 		// loaded machine) would then answer the rest of the flood to a
@@ -119,6 +119,10 @@ func resetFlood(t *testing.T, open func(*attacker), frame func(b []byte, i int) 
 				for i := 0; i < resetFloodBatch; i++ {
 					batch = frame(batch, int(sent.Load())+i)
 				}
+				// The bound is on a write that makes no progress, not on
+				// the flood: a server reading slowly (-race, TLS, a loaded
+				// machine) may take longer than attackBound in all.
+				_ = a.Conn.SetWriteDeadline(time.Now().Add(attackBound))
 				if _, err = a.Conn.Write(batch); err == nil {
 					sent.Add(resetFloodBatch)
 				}
