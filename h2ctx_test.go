@@ -124,12 +124,12 @@ func TestH2NativeHeaderOrder(t *testing.T) {
 	t.Parallel()
 	in, _ := startRiptideH2(t, nativeStreamHandler(), nil)
 	a := newH2Attacker(t, in, 0)
-	block := a.requestBlock("/order",
+	block := a.RequestBlock("/order",
 		hpack.HeaderField{Name: "x-b", Value: "1"},
 		hpack.HeaderField{Name: "x-a", Value: "2"},
 		hpack.HeaderField{Name: "accept", Value: "*/*"},
 		hpack.HeaderField{Name: "x-b", Value: "3"})
-	if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
+	if err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
 		t.Fatal(err)
 	}
 	status, body, _ := readH2Response(t, a, 1)
@@ -144,7 +144,7 @@ func TestH2NativeHeaderOrder(t *testing.T) {
 // (local), the body discarded, until the client has used up the stream
 // window, and is then reset with NO_ERROR (RFC 9113 §8.1; not at once, so
 // that the answer to what the client sent meanwhile does not depend on
-// timing: see TestH2StreamAfterResponse).
+// timing: see internal/h2 TestStreamStaysHalfClosedAfterResponse).
 func TestH2NativeUnreadBody(t *testing.T) {
 	t.Parallel()
 	const window = 64 << 10
@@ -158,8 +158,8 @@ func TestH2NativeUnreadBody(t *testing.T) {
 				s.HTTP2.MaxReceiveBufferPerStream = window
 			})
 			a := newH2Attacker(t, in, 0)
-			block := a.requestBlock("/unread")
-			if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block, EndHeaders: true}); err != nil {
+			block := a.RequestBlock("/unread")
+			if err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block, EndHeaders: true}); err != nil {
 				t.Fatal(err)
 			}
 			status, body, rst := readH2Response(t, a, 1)
@@ -169,14 +169,14 @@ func TestH2NativeUnreadBody(t *testing.T) {
 			if rst {
 				t.Error("RST_STREAM(NO_ERROR) at once after the response, before the client used its stream window")
 			}
-			_ = a.conn.SetReadDeadline(time.Now().Add(h2AttackBound))
+			_ = a.Conn.SetReadDeadline(time.Now().Add(h2AttackBound))
 			chunk := make([]byte, 16<<10)
 			for sent := 0; sent < window; sent += len(chunk) {
-				if err := a.fr.WriteData(1, false, chunk); err != nil {
+				if err := a.Fr.WriteData(1, false, chunk); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if got := h2NextOnStream1(t, a); got != "RST_STREAM(NO_ERROR)" {
+			if got := a.NextReset(1); got != "RST_STREAM(NO_ERROR)" {
 				t.Errorf("after a stream window of unread body: got %s, want RST_STREAM(NO_ERROR)", got)
 			}
 		})
@@ -187,11 +187,11 @@ func TestH2NativeUnreadBody(t *testing.T) {
 // returns the status, the body and whether RST_STREAM(NO_ERROR) followed.
 func readH2Response(t *testing.T, a *h2Attacker, id uint32) (status, body string, rst bool) {
 	t.Helper()
-	_ = a.conn.SetReadDeadline(time.Now().Add(h2AttackBound))
+	_ = a.Conn.SetReadDeadline(time.Now().Add(h2AttackBound))
 	var sb strings.Builder
 	ended := false
 	for {
-		f, err := a.fr.ReadFrame()
+		f, err := a.Fr.ReadFrame()
 		if err != nil {
 			if ended {
 				return status, sb.String(), rst
@@ -216,7 +216,7 @@ func readH2Response(t *testing.T, a *h2Attacker, id uint32) (status, body string
 		}
 		if ended {
 			// Wait briefly for the RST_STREAM that may follow.
-			_ = a.conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+			_ = a.Conn.SetReadDeadline(time.Now().Add(2 * time.Second))
 		}
 	}
 }

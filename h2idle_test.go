@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/h2test"
 	"github.com/riptide-http/riptide/internal/israce"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
@@ -221,5 +222,5 @@ func waitCollected(t *testing.T, gone chan struct{}) {
 // are not counted.
 func settledHeap() int64 {
 	runtime.GC()
-	return liveHeap()
+	return h2test.LiveHeap()
 }

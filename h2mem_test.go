@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/h2test"
 	"golang.org/x/net/http2"
 )
 
@@ -86,11 +87,11 @@ func (hs *heldStreamServer) round(tb testing.TB, streams int) int64 {
 	ch := make(chan struct{})
 	hs.release.Store(&ch)
 	a := newH2Attacker(tb, hs.in, 0)
-	seen := a.drain()
+	seen := a.Drain()
 	before := settledHeap()
-	block := a.requestBlock("/")
+	block := a.RequestBlock("/")
 	for i := 0; i < streams; i++ {
-		if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: uint32(2*i + 1), BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
+		if err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: uint32(2*i + 1), BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -102,9 +103,9 @@ func (hs *heldStreamServer) round(tb testing.TB, streams int) int64 {
 	}
 	grown := settledHeap() - before
 	close(ch)
-	_ = a.fr.WriteGoAway(0, http2.ErrCodeNo, nil)
-	a.wait(seen)
-	closeRaw(a.conn)
+	_ = a.Fr.WriteGoAway(0, http2.ErrCodeNo, nil)
+	a.Wait(seen)
+	h2test.CloseRaw(a.Conn)
 	return grown
 }
 
@@ -172,6 +173,30 @@ func TestH2StreamHeadGrows(t *testing.T) {
 		resp.Body.Close()
 		if want := fmt.Sprintf("/r%d %s %s", i, a, b); err != nil || resp.ProtoMajor != 2 || string(got) != want {
 			t.Fatalf("request %d (%d-byte field): HTTP/%d %d bytes %q..., %v; want %d bytes", i, n, resp.ProtoMajor, len(got), got[:min(len(got), 40)], err, len(want))
+		}
+	}
+}
+
+// BenchmarkH2HeldStream measures the live heap one in-flight HTTP/2 stream
+// holds, its handler blocked, for each door (issue 23, item 12) and each
+// state the handler waits in (issue 24: idle, body buffered, streaming):
+// 100 streams are opened on one h2c connection and held while the heap is
+// measured. Run it with -benchtime=1x; the figure is the heap-B/stream
+// metric.
+func BenchmarkH2HeldStream(b *testing.B) {
+	const streams = 100
+	for _, door := range []string{"native", "compat"} {
+		for _, state := range []string{heldIdle, heldBuffered, heldStreaming} {
+			b.Run(door+"/"+state, func(b *testing.B) {
+				hs := startHeldStreamServer(b, door, state, streams)
+				hs.round(b, streams) // warm pools and workers
+				b.ResetTimer()
+				var total int64
+				for i := 0; i < b.N; i++ {
+					total += hs.round(b, streams)
+				}
+				b.ReportMetric(float64(total)/float64(b.N)/streams, "heap-B/stream")
+			})
 		}
 	}
 }

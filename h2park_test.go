@@ -101,14 +101,14 @@ func TestH2ParkDelay(t *testing.T) {
 		s.SetH2ParkDelay(50 * time.Millisecond)
 	})
 	a := newH2Attacker(t, in, 0) // waits until the connection parked
-	block := a.requestBlock("/")
+	block := a.RequestBlock("/")
 	for id := uint32(1); id <= 5; id += 2 {
-		parked := riptide.H2ParkWatch(a.conn.LocalAddr().String())
-		if err := a.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
+		parked := riptide.H2ParkWatch(a.Conn.LocalAddr().String())
+		if err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
 			t.Fatal(err)
 		}
 		for ended := false; !ended; {
-			f, err := a.fr.ReadFrame()
+			f, err := a.Fr.ReadFrame()
 			if err != nil {
 				t.Fatalf("stream %d: %v", id, err)
 			}

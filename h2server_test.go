@@ -38,7 +38,7 @@ func TestH2SettingsFromConfig(t *testing.T) {
 		s.HTTP2.MaxConcurrentStreams = 7
 	})
 	a := newH2Attacker(t, in, 0)
-	f, err := a.fr.ReadFrame()
+	f, err := a.Fr.ReadFrame()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ package riptide_test
 // one entry in h2Targets.
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
@@ -19,11 +18,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/h2test"
 	"github.com/riptide-http/riptide/internal/testcert"
 )
 
@@ -51,61 +50,20 @@ var h2Targets = []h2Target{
 	{name: "riptide-inline", serve: serveRiptideInline},
 }
 
-// h2App is the state behind the test routes, shared by every target's
-// handlers so that tests can observe what reached a handler.
-type h2App struct {
-	inflight    atomic.Int64 // handlers of /slow running now
-	maxInflight atomic.Int64 // most handlers of /slow ever running at once
-	slowCalls   atomic.Int64 // /slow handlers started
-	bombCalls   atomic.Int64 // requests that reached /bomb
-	bombMaxHdr  atomic.Int64 // largest header list (name+value bytes) seen by /bomb
-	// gate paces /gated: each value is the total of body bytes the client
-	// has sent; the handler reads all but the last of them (h2flood_test.go).
-	gate        chan int64
-	hold        chan struct{} // each /hold handler takes one before it answers
-	holdEntered atomic.Int64  // /hold handlers started
-}
-
-// The routes, identical on every target:
+// h2App is the test routes, the same on every target:
 //
 //	GET /       200 "Hello, World!" (text/plain), after the request stream ends
 //	POST /      200, echoes the request body
-//	GET /slow   holds the handler for h2SlowHold (ignoring cancellation), then 200 "ok"
-//	GET /bomb   records the size of the header list it received, then 200
-//	POST /gated reads the body as h2App.gate says (gatedRead), then 200 "ok"
-//	GET /hold   waits for a token from h2App.hold, then 200 "ok"
-const (
-	h2HelloBody = "Hello, World!"
-	h2SlowHold  = 5 * time.Millisecond
-)
+//
+// (The attacks and floods, which needed routes that block, pace or count
+// their handlers, are the engine's tests now: internal/h2.)
+type h2App struct{}
 
-func (a *h2App) slowEnter() {
-	a.slowCalls.Add(1)
-	n := a.inflight.Add(1)
-	for {
-		m := a.maxInflight.Load()
-		if n <= m || a.maxInflight.CompareAndSwap(m, n) {
-			return
-		}
-	}
-}
-
-func (a *h2App) slowLeave() { a.inflight.Add(-1) }
-
-func (a *h2App) bombSeen(headerBytes int) {
-	a.bombCalls.Add(1)
-	for {
-		m := a.bombMaxHdr.Load()
-		if int64(headerBytes) <= m || a.bombMaxHdr.CompareAndSwap(m, int64(headerBytes)) {
-			return
-		}
-	}
-}
+const h2HelloBody = "Hello, World!"
 
 // stdHandler is the test routes as an http.Handler (net/http and compat targets).
 func (a *h2App) stdHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			_, _ = io.Copy(w, r.Body)
 			return
@@ -117,72 +75,22 @@ func (a *h2App) stdHandler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, h2HelloBody)
 	})
-	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
-		a.slowEnter()
-		time.Sleep(h2SlowHold)
-		a.slowLeave()
-		_, _ = io.WriteString(w, "ok")
-	})
-	mux.HandleFunc("/bomb", func(w http.ResponseWriter, r *http.Request) {
-		n := 0
-		for k, vs := range r.Header {
-			for _, v := range vs {
-				n += len(k) + len(v)
-			}
-		}
-		a.bombSeen(n)
-	})
-	mux.HandleFunc("/gated", func(w http.ResponseWriter, r *http.Request) {
-		if a.gatedRead(r.Body) != nil {
-			w.WriteHeader(http.StatusInternalServerError)
-			return
-		}
-		_, _ = io.WriteString(w, "ok")
-	})
-	mux.HandleFunc("/hold", func(w http.ResponseWriter, r *http.Request) {
-		if a.holdOn() {
-			_, _ = io.WriteString(w, "ok")
-		}
-	})
-	return mux
 }
 
 // nativeHandler is the test routes on riptide's native API.
 func (a *h2App) nativeHandler() riptide.Handler {
 	return riptide.HandlerFunc(func(c *riptide.Ctx) {
-		switch string(c.Path()) {
-		case "/":
-			if string(c.Method()) == http.MethodPost {
-				_, _ = io.Copy(c, c.Body())
-				return
-			}
-			_, _ = io.Copy(io.Discard, c.Body()) // see stdHandler
-			c.SetHeader("Content-Type", "text/plain; charset=utf-8")
-			_, _ = c.WriteString(h2HelloBody)
-		case "/slow":
-			a.slowEnter()
-			time.Sleep(h2SlowHold)
-			a.slowLeave()
-			_, _ = c.WriteString("ok")
-		case "/bomb":
-			n := 0
-			for _, f := range c.Request().Headers {
-				n += len(f.Name) + len(f.Value)
-			}
-			a.bombSeen(n)
-		case "/gated":
-			if a.gatedRead(c.Body()) != nil {
-				c.SetStatus(http.StatusInternalServerError)
-				return
-			}
-			_, _ = c.WriteString("ok")
-		case "/hold":
-			if a.holdOn() {
-				_, _ = c.WriteString("ok")
-			}
-		default:
+		if string(c.Path()) != "/" {
 			c.SetStatus(404)
+			return
 		}
+		if string(c.Method()) == http.MethodPost {
+			_, _ = io.Copy(c, c.Body())
+			return
+		}
+		_, _ = io.Copy(io.Discard, c.Body()) // see stdHandler
+		c.SetHeader("Content-Type", "text/plain; charset=utf-8")
+		_, _ = c.WriteString(h2HelloBody)
 	})
 }
 
@@ -276,7 +184,7 @@ func startH2(t testing.TB, target h2Target, useTLS bool) *h2Instance {
 	if useTLS {
 		tlsConf = h2TestServerTLS(t)
 	}
-	app := &h2App{gate: make(chan int64, 1<<12), hold: make(chan struct{})}
+	app := &h2App{}
 	addr := target.serve(t, tlsConf, app)
 	parks := target.name != "net-http" && (!useTLS && riptide.H2Parks() || useTLS && riptide.H2TLSParks())
 	return &h2Instance{name: target.name, addr: addr, tls: useTLS, app: app, parks: parks}
@@ -361,28 +269,11 @@ func h2Client(t testing.TB, in *h2Instance) *http.Client {
 // client that does not read makes the server's writes back up quickly.
 func h2Dial(t testing.TB, in *h2Instance, readBuf int) net.Conn {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", in.addr, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
+	var tlsConf *tls.Config
+	if in.tls {
+		tlsConf = h2TestClientTLS(t, "h2")
 	}
-	if readBuf > 0 {
-		_ = c.(*net.TCPConn).SetReadBuffer(readBuf)
-	}
-	if !in.tls {
-		return c
-	}
-	tc := tls.Client(c, h2TestClientTLS(t, "h2"))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := tc.HandshakeContext(ctx); err != nil {
-		c.Close()
-		t.Fatal(err)
-	}
-	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
-		c.Close()
-		t.Fatalf("ALPN negotiated %q, want h2", p)
-	}
-	return tc
+	return h2test.Dial(t, in.addr, tlsConf, readBuf)
 }
 
 // assertServes checks that in answers a fresh HTTP/2 connection: GET / is
@@ -415,3 +306,41 @@ func needTool(t testing.TB, format string, args ...any) {
 	}
 	t.Skipf(format, args...)
 }
+
+// h2AttackBound bounds each attack connection (h2test.AttackBound).
+const h2AttackBound = h2test.AttackBound
+
+// h2Attacker is a raw HTTP/2 client connection to a target.
+type h2Attacker struct{ *h2test.Attacker }
+
+// newH2Attacker dials in, sends the client preface and an empty SETTINGS
+// frame. readBuf > 0 shrinks the socket receive buffer (see h2Dial). On a
+// target whose idle h2c connections park, it returns once the connection
+// has parked, so that every attack starts on a parked connection (no
+// goroutine, no buffer): the frames that follow resume it.
+func newH2Attacker(t testing.TB, in *h2Instance, readBuf int) *h2Attacker {
+	t.Helper()
+	c := h2Dial(t, in, readBuf)
+	var parked <-chan struct{}
+	if in.parks {
+		parked = riptide.H2ParkWatch(c.LocalAddr().String())
+	}
+	scheme := "http"
+	if in.tls {
+		scheme = "https"
+	}
+	a := &h2Attacker{h2test.NewAttacker(t, c, scheme, in.addr)}
+	if parked != nil {
+		select {
+		case <-parked:
+		case <-time.After(h2AttackBound):
+			t.Fatal("the idle h2c connection never parked on the event loop")
+		}
+	}
+	return a
+}
+
+// h2StallWait is how long a blocked write must last for the flood tests to
+// take it as the server no longer reading. A slow server mistaken for one
+// applying backpressure still passes the other checks.
+const h2StallWait = 2 * time.Second

@@ -37,6 +37,11 @@ var layers = []struct {
 	// The in-memory QUIC pair implements the quicx interfaces for the
 	// engine's tests: no QUIC implementation (the core stays free of
 	// quic-go), no face, no engine, no codec.
+	// The raw HTTP/2 client of the tests (internal/h2's and the root's)
+	// knows no package of the module: internal/h2's tests import it
+	// without a cycle, and it cannot test the engine with the engine's
+	// own code.
+	{pkg: "internal/h2test", forbid: []string{modulePath, modulePath + "/h1/...", modulePath + "/internal/h2", modulePath + "/internal/h3srv", modulePath + "/internal/evloop", modulePath + "/internal/reqhead"}},
 	{pkg: "internal/quicxtest", forbid: []string{"net/http/...", modulePath, "github.com/quic-go/...", modulePath + "/h1/...", modulePath + "/h3/...", modulePath + "/internal/h2", modulePath + "/internal/h3srv", modulePath + "/internal/evloop"}},
 	// The takeover seam is a type and a function variable: it names no
 	// engine, face or protocol, so that package websocket reaches the
@@ -48,36 +53,50 @@ var layers = []struct {
 	{pkg: "internal/release", forbid: []string{"net/http/...", modulePath, modulePath + "/h1/...", modulePath + "/h3/...", modulePath + "/quicx", modulePath + "/client/...", modulePath + "/compress/...", modulePath + "/http3/...", modulePath + "/otel/...", modulePath + "/internal/h2", modulePath + "/internal/h3srv", modulePath + "/internal/evloop", "github.com/quic-go/..."}},
 }
 
-// TestLayeringHTTP3UsesExportedAPI fails when the http3 module's package
-// imports an internal package of the core module: it drives HTTP/3
-// through the exported seam (Server.ListenQUIC, QUICListener, package
-// quicx), so that it versions on its own. Its direct imports are checked
-// (the root package it imports uses internal packages itself), as go list
-// sees them from the http3 module's directory.
+// TestLayeringHTTP3UsesExportedAPI fails when the http3 module imports an
+// internal package of the core module: it drives HTTP/3 through the
+// exported seam (Server.ListenQUIC, QUICListener, package quicx), so that
+// it versions on its own. Every package of the module is checked (the
+// http3 package and cmd/h3example), with its test files: their direct
+// imports, as go list sees them from the module's directory (the root
+// package it imports uses internal packages itself).
 func TestLayeringHTTP3UsesExportedAPI(t *testing.T) {
-	imports := goListImports(t, "http3", modulePath+"/http3")
-	if !slices.Contains(imports, modulePath) {
-		t.Fatalf("http3 imports %q: not the core (wrong package listed?)", imports)
+	t.Parallel()
+	imports := goListImports(t, "http3", "./...")
+	if !slices.Contains(imports[modulePath+"/http3"], modulePath) {
+		t.Fatalf("http3 imports %q: not the core (wrong package listed?)", imports[modulePath+"/http3"])
 	}
-	for _, d := range imports {
-		if forbidden(d, modulePath+"/internal/...") {
-			t.Errorf("http3 imports %s: the core's internal packages are not its API", d)
+	if _, ok := imports[modulePath+"/http3/cmd/h3example"]; !ok {
+		t.Fatalf("go list ./... in http3 listed %d packages, not cmd/h3example", len(imports))
+	}
+	for pkg, deps := range imports {
+		for _, d := range deps {
+			if forbidden(d, modulePath+"/internal/...") {
+				t.Errorf("%s (or its tests) imports %s: the core's internal packages are not its API", pkg, d)
+			}
 		}
 	}
 }
 
-// goListImports returns the packages pkg imports directly, go list run in
+// goListImports returns the packages that the packages matching pattern
+// import directly, their test files included, by package: go list run in
 // dir (a module's directory).
-func goListImports(t *testing.T, dir, pkg string) []string {
+func goListImports(t *testing.T, dir, pattern string) map[string][]string {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, pkg)
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, pattern)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=0")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list %s: %v", pkg, err)
+		t.Fatalf("go list %s: %v", pattern, err)
 	}
-	return strings.Fields(string(out))
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			imports[f[0]] = f[1:]
+		}
+	}
+	return imports
 }
 
 // TestLayering fails when an engine package imports an HTTP package (go

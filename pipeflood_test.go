@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/h2test"
 )
 
 // pipeFloodBytes is how much a pipelining client sends without reading: far
@@ -72,7 +73,7 @@ func TestPipeliningFloodBounded(t *testing.T) {
 				ls := startLiveWrapped(t, &riptide.Server{Engine: m.engine, Handler: d.h}, wrap)
 				serving(t, ls)
 				base := backToBaseline(t, measure(false), "start")
-				heap0 := liveHeap()
+				heap0 := h2test.LiveHeap()
 				raw, err := net.Dial("tcp", ls.addr)
 				if err != nil {
 					t.Fatal(err)
@@ -101,7 +102,7 @@ func TestPipeliningFloodBounded(t *testing.T) {
 						break
 					}
 				}
-				grown := liveHeap() - heap0
+				grown := h2test.LiveHeap() - heap0
 				var st riptide.Stats
 				ls.Server.Stats(&st)
 				how := "the server stopped reading (the client's write blocked)"

@@ -3,8 +3,8 @@ package h1
 import "testing"
 
 // TestPseudoHeadCheck: the HTTP/2 request-head rules of PseudoHead.Check,
-// each row naming its rule. The root package's TestH2RequestHeadValidation
-// runs the same rules through both doors over h2c and TLS.
+// each row naming its rule. internal/h2's TestRequestHeadValidatedOnce
+// runs the same rules through the engine over h2c and TLS.
 func TestPseudoHeadCheck(t *testing.T) {
 	get := PseudoHead{Method: "GET", Scheme: "https", Authority: "a.example", HasAuthority: true, Path: "/x?y"}
 	with := func(f func(h *PseudoHead)) PseudoHead { h := get; f(&h); return h }

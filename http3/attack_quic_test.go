@@ -14,7 +14,6 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicxtest"
 )
 
 // The attacks of the in-memory engine tests (internal/h3srv: TestUniStreamFlood,
@@ -197,7 +196,7 @@ func TestUniFloodServe(t *testing.T) {
 	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { x.WriteString("Hello") })}
 	addr, base := attackServer(t, srv, &Options{MaxUniStreams: maxUni})
 	connWindow := quicConnWindow(t, srv)
-	heap0 := quicxtest.LiveHeap()
+	heap0 := liveHeap()
 	// heapSlack is what the live heap may differ by between two
 	// measurements with nothing held (as in internal/h3srv's baseline).
 	const heapSlack = 1 << 20
@@ -214,7 +213,7 @@ func TestUniFloodServe(t *testing.T) {
 		// type the server accepts.
 		payload := make([]byte, 2<<20)
 		errs := make([]error, maxUni)
-		h0 := quicxtest.LiveHeap()
+		h0 := liveHeap()
 		flood := func(from, to int) {
 			var wg sync.WaitGroup
 			for i := from; i < to; i++ {
@@ -231,7 +230,7 @@ func TestUniFloodServe(t *testing.T) {
 			wg.Wait()
 		}
 		flood(0, maxUni-1)
-		grown := int64(quicxtest.LiveHeap()) - int64(h0)
+		grown := int64(liveHeap()) - int64(h0)
 		t.Logf("%d unknown streams of 2 MiB each: live heap %+d KiB", maxUni-1, grown>>10)
 		if limit := connWindow + heapSlack; grown > limit {
 			t.Errorf("live heap grew %d KiB, want at most %d KiB (connection window + %d KiB)", grown>>10, limit>>10, heapSlack>>10)
@@ -311,7 +310,7 @@ func TestUniFloodServe(t *testing.T) {
 		waitGoroutines(t, base)
 	})
 
-	if grown := int64(quicxtest.LiveHeap()) - int64(heap0); grown > heapSlack {
+	if grown := int64(liveHeap()) - int64(heap0); grown > heapSlack {
 		t.Errorf("live heap %+d KiB after the floods, want back within %d KiB", grown>>10, heapSlack>>10)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicxtest"
 )
 
 // idleCost opens n connections to addr with quic-go's HTTP/3 client, one
@@ -48,7 +47,7 @@ func idleCostQPACK(t *testing.T, addr string, n int) cost {
 // closes its connection.
 func idleCostOf(t *testing.T, n int, dial func() (close func())) cost {
 	t.Helper()
-	g0, h0 := runtime.NumGoroutine(), quicxtest.LiveHeap()
+	g0, h0 := runtime.NumGoroutine(), liveHeap()
 	s0 := stackScanned()
 	closers := make([]func(), n)
 	for i := range closers {
@@ -58,7 +57,7 @@ func idleCostOf(t *testing.T, n int, dial func() (close func())) cost {
 	// idle past the engine's worker and reader lingers (1 s): an idle
 	// connection is one with nothing sent for longer than that.
 	time.Sleep(idleSettle)
-	g1, h1 := runtime.NumGoroutine(), quicxtest.LiveHeap()
+	g1, h1 := runtime.NumGoroutine(), liveHeap()
 	s1 := stackScanned()
 	for _, close := range closers {
 		close()
@@ -99,8 +98,8 @@ func stackScanned() uint64 {
 const idleSettle = 1500 * time.Millisecond
 
 // TestIdleConnCost reports what an idle HTTP/3 connection costs, client
-// and server together, on the engine, through Serve and on quic-go's
-// http3.Server with the same client (which opens only its control stream);
+// and server together, through Serve and on quic-go's http3.Server with
+// the same client (which opens only its control stream);
 // the differences are the servers'. It asserts that Serve holds fewer
 // goroutines per idle connection than quic-go's server, and (idleCost)
 // that the goroutines of both sides end when the connections close; the
@@ -111,7 +110,6 @@ func TestIdleConnCost(t *testing.T) {
 		t.Skip("opens 50 connections per round")
 	}
 	const n, rounds = 50, 3
-	addr := startEngine(t, nil, &testHandler{})
 	saddr, qaddr := startHelloServers(t)
 	// One request first: Serve's own goroutines (quic-go's listener, the
 	// server's clock) have started once it is answered, and are not a
@@ -126,12 +124,11 @@ func TestIdleConnCost(t *testing.T) {
 	// (about 18 KiB per connection here). A round left out of the figures
 	// pays first; then the servers take turns.
 	idleCost(t, qaddr, n)
-	var e, s, q []cost
+	var s, q []cost
 	for r := range rounds {
-		e = append(e, idleCost(t, addr, n))
 		s = append(s, idleCost(t, saddr, n))
 		q = append(q, idleCost(t, qaddr, n))
-		t.Logf("round %d, per idle connection, client and server: engine %v; Serve (native Ctx) %v; quic-go http3.Server %v", r+1, e[r], s[r], q[r])
+		t.Logf("round %d, per idle connection, client and server: Serve (native Ctx) %v; quic-go http3.Server %v", r+1, s[r], q[r])
 		// The goroutines of an idle connection, exact in each round:
 		// Serve's accept loops of request and unidirectional streams,
 		// against quic-go's server's two and its control stream reader
@@ -167,6 +164,6 @@ func TestIdleConnCost(t *testing.T) {
 	if sq.goroutines > qq.goroutines-0.5 {
 		t.Errorf("client with QPACK streams: Serve %.1f goroutines per idle connection, quic-go's http3.Server %.1f: want fewer", sq.goroutines, qq.goroutines)
 	}
-	t.Logf("medians of %d rounds, KiB per idle connection: heap engine %.1f, Serve %.1f, quic-go %.1f (Serve - quic-go %+.1f); stack engine %.1f, Serve %.1f, quic-go %.1f (Serve - quic-go %+.1f)",
-		rounds, med(e, heap), med(s, heap), med(q, heap), med(s, heap)-med(q, heap), med(e, stack), med(s, stack), med(q, stack), med(s, stack)-med(q, stack))
+	t.Logf("medians of %d rounds, KiB per idle connection: heap Serve %.1f, quic-go %.1f (Serve - quic-go %+.1f); stack Serve %.1f, quic-go %.1f (Serve - quic-go %+.1f)",
+		rounds, med(s, heap), med(q, heap), med(s, heap)-med(q, heap), med(s, stack), med(q, stack), med(s, stack)-med(q, stack))
 }

@@ -11,6 +11,8 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -150,4 +152,38 @@ func TestAdapterAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("wrapping: %v allocs/op, want 0", n)
 	}
+}
+
+// gauge counts things in progress (handlers in flight) and keeps the
+// highest count reached. Safe for concurrent use.
+type gauge struct{ cur, peak atomic.Int32 }
+
+// Inc counts one more.
+func (g *gauge) Inc() {
+	now := g.cur.Add(1)
+	for {
+		old := g.peak.Load()
+		if now <= old || g.peak.CompareAndSwap(old, now) {
+			return
+		}
+	}
+}
+
+// Dec counts one less.
+func (g *gauge) Dec() { g.cur.Add(-1) }
+
+// Load returns the count.
+func (g *gauge) Load() int32 { return g.cur.Load() }
+
+// Peak returns the highest count reached.
+func (g *gauge) Peak() int32 { return g.peak.Load() }
+
+// liveHeap returns the bytes of live heap objects after two collections,
+// for tests that check a bound on memory or its return to a baseline.
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/h3"
-	"github.com/riptide-http/riptide/internal/quicxtest"
 )
 
 // stallRequest is the HEADERS frame of a GET /stall.
@@ -67,7 +66,7 @@ func TestWriteTimeoutServe(t *testing.T) {
 			})
 		}
 		addr, base := attackServer(t, srv, nil)
-		heap0 := quicxtest.LiveHeap()
+		heap0 := liveHeap()
 		qc, err := quic.DialAddr(t.Context(), addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}, &quic.Config{
 			InitialStreamReceiveWindow:     16 << 10,
 			MaxStreamReceiveWindow:         16 << 10,
@@ -117,7 +116,7 @@ func TestWriteTimeoutServe(t *testing.T) {
 		}
 		qc.CloseWithError(0, "")
 		waitGoroutines(t, base)
-		if grown := int64(quicxtest.LiveHeap()) - int64(heap0); grown > heapSlack {
+		if grown := int64(liveHeap()) - int64(heap0); grown > heapSlack {
 			t.Errorf("live heap %+d KiB after the stalled handlers ended, want back within %d KiB", grown>>10, heapSlack>>10)
 		}
 	})

@@ -243,9 +243,10 @@ func (hc *Conn) startWriter() {
 }
 
 // ownWriters, set by the tests that run a connection in a testing/synctest
-// bubble (timers_test.go), starts each writer on a goroutine of its own
-// that ends with it: a pooled writer made outside the bubble may not use
-// the bubble's pipes, and one made inside may not outlive the bubble.
+// bubble (timers_test.go), starts each writer, and each worker that runs
+// handlers (h2Dispatch), on a goroutine of its own that ends with it: a
+// pooled one made outside the bubble may not use the bubble's pipes, and
+// one made inside may not outlive the bubble.
 var ownWriters bool
 
 // Resume serves a parked connection again, on the engine's goroutine that

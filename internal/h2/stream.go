@@ -628,6 +628,10 @@ func startH2Worker(write bool) *h2Worker {
 
 // h2Dispatch runs hc's queued streams on an idle worker, or a new one.
 func h2Dispatch(hc *Conn) {
+	if ownWriters {
+		go hc.serveQueue() // a test's synctest bubble (park.go)
+		return
+	}
 	h2Workers.Get(workq.ProcIndex()).ch <- hc
 }
 

@@ -36,14 +36,7 @@ func init() {
 // within 10 s of the bubble's clock.
 func serveInBubble(t *testing.T, cfg *Config, frames []byte) ([]bubbleFrame, time.Duration) {
 	t.Helper()
-	srv, cli := net.Pipe()
-	hc := NewConn(cfg, srv, nil, nil, nil)
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		hc.Serve(false, nil)
-	}()
-	t.Cleanup(func() { cli.Close(); <-served })
+	cli, _ := serveBubblePipe(t, cfg)
 	start := time.Now()
 	go func() { _, _ = cli.Write(rawSeq([]byte(Preface), rawFrame(4, 0, 0), frames)) }()
 	_ = cli.SetReadDeadline(start.Add(10 * time.Second)) // a bound on a hang
@@ -63,6 +56,22 @@ func serveInBubble(t *testing.T, cfg *Config, frames []byte) ([]bubbleFrame, tim
 		id := uint32(h[5]&0x7f)<<24 | uint32(h[6])<<16 | uint32(h[7])<<8 | uint32(h[8])
 		got = append(got, bubbleFrame{h[3], h[4], id, p, time.Since(start)})
 	}
+}
+
+// serveBubblePipe serves a connection with cfg on a net.Pipe (inside
+// synctest.Test) and returns the client's end and a channel closed when
+// Serve has returned. The client's end is closed when the test ends.
+func serveBubblePipe(t *testing.T, cfg *Config) (net.Conn, <-chan struct{}) {
+	t.Helper()
+	srv, cli := net.Pipe()
+	hc := NewConn(cfg, srv, nil, nil, nil)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		hc.Serve(false, nil)
+	}()
+	t.Cleanup(func() { cli.Close(); <-served })
+	return cli, served
 }
 
 // TestIdleTimeoutSendsGoAwayAndCloses: a connection with no stream for

@@ -24,15 +24,20 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -42,7 +47,6 @@ import (
 
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/http3"
-	"github.com/riptide-http/riptide/internal/testcert"
 	"github.com/riptide-http/riptide/router"
 )
 
@@ -135,18 +139,43 @@ func loadCert(certFile, keyFile string, log *slog.Logger) (tls.Certificate, erro
 	if certFile != "" || keyFile != "" {
 		return tls.LoadX509KeyPair(certFile, keyFile)
 	}
-	cert, err := testcert.New(30 * 24 * time.Hour)
+	cert, err := selfSigned(30 * 24 * time.Hour)
 	if err != nil {
 		return cert, err
 	}
-	leaf, err := x509.ParseCertificate(cert.Certificate[0])
-	if err != nil {
-		return cert, err
-	}
-	spki := sha256.Sum256(leaf.RawSubjectPublicKeyInfo)
+	spki := sha256.Sum256(cert.Leaf.RawSubjectPublicKeyInfo)
 	log.Info("self-signed certificate; for Chromium",
 		"flags", "--ignore-certificate-errors-spki-list="+base64.StdEncoding.EncodeToString(spki[:])+" --origin-to-force-quic-on=HOST:PORT")
 	return cert, nil
+}
+
+// selfSigned makes a certificate for localhost and the loopback
+// addresses, valid from an hour ago for validFor, with its Leaf set.
+func selfSigned(validFor time.Duration) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(now.UnixNano()),
+		Subject:      pkix.Name{CommonName: "h3example"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(validFor),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		DNSNames:     []string{"localhost"},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
 }
 
 // nativeRoutes returns the routes on the native API.
