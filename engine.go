@@ -93,10 +93,13 @@ func (e Engine) String() string {
 // engine_test.go).
 var autoEngine = platformEngine
 
-// autoTLSEngine is what TLSEngine's EngineAuto means: the goroutine engine
-// until TLS on the event loop has shown its throughput holds
-// (tlsloop_linux.go). Tests switch it (engine_test.go).
-var autoTLSEngine = EngineGoroutine
+// autoTLSEngine is what TLSEngine's EngineAuto means: EngineAuto here
+// follows Engine (the event loop on Linux, unless Engine asks for the
+// goroutine engine). TLS on the event loop became the default once its
+// throughput held against the goroutine engine (1.31x for HTTP/1.1, 1.20x
+// for HTTP/2 over TLS, bench/results/2026-12-07-tlsloop-quiet). Tests
+// switch it (engine_test.go).
+var autoTLSEngine = EngineAuto
 
 // engine resolves s.Engine.
 func (s *Server) engine() Engine {

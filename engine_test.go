@@ -13,9 +13,13 @@ func init() {
 	case "goroutine":
 		autoEngine = EngineGoroutine
 	}
-	// RIPTIDE_TLS_ENGINE=eventloop serves every TLS test server that
-	// leaves Server.TLSEngine at EngineAuto on the event loop.
-	if os.Getenv("RIPTIDE_TLS_ENGINE") == "eventloop" {
+	// RIPTIDE_TLS_ENGINE=eventloop or goroutine serves every TLS test
+	// server that leaves Server.TLSEngine at EngineAuto on that engine
+	// (by default EngineAuto follows Engine).
+	switch os.Getenv("RIPTIDE_TLS_ENGINE") {
+	case "eventloop":
 		autoTLSEngine = EngineEventLoop
+	case "goroutine":
+		autoTLSEngine = EngineGoroutine
 	}
 }

@@ -61,5 +61,5 @@ func H2Parks() bool { return autoEngine == EngineEventLoop || autoEngine == Engi
 
 // H2TLSParks reports whether idle HTTP/2 connections over TLS of a test
 // server that leaves TLSEngine at EngineAuto park on the event loop
-// (RIPTIDE_TLS_ENGINE=eventloop, engine_test.go).
+// (the default on Linux; RIPTIDE_TLS_ENGINE=goroutine, engine_test.go, turns it off).
 func H2TLSParks() bool { return (&Server{}).tlsOnLoop() }

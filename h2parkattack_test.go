@@ -19,7 +19,7 @@ import (
 // on the event loop is the server's (h2park_linux.go, h2tlspark_linux.go),
 // so these tests run the floods against Server with every attack starting
 // on a parked connection: h2c on the event loop, and TLS when the event
-// loop serves it (RIPTIDE_TLS_ENGINE=eventloop, as ./test.sh runs them).
+// loop serves it (the default; not with RIPTIDE_TLS_ENGINE=goroutine).
 // The first frame of the attack resumes the connection; what the engine
 // holds for it must stay bounded, as on a connection that never parked.
 

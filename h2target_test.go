@@ -169,7 +169,7 @@ type h2Instance struct {
 	addr string // 127.0.0.1:port
 	tls  bool
 	app  *h2App
-	// parks: riptide serving h2c, or TLS with RIPTIDE_TLS_ENGINE=eventloop,
+	// parks: riptide serving h2c, or TLS (unless RIPTIDE_TLS_ENGINE=goroutine),
 	// on the event loop, where an idle connection parks; newH2Attacker
 	// then waits until its connection has parked, so that every attack
 	// starts on a parked connection.

@@ -186,11 +186,13 @@ type Server struct {
 	Engine Engine
 
 	// TLSEngine chooses how ServeTLS and ListenAndServeTLS serve their
-	// connections, whatever Engine says: EngineAuto (the zero value) is
-	// the goroutine engine for now; EngineEventLoop (or EngineOnLoop, which
-	// serves TLS as EngineEventLoop) parks idle TLS connections on the
-	// event loop without a goroutine or buffers (Linux, a plain TCP
-	// listener without ProxyProtocol; elsewhere the goroutine engine).
+	// connections: EngineAuto (the zero value) follows Engine, so TLS runs
+	// on the event loop on Linux unless Engine asks for the goroutine
+	// engine; EngineEventLoop (or EngineOnLoop, which serves TLS as
+	// EngineEventLoop) parks idle TLS connections on the event loop
+	// without a goroutine or buffers (Linux, a plain TCP listener without
+	// ProxyProtocol; elsewhere the goroutine engine); EngineGoroutine
+	// serves each TLS connection on a goroutine of its own.
 	TLSEngine Engine
 
 	// ProxyProtocol, when set, requires a PROXY protocol header (v1 or v2)

@@ -85,13 +85,13 @@ RIPTIDE_ENGINE=goroutine go test -race -count=1 -timeout 20m .
 echo "== .: go test with RIPTIDE_ENGINE=onloop"
 RIPTIDE_ENGINE=onloop go test -count=1 -timeout 20m .
 
-# And the TLS servers of the TLS and HTTP/2 tests on the event loop
-# (Server.TLSEngine, opt-in; engine_test.go reads RIPTIDE_TLS_ENGINE), h2spec
-# over TLS on the loop included, and the HTTP/2 floods that start on a
-# parked HTTP/2-over-TLS connection (h2parkattack_test.go; the engine's own
-# reproducers run in internal/h2).
-echo "== .: TLS tests with RIPTIDE_TLS_ENGINE=eventloop"
-RIPTIDE_TLS_ENGINE=eventloop go test -race -count=1 -timeout 30m \
+# TLS runs on the event loop by default (Server.TLSEngine follows Engine), so
+# the runs above cover it, h2spec over TLS and the HTTP/2 floods that start on
+# a parked HTTP/2-over-TLS connection included. Here the TLS servers of the
+# TLS and HTTP/2 tests run on the goroutine engine beside the event loop
+# (TLSEngine: EngineGoroutine; engine_test.go reads RIPTIDE_TLS_ENGINE).
+echo "== .: TLS tests with RIPTIDE_TLS_ENGINE=goroutine"
+RIPTIDE_TLS_ENGINE=goroutine go test -race -count=1 -timeout 30m \
 	-run 'TestTLS|TestCompatTLS$|TestErrServerClosedIsHTTPs|TestProxyProtocolTLSHandshakeAfterHeader|TestProxyListenerUnderOwnTLS|TestH2Server|TestH2Spec|TestCompatLateWrite$|TestResponseHeadRules|TestAltSvc|TestH2ControlFloodFromParked|TestH2ContinuationFloodFromParked|TestH2Park' .
 
 # The allocation tests and the idle-memory test skip themselves under -race

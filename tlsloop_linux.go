@@ -155,6 +155,9 @@ func (s *Server) tlsOnLoop() bool {
 	if e == EngineAuto {
 		e = autoTLSEngine
 	}
+	if e == EngineAuto {
+		e = s.engine()
+	}
 	return e == EngineEventLoop || e == EngineOnLoop
 }
 

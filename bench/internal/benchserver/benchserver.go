@@ -70,7 +70,7 @@ type Options struct {
 	// eventloop or onloop (riptide servers only; the others ignore it).
 	Engine string
 	// TLSEngine (-tlsengine) is riptide's engine for TLS connections
-	// (Server.TLSEngine): auto or eventloop (riptide servers only).
+	// (Server.TLSEngine): auto, eventloop or goroutine (riptide servers only).
 	TLSEngine string
 	// H2Inline (-h2inline) runs native handlers of HTTP/2 streams on the
 	// connection's goroutine (riptide's HTTP2Config.InlineHandlers;
@@ -92,7 +92,7 @@ func ParseFlags() Options {
 	flag.BoolVar(&o.H2C, "h2c", false, "also serve cleartext HTTP/2 (prior knowledge) on the HTTP/1.1 port")
 	flag.BoolVar(&o.TLS, "tls", false, "serve HTTPS (ALPN h2 and http/1.1) with a self-signed certificate generated at start")
 	flag.StringVar(&o.Engine, "engine", "auto", "riptide servers: connection engine, auto, goroutine, eventloop or onloop (event loop, handlers on the loop)")
-	flag.StringVar(&o.TLSEngine, "tlsengine", "auto", "riptide servers: engine of TLS connections (Server.TLSEngine), auto or eventloop")
+	flag.StringVar(&o.TLSEngine, "tlsengine", "auto", "riptide servers: engine of TLS connections (Server.TLSEngine), auto (follows -engine), eventloop or goroutine")
 	flag.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (on SIGINT or SIGTERM)")
 	flag.BoolVar(&o.H2Inline, "h2inline", false, "riptide native servers: run HTTP/2 handlers inline on the connection goroutine (HTTP2Config.InlineHandlers)")
 	flag.Parse()

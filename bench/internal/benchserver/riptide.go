@@ -22,8 +22,11 @@ func ConfigureRiptide(srv *riptide.Server, o Options) {
 	case "onloop":
 		srv.Engine = riptide.EngineOnLoop
 	}
-	if o.TLSEngine == "eventloop" {
+	switch o.TLSEngine {
+	case "eventloop":
 		srv.TLSEngine = riptide.EngineEventLoop
+	case "goroutine":
+		srv.TLSEngine = riptide.EngineGoroutine
 	}
 	if o.H2C || o.H2Inline {
 		srv.HTTP2 = &riptide.HTTP2Config{H2C: o.H2C, InlineHandlers: o.H2Inline}
