@@ -1,15 +1,12 @@
 package riptide_test
 
 import (
-	"bytes"
 	"errors"
 	"net"
-	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/hpack"
 
 	"github.com/riptide-http/riptide/internal/h2test"
 )
@@ -93,21 +90,11 @@ func TestH2ContinuationFloodFromParkedEnds(t *testing.T) {
 		const frames = 4096
 		a := newH2Attacker(t, in, 0)
 		seen := a.Drain()
-		var frag bytes.Buffer
-		enc := hpack.NewEncoder(&frag)
-		field := hpack.HeaderField{Name: "x-flood", Value: strings.Repeat("a", 100), Sensitive: true}
-		for frag.Len() < 16000 {
-			_ = enc.WriteField(field)
-		}
-		err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.RequestBlock("/"), EndStream: true})
-		sent := 0
-		for ; err == nil && sent < frames; sent++ {
-			err = a.Fr.WriteContinuation(1, false, frag.Bytes())
-		}
+		sent, fragLen, err := a.ContinuationFlood("/", frames)
 		s := a.Wait(seen)
 		t.Logf("sent %d CONTINUATION frames to a parked connection; write error: %v; server: %v", sent, err, s)
 		if !s.Ended {
-			t.Errorf("the server kept the connection open through %d CONTINUATION frames (%d MiB of headers)", sent, sent*frag.Len()>>20)
+			t.Errorf("the server kept the connection open through %d CONTINUATION frames (%d MiB of headers)", sent, sent*fragLen>>20)
 		}
 		if s.Statuses["200"] != 0 {
 			t.Errorf("the flooded stream was answered: %v", s)

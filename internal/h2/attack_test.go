@@ -96,22 +96,11 @@ func TestContinuationFloodEndsConnection(t *testing.T) {
 	forEachTarget(t, func(t *testing.T, in *instance) {
 		a := newAttacker(t, in, 0)
 		seenCh := a.Drain()
-		// One fragment of whole header fields, about 16 KiB, repeated.
-		var frag bytes.Buffer
-		enc := hpack.NewEncoder(&frag)
-		field := hpack.HeaderField{Name: "x-flood", Value: strings.Repeat("a", 100), Sensitive: true}
-		for frag.Len() < 16000 {
-			_ = enc.WriteField(field)
-		}
-		err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.RequestBlock("/bomb"), EndStream: true})
-		sent := 0
-		for ; err == nil && sent < frames; sent++ {
-			err = a.Fr.WriteContinuation(1, false, frag.Bytes())
-		}
+		sent, fragLen, err := a.ContinuationFlood("/bomb", frames)
 		s := a.Wait(seenCh)
-		t.Logf("sent %d CONTINUATION frames (%d KiB); write error: %v; server: %v", sent, sent*frag.Len()>>10, err, s)
+		t.Logf("sent %d CONTINUATION frames (%d KiB); write error: %v; server: %v", sent, sent*fragLen>>10, err, s)
 		if !s.Ended {
-			t.Errorf("the server kept the connection open through %d CONTINUATION frames (%d MiB of headers)", sent, sent*frag.Len()>>20)
+			t.Errorf("the server kept the connection open through %d CONTINUATION frames (%d MiB of headers)", sent, sent*fragLen>>20)
 		}
 		if n := in.app.bombCalls.Load(); n != 0 {
 			t.Errorf("a handler ran for the flooded stream (%d times)", n)

