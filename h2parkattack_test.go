@@ -54,14 +54,7 @@ func TestH2ControlFloodFromParkedBounded(t *testing.T) {
 				const frames = 1_000_000
 				before := h2test.LiveHeap()
 				a := newH2Attacker(t, in, 4096) // returns once the connection parked
-				var err error
-				sent := 0
-				for ; err == nil && sent < frames; sent++ {
-					if sent%256 == 0 {
-						_ = a.Conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-					}
-					err = fl.write(a.Fr)
-				}
+				sent, err := a.FloodWithoutReading(frames, 2*time.Second, fl.write)
 				grown := h2test.LiveHeap() - before
 				how := "every frame was written (into kernel buffers, at least)"
 				var ne net.Error

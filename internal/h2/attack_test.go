@@ -188,14 +188,7 @@ func controlFlood(t *testing.T, write func(*http2.Framer) error) {
 	forEachTarget(t, func(t *testing.T, in *instance) {
 		before := h2test.LiveHeap()
 		a := newAttacker(t, in, 4096)
-		var err error
-		sent := 0
-		for ; err == nil && sent < frames; sent++ {
-			if sent%256 == 0 {
-				_ = a.Conn.SetWriteDeadline(time.Now().Add(stallWait))
-			}
-			err = write(a.Fr)
-		}
+		sent, err := a.FloodWithoutReading(frames, stallWait, write)
 		grown := h2test.LiveHeap() - before
 		how := "the server stopped reading (backpressure)"
 		if ne := net.Error(nil); err == nil {

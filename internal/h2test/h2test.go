@@ -235,3 +235,17 @@ func (a *Attacker) ContinuationFlood(path string, frames int) (sent, fragLen int
 	}
 	return sent, frag.Len(), err
 }
+
+// FloodWithoutReading writes up to frames frames with write, never
+// reading, until a write fails; a write blocked for stall (the server no
+// longer reading) fails with a timeout. It returns the frames sent and
+// the write error.
+func (a *Attacker) FloodWithoutReading(frames int, stall time.Duration, write func(*http2.Framer) error) (sent int, err error) {
+	for ; err == nil && sent < frames; sent++ {
+		if sent%256 == 0 {
+			_ = a.Conn.SetWriteDeadline(time.Now().Add(stall))
+		}
+		err = write(a.Fr)
+	}
+	return sent, err
+}
