@@ -120,13 +120,14 @@ type conn struct {
 	reqStart  int64 // monoNow
 	nin, nout uint64
 
-	sf sendfileState // Ctx.SendFile (sendfile_linux.go)
+	sf *sendfileState // Ctx.SendFile on the goroutine engine (sendfile_linux.go)
 
 	// wbufs is the holder lendWriteBufs reuses (TLS only).
 	wbufs *writeBufs
 	// idleBuf takes the first bytes of a request while the buffers are
-	// lent (fillIdle).
-	idleBuf [256]byte
+	// lent (fillIdle; TLS on the goroutine engine only, made on first use
+	// and kept while the conn is pooled).
+	idleBuf *[idleBufSize]byte
 	// bodyHold is the holder lendBody reuses (HTTP/2 streams only).
 	bodyHold *bodyBuf
 }
@@ -175,6 +176,7 @@ func newStreamConn(s *Server) *conn {
 	c, _ := streamConnPool.Get().(*conn)
 	if c == nil || c.cfg != &s.cfg {
 		c = &conn{rbuf: make([]byte, min(s.cfg.readBuf, streamHeadBuf)), stream: true}
+		c.ctx.req.Headers = make([]h1.Header, 0, streamHeaders)
 	}
 	c.attach(s, nil)
 	return c
@@ -183,6 +185,15 @@ func newStreamConn(s *Server) *conn {
 // streamHeadBuf is the read buffer a stream's conn starts with: room for
 // a common request head without cookies.
 const streamHeadBuf = 1 << 10
+
+// streamHeaders is the header storage a stream's conn starts with (0.9
+// KiB), where an HTTP/1.1 conn's Request takes h1.InlineHeaders (3.5 KiB)
+// on first use: a browser's request has 10 to 20 fields, and a stream's
+// Ctx is held for as long as its handler runs (a long poll, a held
+// HTTP/3 stream). It grows as fields arrive (h2.Stream.FillRequest, the
+// HTTP/3 head's copy) and is kept while the conn is pooled, up to
+// 2*h1.InlineHeaders (putConn).
+const streamHeaders = 16
 
 // bodyBuf holds a response body buffer in bodyBufPool; the holder
 // circulates with it, so that neither lending nor taking allocates.
@@ -242,6 +253,14 @@ func putConn(c *conn) {
 	}
 	if cap(c.ctx.scratch) > 64<<10 {
 		c.ctx.scratch = nil
+	}
+	if cap(c.ctx.req.Headers) > 2*h1.InlineHeaders {
+		// A head of many fields (MaxHeaders allowed it) does not stay
+		// with the pooled conn; Reset allocates an HTTP/1.1 conn's.
+		c.ctx.req.Headers = nil
+		if c.stream {
+			c.ctx.req.Headers = make([]h1.Header, 0, streamHeaders)
+		}
 	}
 	c.nc, c.ec, c.tl, c.parked, c.headArmed, c.resumed = nil, nil, nil, false, false, false
 	c.sf.reset()
@@ -629,8 +648,14 @@ func (c *conn) lendWriteBufs() {
 // c.idleBuf, whose bytes takeWriteBufs moves to the read buffer. crypto/tls
 // keeps the rest of a record's plaintext for the next read.
 func (c *conn) fillIdle() error {
-	return c.readInto(c.idleBuf[:min(len(c.idleBuf), c.cfg.readBuf)])
+	if c.idleBuf == nil {
+		c.idleBuf = new([idleBufSize]byte)
+	}
+	return c.readInto(c.idleBuf[:min(idleBufSize, c.cfg.readBuf)])
 }
+
+// idleBufSize is the size of a conn's idleBuf.
+const idleBufSize = 256
 
 // takeWriteBufs gives c write buffers again after lendWriteBufs.
 func (c *conn) takeWriteBufs() {
@@ -651,7 +676,9 @@ func (c *conn) takeWriteBufs() {
 	if len(c.rbuf) < c.cfg.readBuf {
 		c.rbuf = make([]byte, c.cfg.readBuf)
 	}
-	copy(c.rbuf, c.idleBuf[:c.w]) // read by fillIdle
+	if c.w > 0 {
+		copy(c.rbuf, c.idleBuf[:c.w]) // read by fillIdle
+	}
 }
 
 // errBufferFull is returned by makeRoom when a head or chunk framing does

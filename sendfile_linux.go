@@ -28,7 +28,22 @@ type sendfileState struct {
 }
 
 // reset drops the connection's RawConn before the conn is pooled.
-func (s *sendfileState) reset() { s.rawc = nil }
+func (s *sendfileState) reset() {
+	if s != nil {
+		s.rawc = nil
+	}
+}
+
+// sendfile returns c's sendfile state, made on the first use and kept
+// while the conn is pooled (the event loop, HTTP/2 and HTTP/3 streams
+// never make one), ready for the socket; nil when the connection is not
+// a TCP socket.
+func (c *conn) sendfile() *sendfileState {
+	if c.sf == nil {
+		c.sf = new(sendfileState)
+	}
+	return c.sf.ready(c)
+}
 
 // canSendfile reports whether the socket takes sendfile(2): a plain TCP
 // connection on either engine (also under the PROXY protocol).
@@ -49,7 +64,7 @@ func (c *conn) sendFileAt(f *os.File, offset, n int64) (written int64, handled b
 	if c.ec != nil {
 		return c.ec.Sendfile(sfd, &offset, n)
 	}
-	s := c.sf.ready(c)
+	s := c.sendfile()
 	if s == nil {
 		return 0, false, nil
 	}
@@ -107,7 +122,7 @@ func (c *conn) flushMore() error {
 			p = p[k:]
 			c.nout += uint64(k)
 		}
-	} else if s := c.sf.ready(c); s != nil {
+	} else if s := c.sendfile(); s != nil {
 		s.head, s.remain, s.err = c.wbuf, 0, nil
 		if err = s.rawc.Write(s.step); err == nil {
 			err = s.err

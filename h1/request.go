@@ -16,8 +16,9 @@ type Header struct {
 	Key   Known
 }
 
-// InlineHeaders is the number of header fields a Request or Response holds
-// without allocating.
+// InlineHeaders is the number of header fields a Response holds without
+// allocating, and the capacity of the header storage a Request allocates
+// on first use (see Request.Reset).
 const InlineHeaders = 64
 
 // Limits bound what a parser accepts. A zero field takes its default.
@@ -107,7 +108,6 @@ type Request struct {
 	// present.
 	Upgrade bool
 
-	inline [InlineHeaders]Header
 	// scanned is how far a previous call scanned without finding the end of
 	// the head, so that a head trickling in is not rescanned from the start.
 	scanned int
@@ -115,13 +115,17 @@ type Request struct {
 	known [numKnown]uint8
 }
 
-// Reset clears r for a new message, keeping any header storage it has grown.
+// Reset clears r for a new message, keeping the storage of Headers (its
+// capacity), so that a reused Request parses without allocating. A
+// Request without storage allocates room for InlineHeaders fields here
+// (Parse resets). A caller that expects fewer fields may give it smaller
+// storage first, Headers = make([]Header, 0, n): it grows as fields
+// arrive (AddHeader, Parse) and is kept across Resets.
 func (r *Request) Reset() {
 	hs := r.Headers
 	if cap(hs) == 0 {
-		hs = r.inline[:0]
+		hs = make([]Header, 0, InlineHeaders)
 	}
-	// Field by field: copying a zero Request would also copy the inline array.
 	r.Method, r.Target, r.Form, r.Path, r.Query = nil, nil, OriginForm, nil, nil
 	r.Major, r.Minor = 0, 0
 	r.Headers = hs[:0]

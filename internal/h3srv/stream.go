@@ -103,8 +103,12 @@ type writeBufs struct {
 
 var writePool = sync.Pool{New: func() any { return &writeBufs{b: make([]byte, 0, writeBufSize)} }}
 
-// reqPool holds the h1.Requests readHead builds.
-var reqPool = sync.Pool{New: func() any { return new(h1.Request) }}
+// reqPool holds the h1.Requests readHead builds, each with room for
+// reqHeaders fields to start with (it grows for a larger head and keeps
+// what it grew): a stream's head is held only until the Ctx copies it.
+var reqPool = sync.Pool{New: func() any { return &h1.Request{Headers: make([]h1.Header, 0, reqHeaders)} }}
+
+const reqHeaders = 16
 
 func getStream(c *Conn, qs quicx.Stream) *Stream {
 	st := streamPool.Get().(*Stream)
