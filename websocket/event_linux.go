@@ -92,20 +92,6 @@ func putMsgBuf(bp *[]byte) {
 	}
 }
 
-// ctxHeaders returns the getter of a native request's header values.
-func ctxHeaders(x *riptide.Ctx) headerGetter {
-	req := x.Request()
-	return func(name string) []string {
-		var vs []string
-		for _, h := range req.Headers {
-			if bytes.EqualFold(h.Name, []byte(name)) {
-				vs = append(vs, string(h.Value))
-			}
-		}
-		return vs
-	}
-}
-
 // evServe serves x's upgrade in event mode when its connection is a plain
 // HTTP/1.1 one on the event loop; ok false otherwise (nothing done).
 func evServe(x *riptide.Ctx, o *Options, h *Handler) (*Peer, bool, error) {
@@ -115,7 +101,7 @@ func evServe(x *riptide.Ctx, o *Options, h *Handler) (*Peer, bool, error) {
 	if _, _, ok, _ := takeover.Take(x, nil); !ok {
 		return nil, false, nil
 	}
-	n, herr := checkRequest(string(x.Method()), x.ProtoMinor() >= 1, string(x.Host()), ctxHeaders(x), o)
+	n, herr := checkRequest(string(x.Method()), x.ProtoMinor() >= 1, ctxHeader(x), o)
 	if herr != nil {
 		refuse(herr, x.SetHeader)
 		x.Error(herr.Status, herr.Msg)
@@ -128,7 +114,8 @@ func evServe(x *riptide.Ctx, o *Options, h *Handler) (*Peer, bool, error) {
 	}
 	s := &p.ev
 	s.ec, s.o = nc.(*evloop.Conn), o
-	if _, err := s.ec.Write(appendResponse(nil, &n, o)); err != nil {
+	var rb [responseLen]byte
+	if _, err := s.ec.Write(appendResponse(rb[:0], &n, o)); err != nil {
 		s.ended = true
 		s.ec.Close()
 		return nil, true, err
