@@ -25,31 +25,36 @@ import (
 	"github.com/riptide-http/riptide/ws"
 )
 
-// evState is an event-driven Peer's state on the event loop.
+// evState is an event-driven Peer's state on the event loop, laid out
+// for size: a parked Peer (with its evState) is 240 bytes of heap
+// (TestEventPeerSize), what it holds for an idle connection besides the
+// engine's evloop.Conn.
 type evState struct {
 	ec *evloop.Conn
 	o  *Options
 
 	// Read side: the owner (the worker serving the connection) only.
-	rs      ws.Reader
-	key     [4]byte
-	maskPos int
-	remain  int64 // payload bytes left in the current data frame
-	inFrame bool  // reading a data frame's payload
-	msg     *[]byte
-	first   []byte // bytes that came with the upgrade request
-	endErr  error  // the connection is over: why (OnClose)
-	readBy  int64  // ReadTimeout's deadline, Unix nanoseconds (0: none)
-	pingAt  int64  // PingInterval's next ping
-	dfl     *evDeflate
+	rs     ws.Reader
+	remain int64 // payload bytes left in the current data frame
+	msg    *[]byte
+	first  *[]byte // bytes that came with the upgrade request (a pooled buffer)
+	endErr error   // the connection is over: why (OnClose)
+	readBy int64   // ReadTimeout's deadline, Unix nanoseconds (0: none)
+	pingAt int64   // PingInterval's next ping
+	dfl    *evDeflate
 
 	// Under mu: the write side and what writers and the owner share.
-	mu        sync.Mutex
-	q         [][]byte // output the socket did not take yet
-	qlen      int
-	werr      error // a write failed: the connection is being closed
-	closeBy   int64 // the close handshake's deadline
-	closeSent bool
+	q       [][]byte // output the socket did not take yet
+	qlen    int
+	werr    error // a write failed: the connection is being closed
+	closeBy int64 // the close handshake's deadline
+	mu      sync.Mutex
+
+	key     [4]byte // the owner's: the current data frame's masking key
+	maskPos uint8   // the owner's: the key's position in the payload
+	inFrame bool    // the owner's: reading a data frame's payload
+
+	closeSent bool // under mu, as the rest
 	ended     bool
 	parked    bool // the loop holds the connection (owner's ParkFor)
 	woken     bool // a writer woke it since it parked
@@ -121,7 +126,8 @@ func evServe(x *riptide.Ctx, o *Options, h *Handler) (*Peer, bool, error) {
 		return nil, true, err
 	}
 	if len(buffered) > 0 {
-		s.first = bytes.Clone(buffered)
+		s.first = getMsgBuf()
+		*s.first = append(*s.first, buffered...)
 	}
 	limit := o.readLimit()
 	s.rs = ws.Reader{MaxFrame: limit, MaxMessage: limit}
@@ -182,10 +188,12 @@ func (e *evProto) ServeConn(net.Conn) bool {
 			p.evClose(ws.AppendClose(b[:0], ws.CloseGoingAway, ""))
 		}
 	}
-	if first := s.first; first != nil {
+	if bp := s.first; bp != nil {
 		s.first = nil
+		first := *bp
 		used := p.consume(first, time.Now().UnixNano())
 		w = copy(buf, first[used:])
+		putMsgBuf(bp)
 	}
 	for {
 		now := time.Now().UnixNano()
@@ -314,7 +322,7 @@ func (p *Peer) consume(b []byte, now int64) int {
 					break
 				}
 				chunk := b[used : used+int(min(s.remain, int64(len(b)-used)))]
-				s.maskPos = ws.Mask(s.key, s.maskPos, chunk)
+				s.maskPos = uint8(ws.Mask(s.key, int(s.maskPos), chunk))
 				used += len(chunk)
 				s.remain -= int64(len(chunk))
 				if err := p.payload(chunk); err != nil {

@@ -9,10 +9,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/internal/israce"
 	"github.com/riptide-http/riptide/internal/rlimit"
+	"github.com/riptide-http/riptide/ws"
 )
 
 // rawUpgrades opens WebSocket connections to addr with raw sockets (the
@@ -148,5 +150,22 @@ func TestEventUpgradeAllocs(t *testing.T) {
 	}
 	if bytes > upgradeBytesLimit {
 		t.Errorf("%.0f bytes allocated per upgrade, want at most %d", bytes, upgradeBytesLimit)
+	}
+}
+
+// peerSizeLimit bounds a Peer's size: 240 bytes is its allocation's size
+// class (TestEventPeerSize). Before: 272 bytes (in the 288-byte class).
+const peerSizeLimit = 240
+
+// A Peer, what an idle event-driven connection keeps besides the engine's
+// connection, stays within its size class: the small fields packed
+// together (the codec's Reader too), the bytes that came with the upgrade
+// in a pooled buffer only while they wait.
+func TestEventPeerSize(t *testing.T) {
+	if n := unsafe.Sizeof(Peer{}); n > peerSizeLimit {
+		t.Errorf("Peer is %d bytes, want at most %d", n, peerSizeLimit)
+	}
+	if n := unsafe.Sizeof(ws.Reader{}); n > 40 {
+		t.Errorf("ws.Reader is %d bytes, want at most 40", n)
 	}
 }
