@@ -1,8 +1,13 @@
 package websocket
 
 import (
+	"bufio"
 	"bytes"
+	"io"
+	"net"
+	"net/http"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,5 +127,60 @@ func TestEventMessageAllocs(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Frames sent in the same write as the upgrade request (read by the
+// server with the request, handed to the Peer with the connection) are
+// served: a whole message, then one whose header is cut short, completed
+// by a later write; every engine, event-driven or not.
+func TestEventFramesWithUpgrade(t *testing.T) {
+	frame := func(payload string) []byte {
+		h := ws.Header{Fin: true, Op: ws.OpText, Masked: true, Key: [4]byte{7, 1, 9, 3}, Length: int64(len(payload))}
+		b := make([]byte, h.Len()+len(payload))
+		n := ws.PutHeader(b, &h)
+		copy(b[n:], payload)
+		ws.Mask(h.Key, 0, b[n:])
+		return b
+	}
+	want := func(payload string) []byte {
+		h := ws.Header{Fin: true, Op: ws.OpText, Length: int64(len(payload))}
+		b := make([]byte, h.Len()+len(payload))
+		copy(b[ws.PutHeader(b, &h):], payload)
+		return b
+	}
+	first, second := frame("sent with the upgrade"), frame("half of it with the upgrade")
+	for _, en := range eventEngines() {
+		t.Run(en.e.String(), func(t *testing.T) {
+			url := serve(t, en.e, eventEcho(nil, nil, nil))
+			addr := strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/")
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(10 * time.Second))
+			out := append(upgradeRequest(addr), first...)
+			out = append(out, second[:1]...)
+			if _, err := nc.Write(out); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(nc)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+				t.Fatalf("upgrade: %v, %v", resp, err)
+			}
+			got := make([]byte, len(want("sent with the upgrade")))
+			if _, err := io.ReadFull(br, got); err != nil || !bytes.Equal(got, want("sent with the upgrade")) {
+				t.Fatalf("first echo %q, %v", got, err)
+			}
+			if _, err := nc.Write(second[1:]); err != nil {
+				t.Fatal(err)
+			}
+			got = make([]byte, len(want("half of it with the upgrade")))
+			if _, err := io.ReadFull(br, got); err != nil || !bytes.Equal(got, want("half of it with the upgrade")) {
+				t.Fatalf("second echo %q, %v", got, err)
+			}
+		})
 	}
 }

@@ -31,12 +31,12 @@ func errNotExtendedConnect() *HandshakeError {
 // checkConnect applies RFC 8441 §5 to an extended CONNECT (method and
 // :protocol already checked): version 13, the Origin, and the
 // subprotocol and permessage-deflate negotiation.
-func checkConnect(host string, get headerGetter, o *Options) (negotiated, *HandshakeError) {
+func checkConnect(h upgradeHeader, o *Options) (negotiated, *HandshakeError) {
 	var n negotiated
-	if v := get("Sec-WebSocket-Version"); len(v) != 1 || v[0] != "13" {
-		return n, &HandshakeError{http.StatusUpgradeRequired, "Sec-WebSocket-Version is not 13"}
+	if herr := checkVersion(h); herr != nil {
+		return n, herr
 	}
-	return n, negotiate(&n, host, get, o)
+	return n, negotiate(&n, h, o)
 }
 
 // responseFields calls set for each field of the 200 answering an
@@ -66,7 +66,7 @@ func upgradeStream(x *riptide.Ctx, o *Options) (*Conn, error) {
 		x.Error(herr.Status, herr.Msg)
 		return nil, herr
 	}
-	n, herr := checkConnect(string(x.Host()), ctxHeader(x), o)
+	n, herr := checkConnect(ctxHeader(x), o)
 	if herr != nil {
 		refuse(herr, x.SetHeader)
 		x.Error(herr.Status, herr.Msg)
@@ -93,7 +93,7 @@ func acceptStream(w http.ResponseWriter, r *http.Request, o *Options) (*Conn, er
 	case r.Method != http.MethodConnect || !strings.EqualFold(r.Header.Get(":protocol"), protocolWebSocket):
 		herr = errNotExtendedConnect()
 	default:
-		n, herr = checkConnect(r.Host, r.Header.Values, o)
+		n, herr = checkConnect(upgradeHeader{get: r.Header.Values, host: r.Host}, o)
 	}
 	if herr != nil {
 		refuse(herr, w.Header().Set)

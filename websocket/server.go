@@ -23,7 +23,7 @@ func Upgrade(x *riptide.Ctx, o *Options) (*Conn, error) {
 	if x.IsHTTP2() || x.IsHTTP3() {
 		return upgradeStream(x, o) // h2.go
 	}
-	n, herr := checkRequest(string(x.Method()), x.ProtoMinor() >= 1, string(x.Host()), ctxHeader(x), o)
+	n, herr := checkRequest(string(x.Method()), x.ProtoMinor() >= 1, ctxHeader(x), o)
 	if herr != nil {
 		refuse(herr, x.SetHeader)
 		x.Error(herr.Status, herr.Msg)
@@ -38,20 +38,6 @@ func Upgrade(x *riptide.Ctx, o *Options) (*Conn, error) {
 		return nil, err
 	}
 	return newConn(nc, false, buffered, o, n.subprotocol, n.deflate), nil
-}
-
-// ctxHeader returns the header getter of a native request.
-func ctxHeader(x *riptide.Ctx) headerGetter {
-	req := x.Request()
-	return func(name string) []string {
-		var vs []string
-		for _, h := range req.Headers {
-			if bytes.EqualFold(h.Name, []byte(name)) {
-				vs = append(vs, string(h.Value))
-			}
-		}
-		return vs
-	}
 }
 
 // refuse sets the headers of a refusal: the version this server speaks.
@@ -80,7 +66,7 @@ func Accept(w http.ResponseWriter, r *http.Request, o *Options) (*Conn, error) {
 	if r.ProtoMajor != 1 {
 		return acceptStream(w, r, o) // h2.go
 	}
-	n, herr = checkRequest(r.Method, r.ProtoAtLeast(1, 1), r.Host, r.Header.Values, o)
+	n, herr = checkRequest(r.Method, r.ProtoAtLeast(1, 1), upgradeHeader{get: r.Header.Values, host: r.Host}, o)
 	if herr != nil {
 		refuse(herr, w.Header().Set)
 		http.Error(w, herr.Msg, herr.Status)

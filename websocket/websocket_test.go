@@ -186,11 +186,26 @@ func TestEcho(t *testing.T) {
 // Requests that are not valid upgrades get the RFC's answers and no
 // connection.
 func TestHandshakeRefused(t *testing.T) {
-	url := "http" + strings.TrimPrefix(serve(t, riptide.EngineAuto, nativeEcho(nil)), "ws")
+	for _, door := range []struct {
+		name string
+		h    riptide.Handler
+	}{
+		{"native", nativeEcho(nil)},
+		{"event", riptide.HandlerFunc(func(x *riptide.Ctx) { Serve(x, nil, nil) })},
+		{"compat", riptide.FromHTTP(compatEcho(nil))},
+	} {
+		t.Run(door.name, func(t *testing.T) { handshakeRefusals(t, door.h) })
+	}
+}
+
+func handshakeRefusals(t *testing.T, h riptide.Handler) {
+	url := "http" + strings.TrimPrefix(serve(t, riptide.EngineAuto, h), "ws")
 	good := map[string]string{
 		"Upgrade": "websocket", "Connection": "keep-alive, Upgrade",
 		"Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
 	}
+	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/")
+	// A value is a field's lines, each a field of its own.
 	tests := []struct {
 		name, method, header, value string
 		status                      int
@@ -201,7 +216,13 @@ func TestHandshakeRefused(t *testing.T) {
 		{"no connection", "GET", "Connection", "keep-alive", 400},
 		{"version 8", "GET", "Sec-WebSocket-Version", "8", 426},
 		{"short key", "GET", "Sec-WebSocket-Key", "c2hvcnQ=", 400},
+		{"long key", "GET", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==dGhlIHNhbXBsZSBub25jZQ==", 400},
+		{"key not base64", "GET", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZ!==", 400},
 		{"cross origin", "GET", "Origin", "http://evil.example", 403},
+		{"same origin", "GET", "Origin", "http://" + host, 101},
+		{"repeated key", "GET", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==\ndGhlIHNhbXBsZSBub25jZQ==", 400},
+		{"repeated version", "GET", "Sec-WebSocket-Version", "13\n13", 426},
+		{"upgrade in a second field", "GET", "Connection", "keep-alive\nUpgrade", 101},
 	}
 	for _, tt := range tests {
 		req, _ := http.NewRequest(tt.method, url, nil)
@@ -209,7 +230,7 @@ func TestHandshakeRefused(t *testing.T) {
 			req.Header.Set(k, v)
 		}
 		if tt.header != "" {
-			req.Header.Set(tt.header, tt.value)
+			req.Header[http.CanonicalHeaderKey(tt.header)] = strings.Split(tt.value, "\n")
 		}
 		nc, err := net.Dial("tcp", req.URL.Host)
 		if err != nil {

@@ -3,17 +3,19 @@ package evloop
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"os"
 	"runtime"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // acceptedSock is a socket accept4 returned and its peer's address.
 type acceptedSock struct {
-	fd int
-	sa unix.Sockaddr
+	fd    int
+	raddr netip.AddrPort
 }
 
 // listenerTag marks the listener's events (EpollEvent.Pad).
@@ -43,26 +45,11 @@ func (lp *loop) accept() {
 	g := lp.g
 	g.acceptMu.RLock()
 	lp.accepted = lp.accepted[:0]
-	err := controlErr(g.lrc, func(lfd int) error {
-		for {
-			if h := g.cfg.Hooks; h != nil {
-				if err := h.Accept(lp.id); err != nil {
-					return os.NewSyscallError("accept4", err)
-				}
-			}
-			fd, sa, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
-			switch err {
-			case nil:
-				lp.accepted = append(lp.accepted, acceptedSock{fd, sa})
-				continue
-			case unix.EAGAIN:
-				return nil
-			case unix.EINTR, unix.ECONNABORTED:
-				continue
-			}
-			return os.NewSyscallError("accept4", err)
-		}
-	})
+	lp.acceptErr = nil
+	err := g.lrc.Control(lp.acceptAll)
+	if err == nil {
+		err = lp.acceptErr
+	}
 	if len(lp.accepted) > 0 && lp.lnDelay.Load() != 0 {
 		lp.lnDelay.Store(0) // accepting again: the next pause starts short
 	}
@@ -70,7 +57,7 @@ func (lp *loop) accept() {
 		h.Accepted(lp.id, len(lp.accepted))
 	}
 	for i, a := range lp.accepted {
-		g.add(lp, a.fd, a.sa)
+		g.add(lp, a.fd, a.raddr)
 		lp.accepted[i] = acceptedSock{}
 	}
 	g.acceptMu.RUnlock()
@@ -85,6 +72,70 @@ func (lp *loop) accept() {
 	if h := g.cfg.Hooks; h != nil {
 		h.Failed(lp.id)
 	}
+}
+
+// acceptAllOn is what accept runs on the listener's descriptor lfd: it
+// takes every pending connection into lp.accepted and leaves the error
+// that ended it in lp.acceptErr (nil for EAGAIN). It is set once per
+// loop (acceptAll), so that accepting allocates no closure.
+func (lp *loop) acceptAllOn(lfd uintptr) {
+	g := lp.g
+	for {
+		if h := g.cfg.Hooks; h != nil {
+			if err := h.Accept(lp.id); err != nil {
+				lp.acceptErr = os.NewSyscallError("accept4", err)
+				return
+			}
+		}
+		fd, err := lp.accept4(int(lfd))
+		switch err {
+		case nil:
+			lp.accepted = append(lp.accepted, acceptedSock{fd, rawAddrPort(&lp.rsa)})
+			continue
+		case unix.EAGAIN:
+			return
+		case unix.EINTR, unix.ECONNABORTED:
+			continue
+		}
+		lp.acceptErr = os.NewSyscallError("accept4", err)
+		return
+	}
+}
+
+// accept4 is accept4(2) of a non-blocking, close-on-exec socket from
+// lfd, the peer's address left in lp.rsa: unix.Accept4 would allocate
+// the address twice (the raw buffer and the Sockaddr) for every socket,
+// garbage that the GC's heap goal doubles in the RSS of a server whose
+// connections pile up (issue 35).
+func (lp *loop) accept4(lfd int) (int, error) {
+	lp.rsaLen = unix.SizeofSockaddrAny
+	fd, _, errno := unix.Syscall6(unix.SYS_ACCEPT4, uintptr(lfd), uintptr(unsafe.Pointer(&lp.rsa)), uintptr(unsafe.Pointer(&lp.rsaLen)),
+		unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
+}
+
+// rawAddrPort is the address and port of an IPv4 or IPv6 socket address
+// as the kernel wrote it (port and address in network byte order), the
+// zero AddrPort for another family.
+func rawAddrPort(rsa *unix.RawSockaddrAny) netip.AddrPort {
+	d := &rsa.Addr.Data
+	port := uint16(uint8(d[0]))<<8 | uint16(uint8(d[1]))
+	switch rsa.Addr.Family {
+	case unix.AF_INET:
+		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{byte(d[2]), byte(d[3]), byte(d[4]), byte(d[5])}), port)
+	case unix.AF_INET6:
+		// sockaddr_in6: the port, 4 bytes of flow information, then the
+		// 16 bytes of the address, which run past Data into Pad.
+		var a [16]byte
+		for i := range 8 {
+			a[i], a[8+i] = byte(d[6+i]), byte(rsa.Pad[i])
+		}
+		return netip.AddrPortFrom(netip.AddrFrom16(a), port)
+	}
+	return netip.AddrPort{}
 }
 
 // The listener's place in a loop's epoll (loop.lnState). After an accept
@@ -217,13 +268,13 @@ func (lp *loop) resumeListener() {
 // add registers an accepted socket the server admitted and hands it to a
 // worker, which runs Handler.Serve with fresh set (for riptide: ConnState
 // new, the header deadline, h2c detection).
-func (g *Group) add(lp *loop, fd int, sa unix.Sockaddr) {
+func (g *Group) add(lp *loop, fd int, raddr netip.AddrPort) {
 	if !g.h.Admit(fd) {
 		return
 	}
 	g.nconns.Add(1)
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	c := &Conn{fd: fd, lp: lp, fresh: true, raddr: sockaddrAddrPort(sa)}
+	c := &Conn{fd: fd, lp: lp, fresh: true, raddr: raddr}
 	c.Born = g.cfg.Clock.Load()
 	c.st.Store(stBusy)
 	lp.mu.Lock()

@@ -161,3 +161,47 @@ func racedPause(t *testing.T, onLoop bool) {
 		t.Errorf("%d accept errors reported, want at least %d (a pause per loop)", emfile, nloops)
 	}
 }
+
+// remoteEcho is echo that reports each connection's RemoteAddr when it is
+// first served.
+type remoteEcho struct {
+	echo
+	addrs chan string
+}
+
+func (e *remoteEcho) Serve(w *Worker, c *Conn, fresh bool) {
+	if fresh {
+		e.addrs <- c.RemoteAddr().String()
+	}
+	e.echo.Serve(w, c, fresh)
+}
+
+// A connection's RemoteAddr is its peer's address and port, over IPv4 and
+// IPv6 (the engine's accept4 decodes the kernel's socket address itself,
+// allocating nothing), in both modes.
+func TestAcceptRemoteAddr(t *testing.T) {
+	for _, host := range []string{"127.0.0.1", "::1"} {
+		for _, onLoop := range []bool{false, true} {
+			ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.ParseIP(host)})
+			if err != nil {
+				if host == "::1" {
+					t.Skipf("no IPv6 loopback: %v", err)
+				}
+				t.Fatal(err)
+			}
+			e := &remoteEcho{echo: echo{ended: make(chan *Group, 1)}, addrs: make(chan string, 1)}
+			g, nc := startGroup(t, ln, e, onLoop)
+			select {
+			case got := <-e.addrs:
+				if want := nc.LocalAddr().String(); got != want {
+					t.Errorf("%s, onLoop %v: RemoteAddr %s, want %s", host, onLoop, got, want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s, onLoop %v: the connection was not served", host, onLoop)
+			}
+			nc.Close()
+			ln.Close()
+			<-g.Done()
+		}
+	}
+}

@@ -235,6 +235,7 @@ func newLoop(g *Group, id int) (*loop, error) {
 		return nil, err
 	}
 	lp := &loop{g: g, id: id, epfd: epfd, file: os.NewFile(uintptr(epfd), "riptide-epoll")}
+	lp.acceptAll = lp.acceptAllOn
 	lp.pullMsg.lp = lp
 	if lp.rc, err = lp.file.SyscallConn(); err != nil {
 		lp.file.Close()

@@ -71,9 +71,16 @@ func startEcho(t *testing.T, onLoop bool) (*net.TCPListener, *Group, *echo, net.
 	if err != nil {
 		t.Fatal(err)
 	}
-	var clock atomic.Int64
 	e := &echo{ended: make(chan *Group, 1)}
-	g, err := New(ln, Config{Handler: e, OnLoop: onLoop, Clock: &clock,
+	g, nc := startGroup(t, ln, e, onLoop)
+	return ln, g, e, nc
+}
+
+// startGroup runs a group serving h on ln and dials it.
+func startGroup(t *testing.T, ln *net.TCPListener, h Handler, onLoop bool) (*Group, net.Conn) {
+	t.Helper()
+	var clock atomic.Int64
+	g, err := New(ln, Config{Handler: h, OnLoop: onLoop, Clock: &clock,
 		Backoff: func(time.Duration) time.Duration { return time.Millisecond }})
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +90,7 @@ func startEcho(t *testing.T, onLoop bool) (*net.TCPListener, *Group, *echo, net.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ln, g, e, nc
+	return g, nc
 }
 
 // The engine serves a protocol it knows nothing about through the Handler

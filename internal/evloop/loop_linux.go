@@ -40,8 +40,15 @@ type loop struct {
 	pending []*Conn
 
 	// accepted holds the sockets one accept call took, registered once
-	// the listener is released (touched only by whoever runs the loop).
-	accepted []acceptedSock
+	// the listener is released (touched only by whoever runs the loop,
+	// as are the fields below it up to rq). acceptAll is acceptAllOn,
+	// made once; acceptErr is the error that ended its accepting; rsa and
+	// rsaLen are accept4's address buffer.
+	accepted  []acceptedSock
+	acceptAll func(lfd uintptr)
+	acceptErr error
+	rsa       unix.RawSockaddrAny
+	rsaLen    uint32
 
 	// Worker mode: rq (under mu) holds the readable connections the loop
 	// claimed and no worker has taken yet, and whether a worker is on its
