@@ -43,11 +43,9 @@ const (
 // A request whose header list is over MaxHeaderBytes is answered 431
 // before any route, as the server's stream sequence answers it.
 type testApp struct {
-	inflight    atomic.Int64 // handlers of /slow running now
-	maxInflight atomic.Int64 // most handlers of /slow ever running at once
-	slowCalls   atomic.Int64 // /slow handlers started
-	bombCalls   atomic.Int64 // requests that reached /bomb
-	bombMaxHdr  atomic.Int64 // largest header list (name+value bytes) seen by /bomb
+	slow       h2test.Handlers // the handlers of /slow
+	bombCalls  atomic.Int64    // requests that reached /bomb
+	bombMaxHdr atomic.Int64    // largest header list (name+value bytes) seen by /bomb
 	// gate paces /gated: each value is the total of body bytes the client
 	// has sent; the handler reads all but the last of them.
 	gate        chan int64
@@ -80,12 +78,9 @@ func (a *testApp) ServeStream(st *Stream) {
 		_, _ = io.Copy(io.Discard, bodyReader{st})
 		respond(st, 200, helloBody)
 	case "/slow":
-		a.slowCalls.Add(1)
-		n := a.inflight.Add(1)
-		for m := a.maxInflight.Load(); n > m && !a.maxInflight.CompareAndSwap(m, n); m = a.maxInflight.Load() {
-		}
+		a.slow.Enter()
 		time.Sleep(slowHold)
-		a.inflight.Add(-1)
+		a.slow.Leave()
 		respond(st, 200, "ok")
 	case "/bomb":
 		n := 0
