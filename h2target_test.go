@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,16 +55,63 @@ var h2Targets = []h2Target{
 //
 //	GET /       200 "Hello, World!" (text/plain), after the request stream ends
 //	POST /      200, echoes the request body
+//	GET /slow   counted in slow, holds the handler for h2SlowHold, then 200
+//	/hold       (h2test.HoldPath) holds the stream, reading no body, until
+//	            release (at the latest when the test ends)
 //
-// (The attacks and floods, which needed routes that block, pace or count
-// their handlers, are the engine's tests now: internal/h2.)
-type h2App struct{}
+// /slow and /hold serve the attacks that start on a parked connection
+// (h2parkattack_test.go); the engine's own attack tests are in internal/h2.
+type h2App struct {
+	slow h2test.Handlers // the handlers of /slow
+	// held is closed by release: the /hold handlers return.
+	held        chan struct{}
+	releaseOnce sync.Once
+	// h2Config, if set, changes a riptide target's HTTP2Config after the
+	// test limits are set.
+	h2Config func(*riptide.HTTP2Config)
+}
+
+// h2SlowHold is how long a /slow handler runs.
+const h2SlowHold = 5 * time.Millisecond
+
+// newH2App returns the routes' state; the /hold handlers are released
+// when the test ends, at the latest.
+func newH2App(t testing.TB) *h2App {
+	a := &h2App{held: make(chan struct{})}
+	t.Cleanup(a.release)
+	return a
+}
+
+// release lets every /hold handler, and those to come, return.
+func (a *h2App) release() { a.releaseOnce.Do(func() { close(a.held) }) }
+
+// attackRoute serves path if it is /slow or /hold, and reports whether it
+// was.
+func (a *h2App) attackRoute(path string) bool {
+	switch path {
+	case "/slow":
+		a.slow.Enter()
+		time.Sleep(h2SlowHold)
+		a.slow.Leave()
+	case h2test.HoldPath:
+		select {
+		case <-a.held:
+		case <-time.After(h2AttackBound):
+		}
+	default:
+		return false
+	}
+	return true
+}
 
 const h2HelloBody = "Hello, World!"
 
 // stdHandler is the test routes as an http.Handler (net/http and compat targets).
 func (a *h2App) stdHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.attackRoute(r.URL.Path) {
+			return
+		}
 		if r.Method == http.MethodPost {
 			_, _ = io.Copy(w, r.Body)
 			return
@@ -80,6 +128,9 @@ func (a *h2App) stdHandler() http.Handler {
 // nativeHandler is the test routes on riptide's native API.
 func (a *h2App) nativeHandler() riptide.Handler {
 	return riptide.HandlerFunc(func(c *riptide.Ctx) {
+		if a.attackRoute(string(c.Path())) {
+			return
+		}
 		if string(c.Path()) != "/" {
 			c.SetStatus(404)
 			return
@@ -102,30 +153,42 @@ func serveRiptide(compat bool) func(testing.TB, *tls.Config, *h2App) string {
 		if compat {
 			h = riptide.FromHTTP(app.stdHandler())
 		}
-		return serveRiptideHandler(t, tlsConf, h)
+		return serveRiptideConfig(t, tlsConf, h, app.h2Config)
 	}
 }
 
 // serveRiptideInline is the native target with HTTP2Config.InlineHandlers:
 // requests without a body run on the connection's goroutine.
 func serveRiptideInline(t testing.TB, tlsConf *tls.Config, app *h2App) string {
-	return serveRiptideConfig(t, tlsConf, app.nativeHandler(), true)
+	return serveRiptideConfig(t, tlsConf, app.nativeHandler(), func(c *riptide.HTTP2Config) {
+		h2Inline(c)
+		if app.h2Config != nil {
+			app.h2Config(c)
+		}
+	})
 }
+
+// h2Inline turns InlineHandlers on.
+func h2Inline(c *riptide.HTTP2Config) { c.InlineHandlers = true }
 
 // serveRiptideHandler serves h on a riptide.Server configured like every
 // target (limits above; HTTP/2 over TLS, h2c and Upgrade: h2c on) until
 // the test ends, and returns its address.
 func serveRiptideHandler(t testing.TB, tlsConf *tls.Config, h riptide.Handler) string {
-	return serveRiptideConfig(t, tlsConf, h, false)
+	return serveRiptideConfig(t, tlsConf, h, nil)
 }
 
-// serveRiptideConfig is serveRiptideHandler, with InlineHandlers as inline
-// says.
-func serveRiptideConfig(t testing.TB, tlsConf *tls.Config, h riptide.Handler, inline bool) string {
+// serveRiptideConfig is serveRiptideHandler, with the HTTP2Config then
+// changed by h2Config (if not nil).
+func serveRiptideConfig(t testing.TB, tlsConf *tls.Config, h riptide.Handler, h2Config func(*riptide.HTTP2Config)) string {
+	h2 := &riptide.HTTP2Config{H2C: true, H2CUpgrade: true, MaxConcurrentStreams: h2TestMaxStreams}
+	if h2Config != nil {
+		h2Config(h2)
+	}
 	srv := &riptide.Server{
 		Handler:        h,
 		MaxHeaderBytes: h2TestMaxHeaderBytes,
-		HTTP2:          &riptide.HTTP2Config{H2C: true, H2CUpgrade: true, MaxConcurrentStreams: h2TestMaxStreams, InlineHandlers: inline},
+		HTTP2:          h2,
 		Logger:         slog.New(slog.DiscardHandler),
 		TLSConfig:      tlsConf,
 	}
@@ -180,11 +243,19 @@ type h2Instance struct {
 // it is stopped when the test ends.
 func startH2(t testing.TB, target h2Target, useTLS bool) *h2Instance {
 	t.Helper()
+	return startH2Config(t, target, useTLS, nil)
+}
+
+// startH2Config is startH2 with a riptide target's HTTP2Config changed by
+// h2Config (if not nil).
+func startH2Config(t testing.TB, target h2Target, useTLS bool, h2Config func(*riptide.HTTP2Config)) *h2Instance {
+	t.Helper()
 	var tlsConf *tls.Config
 	if useTLS {
 		tlsConf = h2TestServerTLS(t)
 	}
-	app := &h2App{}
+	app := newH2App(t)
+	app.h2Config = h2Config
 	addr := target.serve(t, tlsConf, app)
 	parks := target.name != "net-http" && (!useTLS && riptide.H2Parks() || useTLS && riptide.H2TLSParks())
 	return &h2Instance{name: target.name, addr: addr, tls: useTLS, app: app, parks: parks}
@@ -207,6 +278,12 @@ func (in *h2Instance) mode() string {
 
 // forEachH2 runs f as a subtest for every target in both modes.
 func forEachH2(t *testing.T, f func(t *testing.T, in *h2Instance)) {
+	forEachH2Config(t, nil, f)
+}
+
+// forEachH2Config is forEachH2 with each riptide target's HTTP2Config
+// changed by h2Config (if not nil).
+func forEachH2Config(t *testing.T, h2Config func(*riptide.HTTP2Config), f func(t *testing.T, in *h2Instance)) {
 	for _, target := range h2Targets {
 		for _, useTLS := range []bool{false, true} {
 			name := target.name + "/h2c"
@@ -214,7 +291,7 @@ func forEachH2(t *testing.T, f func(t *testing.T, in *h2Instance)) {
 				name = target.name + "/tls"
 			}
 			t.Run(name, func(t *testing.T) {
-				f(t, startH2(t, target, useTLS))
+				f(t, startH2Config(t, target, useTLS, h2Config))
 			})
 		}
 	}
