@@ -11,7 +11,6 @@ package riptide_test
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"io"
 	"log"
 	"log/slog"
@@ -29,8 +28,8 @@ import (
 
 // Limits every target is started with; the attack tests check them.
 const (
-	h2TestMaxStreams     = 100      // SETTINGS_MAX_CONCURRENT_STREAMS
-	h2TestMaxHeaderBytes = 16 << 10 // request header list size limit
+	h2TestMaxStreams     = h2test.MaxStreams     // SETTINGS_MAX_CONCURRENT_STREAMS
+	h2TestMaxHeaderBytes = h2test.MaxHeaderBytes // request header list size limit
 )
 
 // h2Target is one HTTP/2 server implementation under test.
@@ -104,7 +103,7 @@ func (a *h2App) attackRoute(path string) bool {
 	return true
 }
 
-const h2HelloBody = "Hello, World!"
+const h2HelloBody = h2test.HelloBody
 
 // stdHandler is the test routes as an http.Handler (net/http and compat targets).
 func (a *h2App) stdHandler() http.Handler {
@@ -269,12 +268,7 @@ func (in *h2Instance) url(path string) string {
 	return "http://" + in.addr + path
 }
 
-func (in *h2Instance) mode() string {
-	if in.tls {
-		return "tls"
-	}
-	return "h2c"
-}
+func (in *h2Instance) mode() string { return h2test.Mode(in.tls) }
 
 // forEachH2 runs f as a subtest for every target in both modes.
 func forEachH2(t *testing.T, f func(t *testing.T, in *h2Instance)) {
@@ -285,15 +279,9 @@ func forEachH2(t *testing.T, f func(t *testing.T, in *h2Instance)) {
 // changed by h2Config (if not nil).
 func forEachH2Config(t *testing.T, h2Config func(*riptide.HTTP2Config), f func(t *testing.T, in *h2Instance)) {
 	for _, target := range h2Targets {
-		for _, useTLS := range []bool{false, true} {
-			name := target.name + "/h2c"
-			if useTLS {
-				name = target.name + "/tls"
-			}
-			t.Run(name, func(t *testing.T) {
-				f(t, startH2Config(t, target, useTLS, h2Config))
-			})
-		}
+		h2test.ForEachMode(t, target.name, func(t *testing.T, useTLS bool) {
+			f(t, startH2Config(t, target, useTLS, h2Config))
+		})
 	}
 }
 
@@ -301,10 +289,7 @@ func forEachH2Config(t *testing.T, h2Config func(*riptide.HTTP2Config), f func(t
 // made once per test binary.
 func h2TestCert(t testing.TB) (tls.Certificate, []byte) {
 	t.Helper()
-	cert, err := testcert.Cert()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := h2test.Cert(t)
 	return cert, testcert.PEM(cert)
 }
 
@@ -319,26 +304,13 @@ func h2TestServerTLS(t testing.TB) *tls.Config {
 
 // h2TestClientTLS trusts the test certificate and offers the given ALPN protocols.
 func h2TestClientTLS(t testing.TB, protos ...string) *tls.Config {
-	_, certPEM := h2TestCert(t)
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(certPEM)
-	return &tls.Config{RootCAs: pool, NextProtos: protos, ServerName: "127.0.0.1"}
+	return h2test.ClientTLS(t, protos...)
 }
 
 // h2Client returns a Go client that speaks HTTP/2 to in: over TLS (ALPN h2)
 // or h2c prior knowledge. It never falls back to HTTP/1.1.
 func h2Client(t testing.TB, in *h2Instance) *http.Client {
-	tr := &http.Transport{ForceAttemptHTTP2: true}
-	var p http.Protocols
-	if in.tls {
-		p.SetHTTP2(true)
-		tr.TLSClientConfig = h2TestClientTLS(t)
-	} else {
-		p.SetUnencryptedHTTP2(true)
-	}
-	tr.Protocols = &p
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	return h2test.Client(t, in.tls)
 }
 
 // h2Dial opens a raw connection to in: TLS with ALPN h2 (checked), or TCP.
@@ -346,30 +318,14 @@ func h2Client(t testing.TB, in *h2Instance) *http.Client {
 // client that does not read makes the server's writes back up quickly.
 func h2Dial(t testing.TB, in *h2Instance, readBuf int) net.Conn {
 	t.Helper()
-	var tlsConf *tls.Config
-	if in.tls {
-		tlsConf = h2TestClientTLS(t, "h2")
-	}
-	return h2test.Dial(t, in.addr, tlsConf, readBuf)
+	return h2test.DialMode(t, in.addr, in.tls, readBuf)
 }
 
 // assertServes checks that in answers a fresh HTTP/2 connection: GET / is
 // 200 "Hello, World!" over HTTP/2.
 func assertServes(t testing.TB, in *h2Instance) {
 	t.Helper()
-	c := h2Client(t, in)
-	resp, err := c.Get(in.url("/"))
-	if err != nil {
-		t.Fatalf("server no longer serves a fresh connection: %v", err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 || string(body) != h2HelloBody || resp.ProtoMajor != 2 {
-		t.Fatalf("fresh connection: got %s %d %q, want HTTP/2.0 200 %q", resp.Proto, resp.StatusCode, body, h2HelloBody)
-	}
+	h2test.AssertServes(t, in.addr, in.tls)
 }
 
 // needTool skips a test whose third-party tool (h2spec, curl, python3 with
