@@ -44,7 +44,7 @@ func TestH2InlineHandlers(t *testing.T) {
 	for _, useTLS := range []bool{false, true} {
 		t.Run(map[bool]string{false: "h2c", true: "tls"}[useTLS], func(t *testing.T) {
 			target := h2Target{name: "inline", serve: func(t testing.TB, tc *tls.Config, _ *h2App) string {
-				return serveRiptideConfig(t, tc, h, true)
+				return serveRiptideConfig(t, tc, h, h2Inline)
 			}}
 			in := startH2(t, target, useTLS)
 			c := h2Dial(t, in, 0)

@@ -26,7 +26,7 @@ func startRiptideH2(t *testing.T, h riptide.Handler, configure func(*riptide.Ser
 	}
 	ts := riptide.ServeTest(t, srv, riptide.TestServeOptions{})
 	parks := srv.Engine == riptide.EngineAuto && srv.TLSConfig == nil && riptide.H2Parks()
-	return &h2Instance{addr: ts.Addr, app: new(h2App), parks: parks}, srv
+	return &h2Instance{addr: ts.Addr, app: newH2App(t), parks: parks}, srv
 }
 
 // TestH2SettingsFromConfig checks that the limits in riptide's config reach
@@ -156,7 +156,7 @@ func TestH2Disable(t *testing.T) {
 // HTTP/2 for both APIs: 413 for a larger declared length.
 func TestH2MaxRequestBodySize(t *testing.T) {
 	t.Parallel()
-	app := new(h2App)
+	app := newH2App(t)
 	for name, h := range map[string]riptide.Handler{
 		"native": app.nativeHandler(),
 		"compat": riptide.FromHTTP(app.stdHandler()),

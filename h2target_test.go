@@ -11,13 +11,13 @@ package riptide_test
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"io"
 	"log"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,8 +28,8 @@ import (
 
 // Limits every target is started with; the attack tests check them.
 const (
-	h2TestMaxStreams     = 100      // SETTINGS_MAX_CONCURRENT_STREAMS
-	h2TestMaxHeaderBytes = 16 << 10 // request header list size limit
+	h2TestMaxStreams     = h2test.MaxStreams     // SETTINGS_MAX_CONCURRENT_STREAMS
+	h2TestMaxHeaderBytes = h2test.MaxHeaderBytes // request header list size limit
 )
 
 // h2Target is one HTTP/2 server implementation under test.
@@ -54,16 +54,63 @@ var h2Targets = []h2Target{
 //
 //	GET /       200 "Hello, World!" (text/plain), after the request stream ends
 //	POST /      200, echoes the request body
+//	GET /slow   counted in slow, holds the handler for h2SlowHold, then 200
+//	/hold       (h2test.HoldPath) holds the stream, reading no body, until
+//	            release (at the latest when the test ends)
 //
-// (The attacks and floods, which needed routes that block, pace or count
-// their handlers, are the engine's tests now: internal/h2.)
-type h2App struct{}
+// /slow and /hold serve the attacks that start on a parked connection
+// (h2parkattack_test.go); the engine's own attack tests are in internal/h2.
+type h2App struct {
+	slow h2test.Handlers // the handlers of /slow
+	// held is closed by release: the /hold handlers return.
+	held        chan struct{}
+	releaseOnce sync.Once
+	// h2Config, if set, changes a riptide target's HTTP2Config after the
+	// test limits are set.
+	h2Config func(*riptide.HTTP2Config)
+}
 
-const h2HelloBody = "Hello, World!"
+// h2SlowHold is how long a /slow handler runs.
+const h2SlowHold = 5 * time.Millisecond
+
+// newH2App returns the routes' state; the /hold handlers are released
+// when the test ends, at the latest.
+func newH2App(t testing.TB) *h2App {
+	a := &h2App{held: make(chan struct{})}
+	t.Cleanup(a.release)
+	return a
+}
+
+// release lets every /hold handler, and those to come, return.
+func (a *h2App) release() { a.releaseOnce.Do(func() { close(a.held) }) }
+
+// attackRoute serves path if it is /slow or /hold, and reports whether it
+// was.
+func (a *h2App) attackRoute(path string) bool {
+	switch path {
+	case "/slow":
+		a.slow.Enter()
+		time.Sleep(h2SlowHold)
+		a.slow.Leave()
+	case h2test.HoldPath:
+		select {
+		case <-a.held:
+		case <-time.After(h2AttackBound):
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+const h2HelloBody = h2test.HelloBody
 
 // stdHandler is the test routes as an http.Handler (net/http and compat targets).
 func (a *h2App) stdHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.attackRoute(r.URL.Path) {
+			return
+		}
 		if r.Method == http.MethodPost {
 			_, _ = io.Copy(w, r.Body)
 			return
@@ -80,6 +127,9 @@ func (a *h2App) stdHandler() http.Handler {
 // nativeHandler is the test routes on riptide's native API.
 func (a *h2App) nativeHandler() riptide.Handler {
 	return riptide.HandlerFunc(func(c *riptide.Ctx) {
+		if a.attackRoute(string(c.Path())) {
+			return
+		}
 		if string(c.Path()) != "/" {
 			c.SetStatus(404)
 			return
@@ -102,30 +152,42 @@ func serveRiptide(compat bool) func(testing.TB, *tls.Config, *h2App) string {
 		if compat {
 			h = riptide.FromHTTP(app.stdHandler())
 		}
-		return serveRiptideHandler(t, tlsConf, h)
+		return serveRiptideConfig(t, tlsConf, h, app.h2Config)
 	}
 }
 
 // serveRiptideInline is the native target with HTTP2Config.InlineHandlers:
 // requests without a body run on the connection's goroutine.
 func serveRiptideInline(t testing.TB, tlsConf *tls.Config, app *h2App) string {
-	return serveRiptideConfig(t, tlsConf, app.nativeHandler(), true)
+	return serveRiptideConfig(t, tlsConf, app.nativeHandler(), func(c *riptide.HTTP2Config) {
+		h2Inline(c)
+		if app.h2Config != nil {
+			app.h2Config(c)
+		}
+	})
 }
+
+// h2Inline turns InlineHandlers on.
+func h2Inline(c *riptide.HTTP2Config) { c.InlineHandlers = true }
 
 // serveRiptideHandler serves h on a riptide.Server configured like every
 // target (limits above; HTTP/2 over TLS, h2c and Upgrade: h2c on) until
 // the test ends, and returns its address.
 func serveRiptideHandler(t testing.TB, tlsConf *tls.Config, h riptide.Handler) string {
-	return serveRiptideConfig(t, tlsConf, h, false)
+	return serveRiptideConfig(t, tlsConf, h, nil)
 }
 
-// serveRiptideConfig is serveRiptideHandler, with InlineHandlers as inline
-// says.
-func serveRiptideConfig(t testing.TB, tlsConf *tls.Config, h riptide.Handler, inline bool) string {
+// serveRiptideConfig is serveRiptideHandler, with the HTTP2Config then
+// changed by h2Config (if not nil).
+func serveRiptideConfig(t testing.TB, tlsConf *tls.Config, h riptide.Handler, h2Config func(*riptide.HTTP2Config)) string {
+	h2 := &riptide.HTTP2Config{H2C: true, H2CUpgrade: true, MaxConcurrentStreams: h2TestMaxStreams}
+	if h2Config != nil {
+		h2Config(h2)
+	}
 	srv := &riptide.Server{
 		Handler:        h,
 		MaxHeaderBytes: h2TestMaxHeaderBytes,
-		HTTP2:          &riptide.HTTP2Config{H2C: true, H2CUpgrade: true, MaxConcurrentStreams: h2TestMaxStreams, InlineHandlers: inline},
+		HTTP2:          h2,
 		Logger:         slog.New(slog.DiscardHandler),
 		TLSConfig:      tlsConf,
 	}
@@ -180,11 +242,19 @@ type h2Instance struct {
 // it is stopped when the test ends.
 func startH2(t testing.TB, target h2Target, useTLS bool) *h2Instance {
 	t.Helper()
+	return startH2Config(t, target, useTLS, nil)
+}
+
+// startH2Config is startH2 with a riptide target's HTTP2Config changed by
+// h2Config (if not nil).
+func startH2Config(t testing.TB, target h2Target, useTLS bool, h2Config func(*riptide.HTTP2Config)) *h2Instance {
+	t.Helper()
 	var tlsConf *tls.Config
 	if useTLS {
 		tlsConf = h2TestServerTLS(t)
 	}
-	app := &h2App{}
+	app := newH2App(t)
+	app.h2Config = h2Config
 	addr := target.serve(t, tlsConf, app)
 	parks := target.name != "net-http" && (!useTLS && riptide.H2Parks() || useTLS && riptide.H2TLSParks())
 	return &h2Instance{name: target.name, addr: addr, tls: useTLS, app: app, parks: parks}
@@ -198,25 +268,20 @@ func (in *h2Instance) url(path string) string {
 	return "http://" + in.addr + path
 }
 
-func (in *h2Instance) mode() string {
-	if in.tls {
-		return "tls"
-	}
-	return "h2c"
-}
+func (in *h2Instance) mode() string { return h2test.Mode(in.tls) }
 
 // forEachH2 runs f as a subtest for every target in both modes.
 func forEachH2(t *testing.T, f func(t *testing.T, in *h2Instance)) {
+	forEachH2Config(t, nil, f)
+}
+
+// forEachH2Config is forEachH2 with each riptide target's HTTP2Config
+// changed by h2Config (if not nil).
+func forEachH2Config(t *testing.T, h2Config func(*riptide.HTTP2Config), f func(t *testing.T, in *h2Instance)) {
 	for _, target := range h2Targets {
-		for _, useTLS := range []bool{false, true} {
-			name := target.name + "/h2c"
-			if useTLS {
-				name = target.name + "/tls"
-			}
-			t.Run(name, func(t *testing.T) {
-				f(t, startH2(t, target, useTLS))
-			})
-		}
+		h2test.ForEachMode(t, target.name, func(t *testing.T, useTLS bool) {
+			f(t, startH2Config(t, target, useTLS, h2Config))
+		})
 	}
 }
 
@@ -224,10 +289,7 @@ func forEachH2(t *testing.T, f func(t *testing.T, in *h2Instance)) {
 // made once per test binary.
 func h2TestCert(t testing.TB) (tls.Certificate, []byte) {
 	t.Helper()
-	cert, err := testcert.Cert()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := h2test.Cert(t)
 	return cert, testcert.PEM(cert)
 }
 
@@ -242,26 +304,13 @@ func h2TestServerTLS(t testing.TB) *tls.Config {
 
 // h2TestClientTLS trusts the test certificate and offers the given ALPN protocols.
 func h2TestClientTLS(t testing.TB, protos ...string) *tls.Config {
-	_, certPEM := h2TestCert(t)
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(certPEM)
-	return &tls.Config{RootCAs: pool, NextProtos: protos, ServerName: "127.0.0.1"}
+	return h2test.ClientTLS(t, protos...)
 }
 
 // h2Client returns a Go client that speaks HTTP/2 to in: over TLS (ALPN h2)
 // or h2c prior knowledge. It never falls back to HTTP/1.1.
 func h2Client(t testing.TB, in *h2Instance) *http.Client {
-	tr := &http.Transport{ForceAttemptHTTP2: true}
-	var p http.Protocols
-	if in.tls {
-		p.SetHTTP2(true)
-		tr.TLSClientConfig = h2TestClientTLS(t)
-	} else {
-		p.SetUnencryptedHTTP2(true)
-	}
-	tr.Protocols = &p
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	return h2test.Client(t, in.tls)
 }
 
 // h2Dial opens a raw connection to in: TLS with ALPN h2 (checked), or TCP.
@@ -269,30 +318,14 @@ func h2Client(t testing.TB, in *h2Instance) *http.Client {
 // client that does not read makes the server's writes back up quickly.
 func h2Dial(t testing.TB, in *h2Instance, readBuf int) net.Conn {
 	t.Helper()
-	var tlsConf *tls.Config
-	if in.tls {
-		tlsConf = h2TestClientTLS(t, "h2")
-	}
-	return h2test.Dial(t, in.addr, tlsConf, readBuf)
+	return h2test.DialMode(t, in.addr, in.tls, readBuf)
 }
 
 // assertServes checks that in answers a fresh HTTP/2 connection: GET / is
 // 200 "Hello, World!" over HTTP/2.
 func assertServes(t testing.TB, in *h2Instance) {
 	t.Helper()
-	c := h2Client(t, in)
-	resp, err := c.Get(in.url("/"))
-	if err != nil {
-		t.Fatalf("server no longer serves a fresh connection: %v", err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 || string(body) != h2HelloBody || resp.ProtoMajor != 2 {
-		t.Fatalf("fresh connection: got %s %d %q, want HTTP/2.0 200 %q", resp.Proto, resp.StatusCode, body, h2HelloBody)
-	}
+	h2test.AssertServes(t, in.addr, in.tls)
 }
 
 // needTool skips a test whose third-party tool (h2spec, curl, python3 with

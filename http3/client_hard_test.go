@@ -156,6 +156,48 @@ func errCode(err error) h3.ErrorCode {
 
 func url(p *rawPeer, path string) string { return "https://" + p.addr + path }
 
+// hardCase is a client under attack by a rawPeer: the client and its
+// goroutine base level (hardClient), the heap before its first request,
+// and the request and response of GET / to the peer.
+type hardCase struct {
+	t      *testing.T
+	p      *rawPeer
+	c      *client.Client
+	tr     *Transport
+	base   int
+	before int64
+	req    client.Request
+	resp   client.Response
+}
+
+// newHardCase makes p's client with the given timeout (hardClient), then
+// measures the heap.
+func newHardCase(t *testing.T, p *rawPeer, timeout time.Duration) *hardCase {
+	h := &hardCase{t: t, p: p}
+	h.c, h.tr, h.base = hardClient(t, p, timeout)
+	h.before = settledHeap()
+	return h
+}
+
+// do sends GET / and reads the whole response.
+func (h *hardCase) do() error {
+	h.req.SetURL(url(h.p, "/"))
+	return h.c.Do(context.Background(), &h.req, &h.resp)
+}
+
+// doStream sends GET /, leaving the response body to stream.
+func (h *hardCase) doStream() error {
+	h.req.SetURL(url(h.p, "/"))
+	return h.c.DoStream(context.Background(), &h.req, &h.resp)
+}
+
+// end closes the client and checks that the heap grew by at most max and
+// that its connections and goroutines are gone (closeAndCheck).
+func (h *hardCase) end(max int64) {
+	h.t.Helper()
+	closeAndCheck(h.t, h.tr, h.base, h.before, max)
+}
+
 // TestClientHardenedFieldSection: response field sections over the
 // 64 KiB limit, declared or decoded, fail the request without the client
 // reading or holding them; the connection stays for the next request.
@@ -188,18 +230,14 @@ func TestClientHardenedFieldSection(t *testing.T) {
 		}
 		s.Close()
 	}})
-	c, tr, base := hardClient(t, p, 10*time.Second)
-	before := settledHeap()
-	var req client.Request
-	var resp client.Response
+	h := newHardCase(t, p, 10*time.Second)
 	for i, want := range []error{h3.ErrFieldSectionTooLarge, h3.ErrFieldSectionTooLarge, h3.ErrFieldSectionTooLarge} {
-		req.SetURL(url(p, "/"))
-		if err := c.Do(context.Background(), &req, &resp); !errors.Is(err, want) {
+		if err := h.do(); !errors.Is(err, want) {
 			t.Fatalf("request %d: %v, want %v", i+1, err, want)
 		}
 	}
-	nextOK(t, c, p, 204, 1) // a field section too large is a stream error
-	closeAndCheck(t, tr, base, before, 512<<10)
+	nextOK(t, h.c, p, 204, 1) // a field section too large is a stream error
+	h.end(512 << 10)
 }
 
 // TestClientHardenedQPACK: the dynamic table is advertised with capacity
@@ -226,23 +264,17 @@ func TestClientHardenedQPACK(t *testing.T) {
 			s.Close()
 		},
 	})
-	c, tr, base := hardClient(t, p, 10*time.Second)
-	before := settledHeap()
-	var req client.Request
-	var resp client.Response
-	req.SetURL(url(p, "/"))
-	err := c.Do(context.Background(), &req, &resp)
-	if h3.CodeOf(err) != h3.CodeQPACKDecompressionFailed {
+	h := newHardCase(t, p, 10*time.Second)
+	if err := h.do(); h3.CodeOf(err) != h3.CodeQPACKDecompressionFailed {
 		t.Fatalf("dynamic reference: %v, want QPACK_DECOMPRESSION_FAILED", err)
 	}
 	insert.Store(true)
-	req.SetURL(url(p, "/"))
 	// The request races the encoder stream that closes its connection.
-	if err := c.Do(context.Background(), &req, &resp); err != nil && errCode(err) != h3.CodeQPACKEncoderStreamError {
+	if err := h.do(); err != nil && errCode(err) != h3.CodeQPACKEncoderStreamError {
 		t.Fatalf("next request: %v, want success or QPACK_ENCODER_STREAM_ERROR", err)
 	}
 	// The second connection's encoder stream inserts: it is closed.
-	for i := 0; tr.Conns() != 0; i++ {
+	for i := 0; h.tr.Conns() != 0; i++ {
 		if i == 500 {
 			t.Fatal("the connection whose encoder stream inserted is still open")
 		}
@@ -251,7 +283,7 @@ func TestClientHardenedQPACK(t *testing.T) {
 	if n := p.conns.Load(); n != 2 {
 		t.Errorf("%d connections, want 2", n)
 	}
-	closeAndCheck(t, tr, base, before, 512<<10)
+	h.end(512 << 10)
 }
 
 // TestClientHardenedEndlessData: a server sending DATA without end to a
@@ -270,15 +302,11 @@ func TestClientHardenedEndlessData(t *testing.T) {
 			}
 		}
 	}})
-	c, tr, base := hardClient(t, p, 0)
-	before := settledHeap()
-	var req client.Request
-	var resp client.Response
-	req.SetURL(url(p, "/"))
-	if err := c.DoStream(context.Background(), &req, &resp); err != nil {
+	h := newHardCase(t, p, 0)
+	if err := h.doStream(); err != nil {
 		t.Fatal(err)
 	}
-	body := resp.BodyStream()
+	body := h.resp.BodyStream()
 	buf := make([]byte, 1024)
 	var read int64
 	for i := 0; i < 200; i++ {
@@ -295,11 +323,11 @@ func TestClientHardenedEndlessData(t *testing.T) {
 	if max := read + DefaultClientStreamReceiveWindow + 1<<20; s > max {
 		t.Errorf("server wrote %d B for %d B read, want at most %d (the receive window bounds it)", s, read, max)
 	}
-	if h := settledHeap(); h-before > 4<<20 {
-		t.Errorf("heap grew by %d B while the server pushed, want at most 4 MiB", h-before)
+	if grown := settledHeap() - h.before; grown > 4<<20 {
+		t.Errorf("heap grew by %d B while the server pushed, want at most 4 MiB", grown)
 	}
 	body.Close()
-	closeAndCheck(t, tr, base, before, 4<<20)
+	h.end(4 << 20)
 }
 
 // TestClientHardenedNeverEnds: a response whose stream never ends fails
@@ -325,12 +353,8 @@ func TestClientHardenedNeverEnds(t *testing.T) {
 		s.Write(headers(":status", "200"))
 		s.Close()
 	}})
-	c, tr, base := hardClient(t, p, 300*time.Millisecond)
-	before := settledHeap()
-	var req client.Request
-	var resp client.Response
-	req.SetURL(url(p, "/"))
-	err := c.Do(context.Background(), &req, &resp)
+	h := newHardCase(t, p, 300*time.Millisecond)
+	err := h.do()
 	var ne interface{ Timeout() bool }
 	if !errors.As(err, &ne) || !ne.Timeout() {
 		t.Fatalf("never-ending response: %v, want a timeout", err)
@@ -343,8 +367,8 @@ func TestClientHardenedNeverEnds(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server's stream was not stopped")
 	}
-	nextOK(t, c, p, 200, 1)
-	closeAndCheck(t, tr, base, before, 512<<10)
+	nextOK(t, h.c, p, 200, 1)
+	h.end(512 << 10)
 }
 
 // TestClientHardenedFrames: oversized and out-of-place frames. Unknown
@@ -397,15 +421,11 @@ func TestClientHardenedFrames(t *testing.T) {
 					}
 				},
 			})
-			c, tr, base := hardClient(t, p, 5*time.Second)
-			before := settledHeap()
-			var req client.Request
-			var resp client.Response
-			req.SetURL(url(p, "/"))
-			err := c.DoStream(context.Background(), &req, &resp)
+			h := newHardCase(t, p, 5*time.Second)
+			err := h.doStream()
 			if err == nil {
-				_, err = io.Copy(io.Discard, resp.BodyStream())
-				resp.Reset()
+				_, err = io.Copy(io.Discard, h.resp.BodyStream())
+				h.resp.Reset()
 			}
 			if tc.stream != nil && h3.CodeOf(err) != tc.code {
 				t.Errorf("request: %v, want %v", err, tc.code)
@@ -420,7 +440,7 @@ func TestClientHardenedFrames(t *testing.T) {
 					t.Fatal("connection not closed")
 				}
 			}
-			closeAndCheck(t, tr, base, before, 512<<10)
+			h.end(512 << 10)
 		})
 	}
 }
@@ -458,21 +478,16 @@ func TestClientHardenedGoaway(t *testing.T) {
 			s.Close()
 		},
 	})
-	c, tr, base := hardClient(t, p, 10*time.Second)
-	before := settledHeap()
-	var req client.Request
-	var resp client.Response
-	req.SetURL(url(p, "/"))
-	if err := c.Do(context.Background(), &req, &resp); err != nil || string(resp.Body()) != "done" {
-		t.Fatalf("request in flight during the storm: %v %q", err, resp.Body())
+	h := newHardCase(t, p, 10*time.Second)
+	if err := h.do(); err != nil || string(h.resp.Body()) != "done" {
+		t.Fatalf("request in flight during the storm: %v %q", err, h.resp.Body())
 	}
 	<-release
-	req.SetURL(url(p, "/"))
-	if err := c.Do(context.Background(), &req, &resp); err != nil || string(resp.Body()) != "done" {
-		t.Fatalf("request after GOAWAY: %v %q", err, resp.Body())
+	if err := h.do(); err != nil || string(h.resp.Body()) != "done" {
+		t.Fatalf("request after GOAWAY: %v %q", err, h.resp.Body())
 	}
 	if n := p.conns.Load(); n != 2 {
 		t.Errorf("%d connections, want 2 (a new one after GOAWAY)", n)
 	}
-	closeAndCheck(t, tr, base, before, 512<<10)
+	h.end(512 << 10)
 }

@@ -41,6 +41,121 @@ func dial(t *testing.T, url string, o *Options) *Conn {
 	return c
 }
 
+// The client sides of the attacks, shared by this file's tests (a
+// blocking Conn) and event_attack_linux_test.go's (the event-driven mode).
+
+// writeFragmentsPastLimit writes one binary message of 16 MB on c in
+// 1000-byte writes (4 KiB frames), until a write fails.
+func writeFragmentsPastLimit(c *Conn) {
+	w, err := c.NextWriter(BinaryMessage)
+	if err != nil {
+		return
+	}
+	frag := make([]byte, 1000)
+	for range 1 << 14 {
+		if _, err := w.Write(frag); err != nil {
+			return
+		}
+	}
+	w.Close()
+}
+
+// expectClose1009 fails t unless c's next read ends with close 1009.
+func expectClose1009(t *testing.T, c *Conn) {
+	t.Helper()
+	if _, _, err := c.ReadMessage(); CloseStatus(err) != ws.CloseTooBig {
+		t.Errorf("client read: %v, want close 1009", err)
+	}
+}
+
+// dialBomb allocates a compression bomb (64 MiB of zeros, about 64 KiB
+// compressed), dials url with permessage-deflate and sends the bomb from
+// a goroutine.
+func dialBomb(t *testing.T, url string) *Conn {
+	t.Helper()
+	bomb := make([]byte, 64<<20)
+	c := dial(t, url, &Options{Compression: true})
+	if !c.Compressed() {
+		t.Fatal("permessage-deflate not negotiated")
+	}
+	go c.WriteMessage(BinaryMessage, bomb)
+	return c
+}
+
+// floodPings sends 125-byte pings on c, each written within wait, and
+// reads no pong, until a write fails (4M pings at most). It fails t if
+// none failed, or if the process runs more than 4 goroutines over g0
+// then; it returns the pings sent and the write error.
+func floodPings(t *testing.T, c *Conn, wait time.Duration, g0 int) (int, error) {
+	t.Helper()
+	ping := make([]byte, 125)
+	var sent int
+	var werr error
+	for sent < 1<<22 {
+		if werr = c.WriteControl(PingMessage, ping, time.Now().Add(wait)); werr != nil {
+			break
+		}
+		sent++
+	}
+	if werr == nil {
+		t.Fatalf("client sent %d pings without reading a pong and without being stopped", sent)
+	}
+	if g := runtime.NumGoroutine(); g > g0+4 {
+		t.Errorf("%d goroutines during the flood, %d before", g, g0)
+	}
+	return sent, werr
+}
+
+// dropConns opens n connections to url and drops them without a close
+// frame, then waits, 20 s at most, until live (the connections the server
+// still serves) is 0.
+func dropConns(t *testing.T, url string, n int, live *atomic.Int64) {
+	t.Helper()
+	for _, nc := range idleConns(t, url, n) {
+		nc.Close() // no close frame
+	}
+	for i := 0; live.Load() > 0; i++ {
+		if i == 20000 {
+			t.Fatalf("%d connections still served 20 s after their clients dropped", live.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// slowDrip opens a connection to url for each of drip true and false:
+// with drip it writes a 1000-byte frame to it a byte every 20 ms, without
+// it sends nothing. Each time, once ended has checked how the server
+// ended the connection, the server must have closed the socket.
+func slowDrip(t *testing.T, url string, ended func(drip bool)) {
+	t.Helper()
+	for _, drip := range []bool{true, false} {
+		nc := idleConns(t, url, 1)[0]
+		stop := make(chan struct{})
+		if drip {
+			go func() {
+				frame := append(ws.AppendHeader(nil, ws.Header{Fin: true, Op: ws.OpBinary, Masked: true, Length: 1000}), make([]byte, 1000)...)
+				for _, b := range frame {
+					select {
+					case <-stop:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+					if _, err := nc.Write([]byte{b}); err != nil {
+						return
+					}
+				}
+			}()
+		}
+		ended(drip)
+		close(stop)
+		nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.Copy(io.Discard, nc); err != nil {
+			t.Errorf("drip %v: the server did not close the connection: %v", drip, err)
+		}
+		nc.Close()
+	}
+}
+
 // A client that never reads, under a server that sends as fast as it can:
 // the server's writes block once the socket buffers fill (write
 // backpressure), the write deadline ends them, and the server's heap does
@@ -103,25 +218,11 @@ func TestFragmentedBeyondLimit(t *testing.T) {
 		c.Close()
 	}))
 	c := dial(t, url, nil)
-	go func() {
-		w, err := c.NextWriter(BinaryMessage)
-		if err != nil {
-			return
-		}
-		frag := make([]byte, 1000)
-		for range 1 << 14 { // 16 MB in 1000-byte writes, 4 KiB frames
-			if _, err := w.Write(frag); err != nil {
-				return
-			}
-		}
-		w.Close()
-	}()
+	go writeFragmentsPastLimit(c)
 	if err := <-errc; err != ws.ErrMessageTooBig {
 		t.Errorf("server read: %v, want %v", err, ws.ErrMessageTooBig)
 	}
-	if _, _, err := c.ReadMessage(); CloseStatus(err) != ws.CloseTooBig {
-		t.Errorf("client read: %v, want close 1009", err)
-	}
+	expectClose1009(t, c)
 }
 
 // A compression bomb (64 MiB of zeros, about 64 KiB compressed) against a
@@ -144,12 +245,7 @@ func TestCompressionBomb(t *testing.T) {
 		res <- result{err, totalAlloc() - before}
 		c.Close()
 	}))
-	bomb := make([]byte, 64<<20)
-	c := dial(t, url, &Options{Compression: true})
-	if !c.Compressed() {
-		t.Fatal("permessage-deflate not negotiated")
-	}
-	go c.WriteMessage(BinaryMessage, bomb)
+	c := dialBomb(t, url)
 	r := <-res
 	if r.err != ws.ErrMessageTooBig {
 		t.Errorf("server read: %v, want %v", r.err, ws.ErrMessageTooBig)
@@ -159,9 +255,7 @@ func TestCompressionBomb(t *testing.T) {
 	if r.alloc > 8<<20 {
 		t.Errorf("server allocated %d bytes reading the bomb, want under 8 MiB", r.alloc)
 	}
-	if _, _, err := c.ReadMessage(); CloseStatus(err) != ws.CloseTooBig {
-		t.Errorf("client read: %v, want close 1009", err)
-	}
+	expectClose1009(t, c)
 }
 
 // A ping flood from a client that never reads the pongs: the server answers
@@ -190,21 +284,7 @@ func TestPingFlood(t *testing.T) {
 	c := dial(t, url, nil)
 	g0 := runtime.NumGoroutine() // the engine's goroutines have started
 	started <- heapNow()
-	ping := make([]byte, 125)
-	var sent int
-	var werr error
-	for sent < 1<<22 {
-		if werr = c.WriteControl(PingMessage, ping, time.Now().Add(300*time.Millisecond)); werr != nil {
-			break
-		}
-		sent++
-	}
-	if werr == nil {
-		t.Fatalf("client sent %d pings without reading a pong and without being stopped", sent)
-	}
-	if g := runtime.NumGoroutine(); g > g0+4 {
-		t.Errorf("%d goroutines during the flood, %d before", g, g0)
-	}
+	sent, _ := floodPings(t, c, 300*time.Millisecond, g0)
 	c.NetConn().Close()
 	r := <-res
 	if r.err == nil {
@@ -234,21 +314,10 @@ func TestDroppedConnsIdleMemory(t *testing.T) {
 		}
 	}))
 	const n = 1000
-	round := func() {
-		for _, nc := range idleConns(t, url, n) {
-			nc.Close() // no close frame
-		}
-		for i := 0; live.Load() > 0; i++ {
-			if i == 20000 {
-				t.Fatalf("%d connections still served 20 s after their clients dropped", live.Load())
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	round()
+	dropConns(t, url, n, &live)
 	g0, before := runtime.NumGoroutine(), quietMem()
 	for range 3 {
-		round()
+		dropConns(t, url, n, &live)
 	}
 	after := quietMem()
 	if g := runtime.NumGoroutine(); g > g0+2 {
@@ -270,33 +339,10 @@ func TestSlowDrip(t *testing.T) {
 			errc <- err
 		}
 	}))
-	for _, drip := range []bool{true, false} {
-		nc := idleConns(t, url, 1)[0]
-		stop := make(chan struct{})
-		if drip {
-			go func() {
-				frame := append(ws.AppendHeader(nil, ws.Header{Fin: true, Op: ws.OpBinary, Masked: true, Length: 1000}), make([]byte, 1000)...)
-				for _, b := range frame {
-					select {
-					case <-stop:
-						return
-					case <-time.After(20 * time.Millisecond):
-					}
-					if _, err := nc.Write([]byte{b}); err != nil {
-						return
-					}
-				}
-			}()
-		}
+	slowDrip(t, url, func(drip bool) {
 		var ne net.Error
 		if err := <-errc; !errors.As(err, &ne) || !ne.Timeout() {
 			t.Errorf("drip %v: server read %v, want a timeout", drip, err)
 		}
-		close(stop)
-		nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-		if _, err := io.Copy(io.Discard, nc); err != nil {
-			t.Errorf("drip %v: the server did not close the connection: %v", drip, err)
-		}
-		nc.Close()
-	}
+	})
 }

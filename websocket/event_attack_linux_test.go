@@ -2,7 +2,6 @@ package websocket
 
 import (
 	"errors"
-	"io"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -116,34 +115,11 @@ func TestEventSlowDrip(t *testing.T) {
 	url, closed := serveEvents(t, &Options{ReadTimeout: 200 * time.Millisecond}, Handler{
 		OnMessage: func(*Peer, MessageType, []byte) { t.Error("a message was delivered") },
 	})
-	for _, drip := range []bool{true, false} {
-		nc := idleConns(t, url, 1)[0]
-		stop := make(chan struct{})
-		if drip {
-			go func() {
-				frame := append(ws.AppendHeader(nil, ws.Header{Fin: true, Op: ws.OpBinary, Masked: true, Length: 1000}), make([]byte, 1000)...)
-				for _, b := range frame {
-					select {
-					case <-stop:
-						return
-					case <-time.After(20 * time.Millisecond):
-					}
-					if _, err := nc.Write([]byte{b}); err != nil {
-						return
-					}
-				}
-			}()
-		}
+	slowDrip(t, url, func(drip bool) {
 		if err := waitClosed(t, closed); !errors.Is(err, os.ErrDeadlineExceeded) {
 			t.Errorf("drip %v: OnClose %v, want %v", drip, err, os.ErrDeadlineExceeded)
 		}
-		close(stop)
-		nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-		if _, err := io.Copy(io.Discard, nc); err != nil {
-			t.Errorf("drip %v: the server did not close the connection: %v", drip, err)
-		}
-		nc.Close()
-	}
+	})
 }
 
 // A fragmented message past the read limit: 1009 as soon as the limit is
@@ -153,25 +129,11 @@ func TestEventFragmentedBeyondLimit(t *testing.T) {
 		OnMessage: func(_ *Peer, _ MessageType, msg []byte) { t.Errorf("a message of %d bytes was delivered", len(msg)) },
 	})
 	c := dial(t, url, nil)
-	go func() {
-		w, err := c.NextWriter(BinaryMessage)
-		if err != nil {
-			return
-		}
-		frag := make([]byte, 1000)
-		for range 1 << 14 { // 16 MB in 1000-byte writes, 4 KiB frames
-			if _, err := w.Write(frag); err != nil {
-				return
-			}
-		}
-		w.Close()
-	}()
+	go writeFragmentsPastLimit(c)
 	if err := waitClosed(t, closed); CloseStatus(err) != ws.CloseTooBig {
 		t.Errorf("OnClose: %v, want close 1009", err)
 	}
-	if _, _, err := c.ReadMessage(); CloseStatus(err) != ws.CloseTooBig {
-		t.Errorf("client read: %v, want close 1009", err)
-	}
+	expectClose1009(t, c)
 }
 
 // A compression bomb (64 MiB of zeros, about 64 KiB compressed) against a
@@ -184,12 +146,7 @@ func TestEventCompressionBomb(t *testing.T) {
 		OnOpen:    func(*Peer) { before.Store(totalAlloc()) },
 		OnMessage: func(_ *Peer, _ MessageType, msg []byte) { t.Errorf("a message of %d bytes was delivered", len(msg)) },
 	})
-	bomb := make([]byte, 64<<20) // before OnOpen: not counted
-	c := dial(t, url, &Options{Compression: true})
-	if !c.Compressed() {
-		t.Fatal("permessage-deflate not negotiated")
-	}
-	go c.WriteMessage(BinaryMessage, bomb)
+	c := dialBomb(t, url) // the bomb is made before OnOpen: not counted
 	err := waitClosed(t, closed)
 	alloc := totalAlloc() - before.Load()
 	if CloseStatus(err) != ws.CloseTooBig {
@@ -199,9 +156,7 @@ func TestEventCompressionBomb(t *testing.T) {
 		t.Errorf("server allocated %d bytes reading the bomb, want under 8 MiB", alloc)
 	}
 	t.Logf("server allocated %d bytes reading the bomb", alloc)
-	if _, _, err := c.ReadMessage(); CloseStatus(err) != ws.CloseTooBig {
-		t.Errorf("client read: %v, want close 1009", err)
-	}
+	expectClose1009(t, c)
 }
 
 // A ping flood from a client that never reads the pongs: the pongs fill
@@ -213,21 +168,7 @@ func TestEventPingFlood(t *testing.T) {
 	url, closed := serveEvents(t, &Options{WriteQueueLimit: queueLimit}, Handler{})
 	c := dial(t, url, nil)
 	g0, h0 := runtime.NumGoroutine(), heapNow()
-	ping := make([]byte, 125)
-	var sent int
-	var werr error
-	for sent < 1<<22 {
-		if werr = c.WriteControl(PingMessage, ping, time.Now().Add(5*time.Second)); werr != nil {
-			break
-		}
-		sent++
-	}
-	if werr == nil {
-		t.Fatalf("client sent %d pings without reading a pong and without being stopped", sent)
-	}
-	if g := runtime.NumGoroutine(); g > g0+4 {
-		t.Errorf("%d goroutines during the flood, %d before", g, g0)
-	}
+	sent, werr := floodPings(t, c, 5*time.Second, g0)
 	if err := waitClosed(t, closed); err != ErrWriteQueueFull {
 		t.Errorf("OnClose: %v, want %v", err, ErrWriteQueueFull)
 	}
@@ -272,21 +213,10 @@ func TestEventDroppedConns(t *testing.T) {
 		return g, quietMem()
 	}
 	const n = 1000
-	round := func() {
-		for _, nc := range idleConns(t, url, n) {
-			nc.Close() // no close frame
-		}
-		for i := 0; live.Load() > 0; i++ {
-			if i == 20000 {
-				t.Fatalf("%d connections still open 20 s after their clients dropped", live.Load())
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	round()
+	dropConns(t, url, n, &live)
 	g0, before := settled(gStart + 2)
 	for range 3 {
-		round()
+		dropConns(t, url, n, &live)
 	}
 	g1, after := settled(g0 + 2)
 	if a := abnormal.Load(); a != 4*n+1 {

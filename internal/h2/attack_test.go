@@ -41,48 +41,9 @@ func TestRapidResetBoundsHandlersToStreamLimit(t *testing.T) {
 			pairs = 500
 		}
 		a := newAttacker(t, in, 0)
-		seenCh := a.Drain()
-		block := a.RequestBlock("/slow")
-		sent := 0
-		for ; sent < pairs; sent++ {
-			id := uint32(2*sent + 1)
-			err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndStream: true, EndHeaders: true})
-			if err == nil {
-				err = a.Fr.WriteRSTStream(id, http2.ErrCodeCancel)
-			}
-			if err != nil {
-				break
-			}
-		}
-		if sent == pairs {
-			// The engine took every pair without closing: end politely so
-			// that the connection ends; the checks below still apply.
-			_ = a.Fr.WriteGoAway(0, http2.ErrCodeNo, nil)
-		}
-		s := a.Wait(seenCh)
-		t.Logf("sent %d HEADERS+RST_STREAM pairs; server: %v; /slow handlers started %d, at most %d at once",
-			sent, s, in.app.slowCalls.Load(), in.app.maxInflight.Load())
-		if m := in.app.maxInflight.Load(); m > testMaxStreams {
-			t.Errorf("%d handlers ran at once, more than the %d concurrent streams allowed", m, testMaxStreams)
-		}
-		if !inline && sent == pairs && in.app.slowCalls.Load() == int64(pairs) {
-			t.Errorf("the server ran a handler for each of the %d reset streams and never pushed back", pairs)
-		}
-		waitIdle(t, in)
+		a.RapidReset("/slow", pairs, &in.app.slow, testMaxStreams, inline)
 		assertServes(t, in)
 	})
-}
-
-// waitIdle waits (bounded) until no /slow handler runs any more.
-func waitIdle(t testing.TB, in *instance) {
-	t.Helper()
-	deadline := time.Now().Add(attackBound)
-	for in.app.inflight.Load() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d handlers still running long after the attack", in.app.inflight.Load())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // TestContinuationFloodEndsConnection plays the CONTINUATION flood

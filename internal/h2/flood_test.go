@@ -11,20 +11,12 @@ package h2
 
 import (
 	"errors"
-	"math"
-	"net"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/riptide-http/riptide/internal/h2test"
 	"golang.org/x/net/http2"
 )
-
-// appendHeader is AppendFrameHeader with x/net/http2's types.
-func appendHeader(b []byte, length int, typ http2.FrameType, flags http2.Flags, id uint32) []byte {
-	return AppendFrameHeader(b, length, FrameType(typ), Flags(flags), id)
-}
 
 // resetFloodHeapLimit bounds the live heap growth the reset floods may
 // cause. The old server queued one 13-byte RST_STREAM per frame, about
@@ -43,146 +35,37 @@ const (
 // without ever reading, frames that each make the engine answer
 // RST_STREAM: PRIORITY making a stream depend on itself, WINDOW_UPDATE
 // with increment 0 on an opened stream, empty DATA on a closed stream,
-// HEADERS without :path. The live heap must stay bounded, and the engine
-// must end the connection (with GOAWAY(ENHANCE_YOUR_CALM) when the client
-// is still there to read it) instead of answering a PING sent after the
-// flood.
+// HEADERS without :path (h2test.SelfDependentPriority and its
+// siblings). The live heap must stay bounded, and the engine must end the
+// connection (with GOAWAY(ENHANCE_YOUR_CALM) when the client is still
+// there to read it) instead of answering a PING sent after the flood
+// (h2test.Attacker.ResetFlood).
 func TestResetFloodSelfDependentPriorityEndsConnection(t *testing.T) {
-	var f []byte
-	f = appendHeader(f, 5, http2.FramePriority, 0, 1)
-	f = append(f, 0, 0, 0, 1, 15) // depends on stream 1, itself
-	resetFlood(t, nil, func(b []byte, _ int) []byte { return append(b, f...) })
+	resetFlood(t, false, h2test.SelfDependentPriority)
 }
 
 func TestResetFloodZeroWindowUpdateEndsConnection(t *testing.T) {
-	// On stream 1 once opened: on an idle stream the first such frame is
-	// already a connection error (RFC 9113 §5.1).
-	var f []byte
-	f = appendHeader(f, 4, http2.FrameWindowUpdate, 0, 1)
-	f = append(f, 0, 0, 0, 0)
-	resetFlood(t, openStream1(t), func(b []byte, _ int) []byte { return append(b, f...) })
+	resetFlood(t, true, h2test.ZeroWindowUpdate)
 }
 
 func TestResetFloodDataOnClosedStreamEndsConnection(t *testing.T) {
-	f := appendHeader(nil, 0, http2.FrameData, 0, 1)
-	resetFlood(t, openStream1(t), func(b []byte, _ int) []byte { return append(b, f...) })
-}
-
-// openStream1 opens stream 1 with a whole GET, answered and closed while
-// the flood runs.
-func openStream1(t *testing.T) func(a *attacker) {
-	return func(a *attacker) {
-		err := a.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: a.RequestBlock("/"), EndStream: true, EndHeaders: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	resetFlood(t, true, h2test.EmptyDataOnStream1)
 }
 
 func TestResetFloodHeadersWithoutPathEndsConnection(t *testing.T) {
-	// :method GET and :scheme http from the static table: no :path.
-	block := []byte{0x82, 0x86}
-	resetFlood(t, nil, func(b []byte, i int) []byte {
-		b = appendHeader(b, len(block), http2.FrameHeaders,
-			http2.FlagHeadersEndHeaders|http2.FlagHeadersEndStream, uint32(2*i+1))
-		return append(b, block...)
-	})
+	resetFlood(t, false, h2test.HeadersWithoutPath)
 }
 
-// h2ResetFlood writes resetFloodFrames frames made by frame (i counts
-// them) without reading, then probes the connection with a PING.
-func resetFlood(t *testing.T, open func(*attacker), frame func(b []byte, i int) []byte) {
+// resetFlood runs the flood of frame on every target, after opening
+// stream 1 if open says so.
+func resetFlood(t *testing.T, open bool, frame func(b []byte, i int) []byte) {
 	forEachTarget(t, func(t *testing.T, in *instance) {
 		before := h2test.LiveHeap()
 		a := newAttacker(t, in, 4096)
-		if open != nil {
-			open(a)
+		if open {
+			a.OpenStream1()
 		}
-		// The client writes the flood and never reads until the writes
-		// end: all sent, or an error (the server closed the connection,
-		// or one write made no progress for attackBound). A
-		// client that read as soon as a write stalled would empty the
-		// server's output, and a server only slow to read (-race on a
-		// loaded machine) would then answer the rest of the flood to a
-		// reading client, as it should, instead of ending it. The live
-		// heap is measured when a write has stalled for stallWait (the
-		// server holding what it holds then) and when the writes end;
-		// the larger counts.
-		var err error
-		var sent atomic.Int64
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			var batch []byte
-			for err == nil && sent.Load() < resetFloodFrames {
-				batch = batch[:0]
-				for i := 0; i < resetFloodBatch; i++ {
-					batch = frame(batch, int(sent.Load())+i)
-				}
-				// The bound is on a write that makes no progress, not on
-				// the flood: a server reading slowly (-race, TLS, a loaded
-				// machine) may take longer than attackBound in all.
-				_ = a.Conn.SetWriteDeadline(time.Now().Add(attackBound))
-				if _, err = a.Conn.Write(batch); err == nil {
-					sent.Add(resetFloodBatch)
-				}
-			}
-		}()
-		grown := int64(math.MinInt64)
-		for last, stalled := sent.Load(), false; ; {
-			select {
-			case <-done:
-			case <-time.After(stallWait):
-				if n := sent.Load(); n != last {
-					last, stalled = n, false
-				} else if !stalled {
-					stalled = true
-					grown = max(grown, h2test.LiveHeap()-before)
-				}
-				continue
-			}
-			break
-		}
-		grown = max(grown, h2test.LiveHeap()-before)
-		if grown > resetFloodHeapLimit {
-			t.Errorf("the server's live heap grew by %d MiB during the flood (limit %d MiB): answers are piling up",
-				grown>>20, resetFloodHeapLimit>>20)
-		}
-		if err == nil {
-			// Every frame went in: ask whether the server is still there.
-			err = a.Fr.WritePing(false, [8]byte{'p', 'r', 'o', 'b', 'e'})
-		}
-		_ = a.Conn.SetDeadline(time.Now().Add(attackBound))
-		// Read what the server sent, up to the answer to the probe or the
-		// end of the connection.
-		var rsts int
-		var probed bool
-		var goAway *http2.GoAwayFrame
-		var rerr error
-		for !probed && rerr == nil {
-			var f http2.Frame
-			f, rerr = a.Fr.ReadFrame()
-			switch f := f.(type) {
-			case *http2.RSTStreamFrame:
-				rsts++
-			case *http2.PingFrame:
-				probed = f.IsAck() && string(f.Data[:5]) == "probe"
-			case *http2.GoAwayFrame:
-				goAway = &http2.GoAwayFrame{ErrCode: f.ErrCode}
-			}
-		}
-		t.Logf("sent %d frames without reading (write error: %v); live heap grew %d KiB; then read %d RST_STREAM, GOAWAY %v, probe answered %v, end %v",
-			sent.Load(), err, grown>>10, rsts, goAway != nil, probed, rerr)
-		if probed {
-			t.Errorf("the server took all %d frames and answered the PING after them: it never ended the flood", sent.Load())
-		}
-		var ne net.Error
-		if errors.As(rerr, &ne) && ne.Timeout() {
-			t.Errorf("the server did not end the connection")
-		}
-		if goAway != nil && goAway.ErrCode != http2.ErrCodeEnhanceYourCalm {
-			t.Errorf("GOAWAY(%v), want ENHANCE_YOUR_CALM", goAway.ErrCode)
-		}
+		a.ResetFlood(before, resetFloodHeapLimit, resetFloodFrames, resetFloodBatch, stallWait, frame)
 		h2test.CloseRaw(a.Conn)
 		assertServes(t, in)
 	})

@@ -21,13 +21,12 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/internal/h2test"
-	"github.com/riptide-http/riptide/internal/testcert"
 )
 
 // Limits every target is served with; the attack tests check them.
 const (
-	testMaxStreams     = 100      // SETTINGS_MAX_CONCURRENT_STREAMS
-	testMaxHeaderBytes = 16 << 10 // request header list size limit
+	testMaxStreams     = h2test.MaxStreams     // SETTINGS_MAX_CONCURRENT_STREAMS
+	testMaxHeaderBytes = h2test.MaxHeaderBytes // request header list size limit
 )
 
 // testApp is the state behind the test routes, so that tests can observe
@@ -43,11 +42,9 @@ const (
 // A request whose header list is over MaxHeaderBytes is answered 431
 // before any route, as the server's stream sequence answers it.
 type testApp struct {
-	inflight    atomic.Int64 // handlers of /slow running now
-	maxInflight atomic.Int64 // most handlers of /slow ever running at once
-	slowCalls   atomic.Int64 // /slow handlers started
-	bombCalls   atomic.Int64 // requests that reached /bomb
-	bombMaxHdr  atomic.Int64 // largest header list (name+value bytes) seen by /bomb
+	slow       h2test.Handlers // the handlers of /slow
+	bombCalls  atomic.Int64    // requests that reached /bomb
+	bombMaxHdr atomic.Int64    // largest header list (name+value bytes) seen by /bomb
 	// gate paces /gated: each value is the total of body bytes the client
 	// has sent; the handler reads all but the last of them.
 	gate        chan int64
@@ -56,7 +53,7 @@ type testApp struct {
 }
 
 const (
-	helloBody = "Hello, World!"
+	helloBody = h2test.HelloBody
 	slowHold  = 5 * time.Millisecond
 )
 
@@ -80,12 +77,9 @@ func (a *testApp) ServeStream(st *Stream) {
 		_, _ = io.Copy(io.Discard, bodyReader{st})
 		respond(st, 200, helloBody)
 	case "/slow":
-		a.slowCalls.Add(1)
-		n := a.inflight.Add(1)
-		for m := a.maxInflight.Load(); n > m && !a.maxInflight.CompareAndSwap(m, n); m = a.maxInflight.Load() {
-		}
+		a.slow.Enter()
 		time.Sleep(slowHold)
-		a.inflight.Add(-1)
+		a.slow.Leave()
 		respond(st, 200, "ok")
 	case "/bomb":
 		n := 0
@@ -222,7 +216,7 @@ func startTarget(t testing.TB, tg target, useTLS bool, h Handler, configure func
 	in.addr = ln.Addr().String()
 	var tlsConf *tls.Config
 	if useTLS {
-		tlsConf = &tls.Config{Certificates: []tls.Certificate{testCert(t)}, NextProtos: []string{"h2"}}
+		tlsConf = &tls.Config{Certificates: []tls.Certificate{h2test.Cert(t)}, NextProtos: []string{"h2"}}
 	}
 	var (
 		mu    sync.Mutex
@@ -275,24 +269,13 @@ func startTarget(t testing.TB, tg target, useTLS bool, h Handler, configure func
 // forEachTarget runs f as a subtest for every target in both modes.
 func forEachTarget(t *testing.T, f func(t *testing.T, in *instance)) {
 	for _, tg := range targets {
-		for _, useTLS := range []bool{false, true} {
-			name := tg.name + "/h2c"
-			if useTLS {
-				name = tg.name + "/tls"
-			}
-			t.Run(name, func(t *testing.T) {
-				f(t, startTarget(t, tg, useTLS, nil, nil))
-			})
-		}
+		h2test.ForEachMode(t, tg.name, func(t *testing.T, useTLS bool) {
+			f(t, startTarget(t, tg, useTLS, nil, nil))
+		})
 	}
 }
 
-func (in *instance) mode() string {
-	if in.tls {
-		return "tls"
-	}
-	return "h2c"
-}
+func (in *instance) mode() string { return h2test.Mode(in.tls) }
 
 func (in *instance) scheme() string {
 	if in.tls {
@@ -301,48 +284,11 @@ func (in *instance) scheme() string {
 	return "http"
 }
 
-// testCert returns the test certificate (internal/testcert).
-func testCert(t testing.TB) tls.Certificate {
-	t.Helper()
-	cert, err := testcert.Cert()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert
-}
-
-// clientTLS trusts the test certificate and offers the given ALPN protocols.
-func clientTLS(t testing.TB, protos ...string) *tls.Config {
-	return &tls.Config{RootCAs: testcert.Pool(testCert(t)), NextProtos: protos, ServerName: "127.0.0.1"}
-}
-
 // assertServes checks that in answers a fresh HTTP/2 connection: GET / is
 // 200 "Hello, World!" over HTTP/2.
 func assertServes(t testing.TB, in *instance) {
 	t.Helper()
-	tr := &http.Transport{ForceAttemptHTTP2: true}
-	var p http.Protocols
-	if in.tls {
-		p.SetHTTP2(true)
-		tr.TLSClientConfig = clientTLS(t)
-	} else {
-		p.SetUnencryptedHTTP2(true)
-	}
-	tr.Protocols = &p
-	defer tr.CloseIdleConnections()
-	c := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-	resp, err := c.Get(in.scheme() + "://" + in.addr + "/")
-	if err != nil {
-		t.Fatalf("server no longer serves a fresh connection: %v", err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 || string(body) != helloBody || resp.ProtoMajor != 2 {
-		t.Fatalf("fresh connection: got %s %d %q, want HTTP/2.0 200 %q", resp.Proto, resp.StatusCode, body, helloBody)
-	}
+	h2test.AssertServes(t, in.addr, in.tls)
 }
 
 // attacker is a raw HTTP/2 client connection to an instance.
@@ -360,11 +306,7 @@ func newAttacker(t testing.TB, in *instance, readBuf int) *attacker {
 // dial opens a raw connection to in: TLS with ALPN h2 (checked), or TCP.
 func dial(t testing.TB, in *instance, readBuf int) net.Conn {
 	t.Helper()
-	var tlsConf *tls.Config
-	if in.tls {
-		tlsConf = clientTLS(t, "h2")
-	}
-	return h2test.Dial(t, in.addr, tlsConf, readBuf)
+	return h2test.DialMode(t, in.addr, in.tls, readBuf)
 }
 
 // attackBound bounds each attack connection (h2test.AttackBound).
