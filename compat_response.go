@@ -151,12 +151,18 @@ func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
 		// As net/http: the first bytes go through Write, so that nothing
 		// is committed before the source has a byte to send (an empty
 		// file leaves the status and header open) and Content-Type can
-		// be sniffed from them. They are read into sniffBuf only when
-		// nothing is buffered: a commit in Write then copies them onto
-		// themselves; otherwise it would sniff into the bytes it sends.
-		buf, taken := w.sniffBuf[:], len(w.x.resp.body) > 0
+		// be sniffed from them. They are read into a buffer of
+		// sniffBufs only when nothing is buffered: a commit in Write
+		// then sniffs from them (in a buffer of its own); otherwise into
+		// the ReadFrom buffer.
+		var sb *[sniffLen]byte
+		var buf []byte
+		taken := len(w.x.resp.body) > 0
 		if taken {
 			buf = w.takeCopyBuf()[:sniffLen]
+		} else {
+			sb = sniffBufs.Get().(*[sniffLen]byte)
+			buf = sb[:]
 		}
 		k, err := w.readUnlocked(src, buf)
 		n = int64(k)
@@ -166,6 +172,8 @@ func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
 		}
 		if taken {
 			w.st.copyBuf = buf[:cap(buf)]
+		} else {
+			sniffBufs.Put(sb)
 		}
 		if werr != nil {
 			rw.unlock()

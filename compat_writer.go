@@ -67,8 +67,7 @@ type compatWriter struct {
 	cleanLen    int
 	cleanStream bool
 
-	keys     []string // scratch for sorting header keys
-	sniffBuf [sniffLen]byte
+	keys []string // scratch for sorting header keys
 
 	// sending: a ReadFrom is reading a file or sending it through the
 	// exchange (sendfile) without the lock (readUnlocked,
@@ -183,6 +182,12 @@ func (w *compatWriter) writeInformational(code int) {
 	r.hdr.reset()
 }
 
+// sniffBufs lends the buffers that a body's first bytes are gathered in
+// to sniff its Content-Type (commit) or read into from a file (ReadFrom):
+// a writer keeps none while its handler runs or waits (an HTTP/2 or
+// HTTP/3 stream's Ctx is held for as long as its handler is).
+var sniffBufs = sync.Pool{New: func() any { return new([sniffLen]byte) }}
+
 // commit writes the response head through the engine, first adding the
 // sniffed Content-Type if the handler set none. next is body data about to
 // be written that is not buffered yet (it takes part in sniffing).
@@ -191,12 +196,17 @@ func (w *compatWriter) commit(streaming bool, next []byte) {
 	r := &x.resp
 	if w.sniff && (len(r.body) > 0 || len(next) > 0) {
 		data := r.body
+		var sb *[sniffLen]byte
 		if len(data) < sniffLen && len(next) > 0 {
-			n := copy(w.sniffBuf[:], data)
-			n += copy(w.sniffBuf[n:], next)
-			data = w.sniffBuf[:n]
+			sb = sniffBufs.Get().(*[sniffLen]byte)
+			n := copy(sb[:], data)
+			n += copy(sb[n:], next)
+			data = sb[:n]
 		}
 		addField(&r.hdr, "Content-Type", http.DetectContentType(data))
+		if sb != nil {
+			sniffBufs.Put(sb)
+		}
 	}
 	w.sniff = false
 	x.commit(streaming)
