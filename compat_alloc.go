@@ -46,6 +46,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // compatInlineHead is the longest request head a compatRequest for a
@@ -227,7 +228,14 @@ func (st *compatState) take(c *conn, nvals, nhead int, last bool) (*compatReques
 		return st.blocks.take(nvals, nhead, c.nreq, last)
 	}
 	s := compatStreamSlabs.Get().(*compatSlab)
-	rq, vals, head := s.take(nvals, nhead, compatSlabMax, false)
+	n := compatSlabMax
+	if israce.Enabled {
+		// sync.Pool drops what is put at random under the race
+		// detector: a slab dropped with blocks untaken would keep them
+		// alive, unused, with its taken ones. One block each.
+		n = 1
+	}
+	rq, vals, head := s.take(nvals, nhead, n, false)
 	compatStreamSlabs.Put(s)
 	return rq, vals, head
 }
