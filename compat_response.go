@@ -301,8 +301,9 @@ func copyToExchange(ex exchange, src io.Reader, n int64, buf []byte) (int64, err
 
 // startSending marks the writer sending and releases the lock.
 func (w *compatWriter) startSending() {
-	if w.sendDone.L == nil {
-		w.sendDone.L = &w.sendMu
+	if w.send == nil {
+		w.send = new(sendWait)
+		w.send.done.L = &w.send.mu
 	}
 	w.sending.Store(true)
 	w.cx.unlock()
@@ -310,10 +311,11 @@ func (w *compatWriter) startSending() {
 
 // endSending marks the writer no longer sending and wakes waitSend.
 func (w *compatWriter) endSending() {
-	w.sendMu.Lock()
+	sw := w.send
+	sw.mu.Lock()
 	w.sending.Store(false)
-	w.sendDone.Broadcast()
-	w.sendMu.Unlock()
+	sw.done.Broadcast()
+	sw.mu.Unlock()
 }
 
 // stopSending is endSending for a read that panicked (deferred; a read
