@@ -46,6 +46,7 @@ import (
 	"unsafe"
 
 	"github.com/riptide-http/riptide/h1"
+	"github.com/riptide-http/riptide/internal/israce"
 )
 
 // compatInlineHead is the longest request head a compatRequest for a
@@ -183,7 +184,7 @@ func compatSlabLen(nreq int, last bool) int {
 type compatSlab struct {
 	base    unsafe.Pointer
 	shape   *compatBlock
-	used, n int
+	used, n int32 // at most compatSlabMax (int32: compatState fits a smaller size class)
 }
 
 // take returns a block that holds nvals header values and nhead bytes of
@@ -194,14 +195,14 @@ type compatSlab struct {
 func (s *compatSlab) take(nvals, nhead, nreq int, last bool) (*compatRequest, []string, []byte) {
 	if bl := s.shape; bl != nil && s.used < s.n && bl.fits(nvals, nhead) {
 		s.used++
-		return bl.at(s.base, s.used-1)
+		return bl.at(s.base, int(s.used-1))
 	}
 	for i := range compatBlocks {
 		if bl := &compatBlocks[i]; bl.fits(nvals, nhead) {
 			n := compatSlabLen(nreq, last)
 			base := bl.slab(n)
 			if n > 1 {
-				*s = compatSlab{base: base, shape: bl, used: 1, n: n}
+				*s = compatSlab{base: base, shape: bl, used: 1, n: int32(n)}
 			}
 			return bl.at(base, 0)
 		}
@@ -227,7 +228,14 @@ func (st *compatState) take(c *conn, nvals, nhead int, last bool) (*compatReques
 		return st.blocks.take(nvals, nhead, c.nreq, last)
 	}
 	s := compatStreamSlabs.Get().(*compatSlab)
-	rq, vals, head := s.take(nvals, nhead, compatSlabMax, false)
+	n := compatSlabMax
+	if israce.Enabled {
+		// sync.Pool drops what is put at random under the race
+		// detector: a slab dropped with blocks untaken would keep them
+		// alive, unused, with its taken ones. One block each.
+		n = 1
+	}
+	rq, vals, head := s.take(nvals, nhead, n, false)
 	compatStreamSlabs.Put(s)
 	return rq, vals, head
 }

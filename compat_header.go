@@ -204,7 +204,7 @@ func (w *compatWriter) contentLength(vs []string) {
 // A value equal to the one it last found clean (w.clean) is added
 // unchecked.
 func (w *compatWriter) addField(h *headerFields, name, value string) {
-	if len(value) == w.cleanLen && w.cleanStream == w.stream && string(w.clean[:w.cleanLen]) == value {
+	if len(value) == int(w.cleanLen) && w.cleanStream == w.stream && string(w.clean[:w.cleanLen]) == value {
 		addField(h, name, value) // checked before: see clean
 		return
 	}
@@ -220,12 +220,13 @@ func (w *compatWriter) addField(h *headerFields, name, value string) {
 	}
 	addField(h, name, t)
 	if len(t) == len(value) && len(value) <= cleanMax {
-		w.cleanLen, w.cleanStream = copy(w.clean[:], value), w.stream
+		w.cleanLen, w.cleanStream = uint8(copy(w.clean[:], value)), w.stream
 	}
 }
 
-// cleanMax is the longest value compatWriter.clean holds.
-const cleanMax = 128
+// cleanMax is the longest value compatWriter.clean holds: a Content-Type,
+// a Cache-Control (the writer is held with a stream's Ctx: no more).
+const cleanMax = 64
 
 // sortedKeys returns the header map's keys, sorted, in a reused slice.
 func (w *compatWriter) sortedKeys() []string {

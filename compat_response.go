@@ -151,12 +151,18 @@ func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
 		// As net/http: the first bytes go through Write, so that nothing
 		// is committed before the source has a byte to send (an empty
 		// file leaves the status and header open) and Content-Type can
-		// be sniffed from them. They are read into sniffBuf only when
-		// nothing is buffered: a commit in Write then copies them onto
-		// themselves; otherwise it would sniff into the bytes it sends.
-		buf, taken := w.sniffBuf[:], len(w.x.resp.body) > 0
+		// be sniffed from them. They are read into a buffer of
+		// sniffBufs only when nothing is buffered: a commit in Write
+		// then sniffs from them (in a buffer of its own); otherwise into
+		// the ReadFrom buffer.
+		var sb *[sniffLen]byte
+		var buf []byte
+		taken := len(w.x.resp.body) > 0
 		if taken {
 			buf = w.takeCopyBuf()[:sniffLen]
+		} else {
+			sb = sniffBufs.Get().(*[sniffLen]byte)
+			buf = sb[:]
 		}
 		k, err := w.readUnlocked(src, buf)
 		n = int64(k)
@@ -166,6 +172,8 @@ func (rw *compatResponse) ReadFrom(src io.Reader) (int64, error) {
 		}
 		if taken {
 			w.st.copyBuf = buf[:cap(buf)]
+		} else {
+			sniffBufs.Put(sb)
 		}
 		if werr != nil {
 			rw.unlock()
@@ -293,8 +301,9 @@ func copyToExchange(ex exchange, src io.Reader, n int64, buf []byte) (int64, err
 
 // startSending marks the writer sending and releases the lock.
 func (w *compatWriter) startSending() {
-	if w.sendDone.L == nil {
-		w.sendDone.L = &w.sendMu
+	if w.send == nil {
+		w.send = new(sendWait)
+		w.send.done.L = &w.send.mu
 	}
 	w.sending.Store(true)
 	w.cx.unlock()
@@ -302,10 +311,11 @@ func (w *compatWriter) startSending() {
 
 // endSending marks the writer no longer sending and wakes waitSend.
 func (w *compatWriter) endSending() {
-	w.sendMu.Lock()
+	sw := w.send
+	sw.mu.Lock()
 	w.sending.Store(false)
-	w.sendDone.Broadcast()
-	w.sendMu.Unlock()
+	sw.done.Broadcast()
+	sw.mu.Unlock()
 }
 
 // stopSending is endSending for a read that panicked (deferred; a read

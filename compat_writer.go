@@ -57,28 +57,38 @@ type compatWriter struct {
 	// serializeHeader).
 	known uint8
 
+	cleanLen    uint8 // of clean (below)
+	cleanStream bool  // clean was found valid for a stream
+
 	// clean holds a copy of the last response field value addField
 	// found to need no mending (trimmed, and without CR, LF or NUL, or on a
 	// stream (cleanStream) a valid field value), if at most cleanMax
 	// bytes: an equal value is added without the checks (a handler's
 	// constant, such as its Content-Type, on every request of the
 	// connection). A copy, so that nothing of the handler's is kept.
-	clean       [cleanMax]byte
-	cleanLen    int
-	cleanStream bool
+	// (cleanLen and cleanStream, beside the flags above, pack with them.)
+	clean [cleanMax]byte
 
-	keys     []string // scratch for sorting header keys
-	sniffBuf [sniffLen]byte
+	keys []string // scratch for sorting header keys
 
 	// sending: a ReadFrom is reading a file or sending it through the
 	// exchange (sendfile) without the lock (readUnlocked,
 	// sendUnlocked). The request does not end before it is done
 	// (waitSend): a goroutine the handler left copying a file when it
 	// returned finishes this response, and its bytes never reach the
-	// next. sendDone (its L is sendMu) is broadcast when sending ends.
-	sending  atomic.Bool
-	sendMu   sync.Mutex
-	sendDone sync.Cond
+	// next. send.done is broadcast when sending ends; send is made by
+	// the first ReadFrom that sends (kept with the writer), so that a
+	// writer that never sends a file holds no lock for it (a stream's
+	// Ctx is held for as long as its handler runs).
+	sending atomic.Bool
+	send    *sendWait
+}
+
+// sendWait is what waitSend waits on: done (its L is mu) is broadcast
+// when sending ends.
+type sendWait struct {
+	mu   sync.Mutex
+	done sync.Cond
 }
 
 func (w *compatWriter) start(x *Ctx, rq *compatRequest) {
@@ -183,6 +193,12 @@ func (w *compatWriter) writeInformational(code int) {
 	r.hdr.reset()
 }
 
+// sniffBufs lends the buffers that a body's first bytes are gathered in
+// to sniff its Content-Type (commit) or read into from a file (ReadFrom):
+// a writer keeps none while its handler runs or waits (an HTTP/2 or
+// HTTP/3 stream's Ctx is held for as long as its handler is).
+var sniffBufs = sync.Pool{New: func() any { return new([sniffLen]byte) }}
+
 // commit writes the response head through the engine, first adding the
 // sniffed Content-Type if the handler set none. next is body data about to
 // be written that is not buffered yet (it takes part in sniffing).
@@ -191,12 +207,17 @@ func (w *compatWriter) commit(streaming bool, next []byte) {
 	r := &x.resp
 	if w.sniff && (len(r.body) > 0 || len(next) > 0) {
 		data := r.body
+		var sb *[sniffLen]byte
 		if len(data) < sniffLen && len(next) > 0 {
-			n := copy(w.sniffBuf[:], data)
-			n += copy(w.sniffBuf[n:], next)
-			data = w.sniffBuf[:n]
+			sb = sniffBufs.Get().(*[sniffLen]byte)
+			n := copy(sb[:], data)
+			n += copy(sb[n:], next)
+			data = sb[:n]
 		}
 		addField(&r.hdr, "Content-Type", http.DetectContentType(data))
+		if sb != nil {
+			sniffBufs.Put(sb)
+		}
 	}
 	w.sniff = false
 	x.commit(streaming)
@@ -297,11 +318,12 @@ func (w *compatWriter) finish() {
 func (w *compatWriter) waitSend() {
 	for w.sending.Load() {
 		w.cx.mu.Unlock()
-		w.sendMu.Lock()
+		sw := w.send // set before sending was (startSending)
+		sw.mu.Lock()
 		for w.sending.Load() {
-			w.sendDone.Wait()
+			sw.done.Wait()
 		}
-		w.sendMu.Unlock()
+		sw.mu.Unlock()
 		w.cx.mu.Lock()
 	}
 }

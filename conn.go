@@ -159,41 +159,37 @@ func (c *conn) attach(s *Server, nc net.Conn) {
 	c.state.Store(int32(StateNew))
 }
 
-// streamConnPool holds the conns that serve HTTP/2 streams natively
-// (h2ctx.go). They have a read buffer, for the copy of the request head
-// (streamHeadBuf to start with: nothing is read into it from a socket,
-// and h2.Stream.FillRequest grows it for a larger head), but no write
-// buffer: a stream's response goes through the HTTP/2 connection's
-// writer (h2Exchange), never through wbuf. Their response body buffer is
+// streamConnPool holds the conns that serve HTTP/2 and HTTP/3 streams
+// (stream.go). Their read buffer holds only the copy of the request head
+// (nothing is read into it from a socket): it is made, and grown, to the
+// head's size by the fill (h2.Stream.FillRequest, copyH3Head), as is their
+// header storage (streamRoom), so that a stream's Ctx, held for as long as
+// its handler runs (a long poll, a held HTTP/3 stream), holds what its
+// request needs, kept while the conn is pooled. They have no write
+// buffer: a stream's response goes through its connection's writer (the
+// exchange), never through wbuf. Their response body buffer is
 // taken from bodyBufPool when the handler first writes and given back
 // once the head has gone to the stream (takeBody, giveBody), so a stream
 // whose handler waits holds neither.
 var streamConnPool sync.Pool
 
-// newStreamConn is newConn for an HTTP/2 stream, which the caller sets
+// newStreamConn is newConn for a request stream, which the caller sets
 // as the exchange (c.ex): the conn has no net.Conn.
 func newStreamConn(s *Server) *conn {
 	c, _ := streamConnPool.Get().(*conn)
 	if c == nil || c.cfg != &s.cfg {
-		c = &conn{rbuf: make([]byte, min(s.cfg.readBuf, streamHeadBuf)), stream: true}
+		c = &conn{stream: true}
 		c.ctx.req.Headers = make([]h1.Header, 0, streamHeaders)
 	}
 	c.attach(s, nil)
 	return c
 }
 
-// streamHeadBuf is the read buffer a stream's conn starts with: room for
-// a common request head without cookies.
-const streamHeadBuf = 1 << 10
-
-// streamHeaders is the header storage a stream's conn starts with (0.9
-// KiB), where an HTTP/1.1 conn's Request takes h1.InlineHeaders (3.5 KiB)
-// on first use: a browser's request has 10 to 20 fields, and a stream's
-// Ctx is held for as long as its handler runs (a long poll, a held
-// HTTP/3 stream). It grows as fields arrive (h2.Stream.FillRequest, the
-// HTTP/3 head's copy) and is kept while the conn is pooled, up to
-// 2*h1.InlineHeaders (putConn).
-const streamHeaders = 16
+// streamHeaders is the header storage a stream's conn starts with (a
+// Request without any would take h1.InlineHeaders, 3.5 KiB, on Reset):
+// streamRoom grows it to a head's field count, and it is kept while the
+// conn is pooled, up to 2*h1.InlineHeaders (putConn).
+const streamHeaders = 4
 
 // bodyBuf holds a response body buffer in bodyBufPool; the holder
 // circulates with it, so that neither lending nor taking allocates.
@@ -243,7 +239,10 @@ func putConn(c *conn) {
 		c.giveBody()
 	}
 	if len(c.rbuf) > 4*c.cfg.readBuf {
-		c.rbuf = make([]byte, c.cfg.readBuf)
+		c.rbuf = nil // a stream's: the next head's fill makes one
+		if !c.stream {
+			c.rbuf = make([]byte, c.cfg.readBuf)
+		}
 	}
 	if cap(c.wbuf) > 4*c.cfg.writeBuf {
 		c.wbuf = make([]byte, 0, c.cfg.writeBuf+1024)

@@ -56,6 +56,9 @@ func (e *h2Exchange) failed() {}
 // more than MaxHeaders fields before copying them (431, the rule of
 // serveStream), and a target h1 refuses (400).
 func (e *h2Exchange) fillRequest(c *conn) int {
+	if n := len(e.st().Fields()); n <= c.cfg.limits.MaxHeaders {
+		c.streamRoom(n)
+	}
 	buf, head, code := e.st().FillRequest(&c.ctx.req, c.rbuf, c.cfg.limits.MaxHeaders)
 	c.rbuf = buf
 	if code == 0 {

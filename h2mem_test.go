@@ -147,8 +147,8 @@ func TestH2HeldStreamMemory(t *testing.T) {
 }
 
 // TestH2StreamHeadGrows sends request heads larger than a stream conn's
-// first read buffer (streamHeadBuf, 1 KiB), between small ones, on one
-// connection: each reaches the native handler whole.
+// read buffer (made to the size of the first head), between small ones,
+// on one connection: each reaches the native handler whole.
 func TestH2StreamHeadGrows(t *testing.T) {
 	t.Parallel()
 	srv := &riptide.Server{HTTP2: &riptide.HTTP2Config{H2C: true}, Handler: riptide.HandlerFunc(func(c *riptide.Ctx) {

@@ -485,6 +485,7 @@ func (ex *h3Stream) fillRequest(c *conn) int {
 // then the decoded fields.
 func (c *conn) fillH3Request(st *h3srv.Stream) error {
 	req := &c.ctx.req
+	c.streamRoom(len(st.Head().Fields))
 	if err := st.Head().Build(req); err != nil {
 		return err
 	}
@@ -503,7 +504,7 @@ func copyH3Head(req *h1.Request, fb, buf []byte) (reqhead.Head, []byte) {
 	method, target, host := req.Method, req.Target, req.Host
 	need := len(method) + len(target) + len(host) + len(fb)
 	if len(buf) < need {
-		buf = make([]byte, need) // putConn gives back an unusually large one
+		buf = make([]byte, need) // kept for the next heads; putConn drops an unusually large one
 	}
 	b := buf
 	n := copy(b, method)

@@ -81,6 +81,15 @@ func (s *Server) serveStream(ex streamExchange, streams *stripedCounter) {
 	putConn(c)
 }
 
+// streamRoom gives the stream conn's header storage room for n fields,
+// the count of the head about to be filled in: exactly n when it has less
+// (newStreamConn), so that the Ctx holds what its request needs.
+func (c *conn) streamRoom(n int) {
+	if req := &c.ctx.req; cap(req.Headers) < n {
+		req.Headers = make([]h1.Header, 0, n)
+	}
+}
+
 // expects100 reports "Expect: 100-continue" in a request head built from
 // fields (h1.Request.Expect100 is set by the HTTP/1.1 parser only).
 func expects100(req *h1.Request) bool {

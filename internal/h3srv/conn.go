@@ -370,7 +370,7 @@ func (c *Conn) tooEarly(st *Stream) bool {
 		return false
 	default:
 	}
-	switch string(st.head.Method) {
+	switch string(st.Head().Method) {
 	case "GET", "HEAD", "OPTIONS":
 		return false
 	}

@@ -41,9 +41,12 @@ type Stream struct {
 	c  *Conn
 	qs quicx.Stream
 
-	rd   reader // its buffer (rd.b) a *readBuf's, or nil
-	rs   h3.RequestStream
-	head h3.RequestHead
+	rd reader // its buffer (rd.b) a *readBuf's, or nil
+	rs h3.RequestStream
+	// clen is the request's content-length, -1 when absent: kept after
+	// ReleaseHead, for the body's checks (the head itself, Head, lies in
+	// the field buffers).
+	clen int64
 	// req is the head as an h1.Request, pooled: from readHead (which
 	// validates with it) to ReleaseHead or the stream's end.
 	req *h1.Request
@@ -81,11 +84,14 @@ type readBuf [readBufSize]byte
 var readBufs = sync.Pool{New: func() any { return new(readBuf) }}
 
 // headBufs are the buffers a field section is read and decoded into,
-// lent from headPool (takeHead).
+// and the request head validated from it (Head), lent from headPool
+// (takeHead): a stream whose handler runs after ReleaseHead holds none of
+// them.
 type headBufs struct {
 	hbuf   []byte     // a HEADERS payload being read
 	fields []h3.Field // decoded request fields, into dbuf
 	dbuf   []byte
+	head   h3.RequestHead
 }
 
 var headPool = sync.Pool{New: func() any {
@@ -124,7 +130,7 @@ func putStream(st *Stream) {
 	st.pending = nil
 	st.dropWrite()
 	st.c, st.qs, st.rd = nil, nil, reader{}
-	st.rs, st.head = h3.RequestStream{}, h3.RequestHead{}
+	st.rs, st.clen = h3.RequestStream{}, 0
 	st.trailers = nil
 	st.dataLeft, st.got, st.bodyErr = 0, 0, nil
 	st.wroteHead, st.done, st.headDL, st.userWDL = false, false, false, false
@@ -170,6 +176,7 @@ func (st *Stream) dropHead() {
 		return
 	}
 	st.hb = nil
+	hb.head = h3.RequestHead{}
 	clear(hb.fields[:min(cap(hb.fields), len(hb.fields)+len(st.trailers))])
 	hb.fields = hb.fields[:0]
 	if cap(hb.hbuf) > keepBufSize {
@@ -192,11 +199,11 @@ func (st *Stream) ReleaseHead() {
 		reqPool.Put(st.req)
 		st.req = nil
 	}
-	// The body is still checked against the content-length.
-	cl := st.head.ContentLength
-	st.head = h3.RequestHead{ContentLength: cl}
+	// The body is still checked against the content-length (st.clen).
 	if len(st.trailers) == 0 {
 		st.dropHead()
+	} else if st.hb != nil {
+		st.hb.head = h3.RequestHead{}
 	}
 }
 
@@ -228,8 +235,15 @@ func (st *Stream) ID() int64 { return st.qs.StreamID() }
 func (st *Stream) Request() *h1.Request { return st.req }
 
 // Head returns the request's validated field section, with the fields an
-// h1.Request does not hold (:scheme, :authority).
-func (st *Stream) Head() *h3.RequestHead { return &st.head }
+// h1.Request does not hold (:scheme, :authority). After ReleaseHead only
+// its ContentLength is kept (the rest is empty; the field buffers holding
+// it went back to their pool).
+func (st *Stream) Head() *h3.RequestHead {
+	if hb := st.hb; hb != nil && st.req != nil {
+		return &hb.head
+	}
+	return &h3.RequestHead{ContentLength: st.clen} // after ReleaseHead: not the engine's path
+}
 
 // FieldBytes returns the buffer the request's field section was decoded
 // into: every byte slice of Request and Head (method, target, authority,
@@ -300,12 +314,13 @@ func (st *Stream) readHeadBuffered() bool {
 			return false
 		}
 		hb.fields = fs
-		if err := st.head.Parse(fs, c.cfg.EnableConnectProtocol); err != nil {
+		if err := hb.head.Parse(fs, c.cfg.EnableConnectProtocol); err != nil {
 			st.fail(err)
 			return false
 		}
+		st.clen = hb.head.ContentLength
 		st.req = reqPool.Get().(*h1.Request)
-		if err := st.head.Build(st.req); err != nil {
+		if err := hb.head.Build(st.req); err != nil {
 			if err == h1.ErrBadTarget {
 				err = h3.ErrBadPath
 			}
@@ -473,7 +488,7 @@ func (st *Stream) nextFrame() error {
 	st.takeRead()
 	h, err := st.rd.frameHeader()
 	if err == io.EOF {
-		if err := h3.CheckBodyLength(st.head.ContentLength, st.got, true); err != nil {
+		if err := h3.CheckBodyLength(st.clen, st.got, true); err != nil {
 			st.fail(err)
 			return err
 		}
@@ -494,7 +509,7 @@ func (st *Stream) nextFrame() error {
 			}
 		case h3.PartData:
 			// Refuse a body over its content-length before reading it.
-			err = h3.CheckBodyLength(st.head.ContentLength, st.got+int64(min(h.Length, 1<<62)), false)
+			err = h3.CheckBodyLength(st.clen, st.got+int64(min(h.Length, 1<<62)), false)
 			st.dataLeft = h.Length
 		case h3.PartTrailers:
 			var fs []h3.Field
