@@ -44,8 +44,10 @@ var ErrWriteQueueFull = errors.New("websocket: write queue full: the peer is not
 // On riptide's event-loop engine (Linux; EngineEventLoop, EngineOnLoop)
 // an idle Peer is parked on its loop like an idle HTTP/1.1 connection: no
 // goroutine, no read buffer, no write buffer; it costs the Peer and the
-// engine's connection, well under 1 KiB (docs/websocket.md). Elsewhere
-// (the goroutine engine, TLS, non-Linux systems) the same API runs a
+// engine's connection, well under 1 KiB (docs/websocket.md), and over TLS
+// (Server.TLSEngine's event loop, the default there) the tls.Conn besides,
+// about 7 KB. Elsewhere (the goroutine engine, TLS on the goroutine
+// engine, HTTP/2 and HTTP/3, non-Linux systems) the same API runs a
 // blocking Conn on a goroutine of its own.
 type Peer struct {
 	h           *Handler

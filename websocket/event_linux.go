@@ -9,6 +9,8 @@ package websocket
 // control frame waits in the engine's small pooled buffer
 // (evloop.Conn.ParkFor), an incomplete message in a pooled buffer taken
 // for it, and permessage-deflate's state only with context takeover.
+// Over TLS the connection's tls.Conn is read and written through
+// (event_tls_linux.go) and parks with the Peer.
 
 import (
 	"bytes"
@@ -29,6 +31,9 @@ import (
 type evState struct {
 	ec *evloop.Conn
 	o  *Options
+	// tw: over TLS (the root's TLS engine), the tls.Conn on ec, which
+	// the connection reads and writes through (event_tls_linux.go).
+	tw takeover.TLS
 
 	// Read side: the owner (the worker serving the connection) only.
 	rs      ws.Reader
@@ -106,8 +111,9 @@ func ctxHeaders(x *riptide.Ctx) headerGetter {
 	}
 }
 
-// evServe serves x's upgrade in event mode when its connection is a plain
-// HTTP/1.1 one on the event loop; ok false otherwise (nothing done).
+// evServe serves x's upgrade in event mode when its connection is an
+// HTTP/1.1 one on the event loop, cleartext or TLS; ok false otherwise
+// (nothing done).
 func evServe(x *riptide.Ctx, o *Options, h *Handler) (*Peer, bool, error) {
 	if takeover.Take == nil || x.IsHTTP2() || x.IsHTTP3() {
 		return nil, false, nil
@@ -127,8 +133,13 @@ func evServe(x *riptide.Ctx, o *Options, h *Handler) (*Peer, bool, error) {
 		return nil, true, err
 	}
 	s := &p.ev
-	s.ec, s.o = nc.(*evloop.Conn), o
-	if _, err := s.ec.Write(appendResponse(nil, &n, o)); err != nil {
+	s.o = o
+	if tw, ok := nc.(takeover.TLS); ok {
+		s.tw, s.ec = tw, tw.Loop().(*evloop.Conn)
+	} else {
+		s.ec = nc.(*evloop.Conn)
+	}
+	if _, err := nc.Write(appendResponse(nil, &n, o)); err != nil {
 		s.ended = true
 		s.ec.Close()
 		return nil, true, err
@@ -225,7 +236,7 @@ func (e *evProto) ServeConn(net.Conn) bool {
 			}
 			return false
 		}
-		n, err := ec.RawRead(buf[w:])
+		n, err := s.read(buf[w:])
 		if n > 0 {
 			w += n
 			used := p.consume(buf[:w], now)
@@ -245,7 +256,11 @@ func (e *evProto) ServeConn(net.Conn) bool {
 			continue
 		}
 		ec.SetWakeAt(s.alarm())
-		s.parked = ec.ParkFor(evloop.Saved{Proto: e}, buf[:w], len(s.q) > 0)
+		sv := evloop.Saved{Proto: e}
+		if s.tw != nil {
+			sv.Session = s.tw.Session()
+		}
+		s.parked = ec.ParkFor(sv, buf[:w], s.queued() > 0)
 		parked := s.parked
 		s.mu.Unlock()
 		if parked {
@@ -590,6 +605,9 @@ func (s *evState) send(a, b []byte, shared bool) error {
 	if s.werr != nil {
 		return s.werr
 	}
+	if s.tw != nil {
+		return s.sendTLS(a, b, shared)
+	}
 	if s.qlen == 0 {
 		iov := [2][]byte{a, b}
 		n, err := s.ec.WriteNow(iov[:])
@@ -606,14 +624,20 @@ func (s *evState) send(a, b []byte, shared bool) error {
 			return nil
 		}
 	}
-	if s.qlen >= s.o.writeQueueLimit() {
+	return s.enqueue(a, b, shared, s.qlen)
+}
+
+// enqueue queues a and b (mu held), failing the connection with
+// ErrWriteQueueFull when queued bytes are waiting already.
+func (s *evState) enqueue(a, b []byte, shared bool, queued int) error {
+	if queued >= s.o.writeQueueLimit() {
 		// The peer left the limit unread: it is not reading. (A message
 		// is queued whole however long: its size is the application's
 		// choice, not the peer's.)
 		s.broken(ErrWriteQueueFull)
 		return ErrWriteQueueFull
 	}
-	wasEmpty := s.qlen == 0
+	wasEmpty := queued == 0
 	if len(a) > 0 {
 		s.q = append(s.q, bytes.Clone(a))
 	}
@@ -624,17 +648,28 @@ func (s *evState) send(a, b []byte, shared bool) error {
 		s.q = append(s.q, b)
 	}
 	s.qlen += len(a) + len(b)
-	if wasEmpty && s.parked && !s.woken {
-		// Parked without interest in writability: its owner must run
-		// to park again waiting for it.
-		s.woken = true
-		s.ec.Wake()
+	if wasEmpty {
+		s.wakeForOutput()
 	}
 	return nil
 }
 
+// wakeForOutput wakes the connection's owner, if parked without interest
+// in writability, to park again waiting for it (mu held; output was
+// queued).
+func (s *evState) wakeForOutput() {
+	if s.parked && !s.woken {
+		s.woken = true
+		s.ec.Wake()
+	}
+}
+
 // flush writes what is queued as far as the socket takes it (mu held).
 func (s *evState) flush() {
+	if s.tw != nil {
+		s.flushTLS()
+		return
+	}
 	for s.qlen > 0 && s.werr == nil {
 		n, err := s.ec.WriteNow(s.q)
 		if err != nil {

@@ -29,9 +29,11 @@ type Proto interface {
 // returns: the server writes nothing more on it and serves no further
 // request. It returns the connection (an *evloop.Conn, for the handler to
 // write the switch of protocols on) and the bytes already read past the
-// request (valid until the handler returns). ok is false, with nothing
-// done, where the connection is not a plain event-loop one (the goroutine
-// engine, TLS, HTTP/2 and HTTP/3, a request with a body, non-Linux): the
-// caller falls back to Hijack. err is a failure to flush the response
-// buffered so far. With a nil p it only reports ok, doing nothing.
+// request (valid until the handler returns): over TLS on the event loop a
+// TLS (tls_linux.go) whose Write seals. ok is false, with nothing done,
+// where the connection is not an HTTP/1.1 one on the event loop (the
+// goroutine engine, TLS on the goroutine engine, HTTP/2 and HTTP/3, a
+// request with a body, non-Linux): the caller falls back to Hijack. err
+// is a failure to flush the response buffered so far. With a nil p it
+// only reports ok, doing nothing.
 var Take func(x any, p Proto) (c net.Conn, buffered []byte, ok bool, err error)
