@@ -61,7 +61,10 @@ type Stats struct {
 	// client preface; for HTTP/3 every frame on every stream (request,
 	// control and QPACK streams; not QUIC's own framing). HTTP/1.1
 	// connections add theirs at each response and at close, HTTP/2 and
-	// HTTP/3 connections at each read and write.
+	// HTTP/3 connections at each read and write. A WebSocket of package
+	// websocket over HTTP/1.1 (Upgrade, Accept on the compat door, Serve)
+	// adds its messages' bytes, frames with their headers, as it reads
+	// and writes them; over HTTP/2 and HTTP/3 they are the tunnel's frames.
 	BytesIn  uint64
 	BytesOut uint64
 	Panics   uint64 // handler panics (other than ErrAbortHandler)

@@ -17,6 +17,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -34,6 +35,8 @@ type evState struct {
 	// tw: over TLS (the root's TLS engine), the tls.Conn on ec, which
 	// the connection reads and writes through (event_tls_linux.go).
 	tw takeover.TLS
+	// nin, nout: the server's Stats.BytesIn and BytesOut (nil: none).
+	nin, nout *atomic.Uint64
 
 	// Read side: the owner (the worker serving the connection) only.
 	rs      ws.Reader
@@ -128,22 +131,25 @@ func evServe(x *riptide.Ctx, o *Options, h *Handler) (*Peer, bool, error) {
 		return nil, true, herr
 	}
 	p := &Peer{h: h, subprotocol: n.subprotocol}
+	in, out := statBytes(x)
 	nc, buffered, _, err := takeover.Take(x, (*evProto)(p))
 	if err != nil {
 		return nil, true, err
 	}
 	s := &p.ev
-	s.o = o
+	s.o, s.nin, s.nout = o, in, out
 	if tw, ok := nc.(takeover.TLS); ok {
 		s.tw, s.ec = tw, tw.Loop().(*evloop.Conn)
 	} else {
 		s.ec = nc.(*evloop.Conn)
 	}
-	if _, err := nc.Write(appendResponse(nil, &n, o)); err != nil {
+	resp := appendResponse(nil, &n, o)
+	if _, err := nc.Write(resp); err != nil {
 		s.ended = true
 		s.ec.Close()
 		return nil, true, err
 	}
+	counted(out, len(resp))
 	if len(buffered) > 0 {
 		s.first = bytes.Clone(buffered)
 	}
@@ -238,6 +244,7 @@ func (e *evProto) ServeConn(net.Conn) bool {
 		}
 		n, err := s.read(buf[w:])
 		if n > 0 {
+			counted(s.nin, n)
 			w += n
 			used := p.consume(buf[:w], now)
 			w = copy(buf, buf[used:w])
@@ -615,6 +622,7 @@ func (s *evState) send(a, b []byte, shared bool) error {
 			s.broken(err)
 			return err
 		}
+		counted(s.nout, n)
 		if n >= len(a) {
 			b, a = b[n-len(a):], nil
 		} else {
@@ -676,6 +684,7 @@ func (s *evState) flush() {
 			s.broken(err)
 			return
 		}
+		counted(s.nout, n)
 		if n == 0 {
 			return
 		}

@@ -69,6 +69,7 @@ func (s *evState) seal(a, b []byte) error {
 			if err = s.tw.Seal(chunk); err != nil {
 				break
 			}
+			counted(s.nout, len(chunk))
 		}
 		chunk = chunk[:0]
 		if len(b) == 0 {

@@ -5,7 +5,10 @@
 // the root sets Take at init, the taker calls it with the *riptide.Ctx.
 package takeover
 
-import "net"
+import (
+	"net"
+	"sync/atomic"
+)
 
 // Proto is a protocol that took a connection over. The engine runs
 // ServeConn on a worker goroutine: once right after the handler that took
@@ -37,3 +40,12 @@ type Proto interface {
 // is a failure to flush the response buffered so far. With a nil p it
 // only reports ok, doing nothing.
 var Take func(x any, p Proto) (c net.Conn, buffered []byte, ok bool, err error)
+
+// Bytes, set by the root package, returns the counters of the server's
+// Stats.BytesIn and BytesOut that the connection of x (a *riptide.Ctx, or
+// the compat door's http.ResponseWriter, whose handler is running) counts
+// in, for a protocol that reads and writes the connection itself after
+// taking it over (Take, or Hijack): nil where the server keeps no
+// statistics, for HTTP/2 and HTTP/3 (their engines count the frames of a
+// tunnel themselves) and for anything else.
+var Bytes func(x any) (in, out *atomic.Uint64)
