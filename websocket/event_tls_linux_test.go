@@ -221,8 +221,8 @@ func TestEventTLSMessageAllocs(t *testing.T) {
 // eventTLSIdleLimit is the most an idle event-driven connection over TLS
 // may keep in the server, heap and stacks: its tls.Conn (keys, the record
 // buffers crypto/tls keeps at the size they reached), the engine's
-// connection and the Peer (TestEventTLSIdleMemory measured 7,217 bytes,
-// 6,570 of them crypto/tls's, at 2,000 connections).
+// connection and the Peer (TestEventTLSIdleMemory measured 7,199 and
+// 7,242 bytes, 6,570 of them crypto/tls's, at 2,000 connections).
 const eventTLSIdleLimit = 8 << 10
 
 // N idle event-driven connections over TLS (wss://) on the event loop's
