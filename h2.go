@@ -223,7 +223,7 @@ func (s *Server) h2Conn(nc net.Conn, rest []byte) *h2.Conn {
 	var in, out *atomic.Uint64
 	if s.cfg.stats {
 		sh := s.pickShard()
-		in, out = &sh.bytesIn, &sh.bytesOut
+		in, out = &sh.bytes.In, &sh.bytes.Out
 	}
 	hc := h2.NewConn(&st.cfg, nc, rest, in, out)
 	st.register(hc, true)

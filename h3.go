@@ -252,7 +252,7 @@ func (s *Server) ListenQUIC(o QUICOptions) (*QUICListener, error) {
 		for i := range l.shared {
 			c := l.cfg
 			sh := &s.stats.shards[i]
-			c.BytesIn, c.BytesOut = &sh.bytesIn, &sh.bytesOut
+			c.BytesIn, c.BytesOut = &sh.bytes.In, &sh.bytes.Out
 			l.shared[i] = h3srv.NewShared(&c)
 		}
 	}

@@ -165,7 +165,7 @@ func BenchmarkScaleStatsDispatch(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			sh := s.pickShard()
-			sh.bytesIn.Add(1)
+			sh.bytes.In.Add(1)
 			s.stats.h2Streams.Add(1)
 		}
 	})

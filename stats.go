@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/riptide-http/riptide/internal/netx"
+	"github.com/riptide-http/riptide/internal/takeover"
 	"github.com/riptide-http/riptide/internal/workq"
 )
 
@@ -61,7 +62,10 @@ type Stats struct {
 	// client preface; for HTTP/3 every frame on every stream (request,
 	// control and QPACK streams; not QUIC's own framing). HTTP/1.1
 	// connections add theirs at each response and at close, HTTP/2 and
-	// HTTP/3 connections at each read and write.
+	// HTTP/3 connections at each read and write. A WebSocket of package
+	// websocket over HTTP/1.1 (Upgrade, Accept on the compat door, Serve)
+	// adds its messages' bytes, frames with their headers, as it reads
+	// and writes them; over HTTP/2 and HTTP/3 they are the tunnel's frames.
 	BytesIn  uint64
 	BytesOut uint64
 	Panics   uint64 // handler panics (other than ErrAbortHandler)
@@ -139,8 +143,7 @@ type statShard struct {
 	responses [5]atomic.Uint64
 	hist      [len(DurationBuckets) + 1]atomic.Uint64 // non-cumulative; last is +Inf
 	durSum    atomic.Int64
-	bytesIn   atomic.Uint64
-	bytesOut  atomic.Uint64
+	bytes     takeover.Counters // BytesIn, BytesOut
 	_         [64]byte
 }
 
@@ -242,8 +245,8 @@ func (s *Server) Stats(st *Stats) {
 			hist[k] += sh.hist[k].Load()
 		}
 		st.Duration.Sum += time.Duration(sh.durSum.Load())
-		st.BytesIn += sh.bytesIn.Load()
-		st.BytesOut += sh.bytesOut.Load()
+		st.BytesIn += sh.bytes.In.Load()
+		st.BytesOut += sh.bytes.Out.Load()
 	}
 	var cum uint64
 	for k := range DurationBuckets {
@@ -315,11 +318,11 @@ func (sh *statShard) observe(status int, answered bool, start int64) {
 // statFlushBytes moves the connection's byte counts to its shard.
 func (c *conn) statFlushBytes() {
 	if c.nin > 0 {
-		c.shard.bytesIn.Add(c.nin)
+		c.shard.bytes.In.Add(c.nin)
 		c.nin = 0
 	}
 	if c.nout > 0 {
-		c.shard.bytesOut.Add(c.nout)
+		c.shard.bytes.Out.Add(c.nout)
 		c.nout = 0
 	}
 }

@@ -6,8 +6,9 @@ package riptide
 // the protocol's ServeConn instead of reading the next request. The
 // connection stays in the engine: it parks with the protocol as its saved
 // state (evloop.Saved.Proto), and its loop hands it to a worker again
-// (elHandler.Serve, then serveHandover) when it is readable, woken, closed,
-// past its read deadline, or writable with output queued.
+// (elHandler.Serve or, over TLS, elTLSHandler.Serve; then serveHandover)
+// when it is readable, woken, closed, past its read deadline, or writable
+// with output queued. Over TLS see takeover_tls_linux.go.
 
 import (
 	"net"
@@ -27,7 +28,8 @@ func takeOver(xa any, p takeover.Proto) (net.Conn, []byte, bool, error) {
 		return nil, nil, false, nil
 	}
 	c := x.conn
-	if c.ec == nil || c.nc != net.Conn(c.ec) || c.hijacked || c.ex.abilities()&canHijack == 0 || len(c.body.pending) > 0 {
+	plain := c.ec != nil && c.nc == net.Conn(c.ec)
+	if !plain && !c.tlsTakeable() || c.hijacked || c.ex.abilities()&canHijack == 0 || len(c.body.pending) > 0 {
 		return nil, nil, false, nil
 	}
 	if p == nil {
@@ -42,6 +44,9 @@ func takeOver(xa any, p takeover.Proto) (net.Conn, []byte, bool, error) {
 	c.hijacked = true
 	c.handover = p
 	c.nc.SetDeadline(time.Time{})
+	if !plain {
+		return c.tl.takeOver(), buffered, true, nil // takeover_tls_linux.go
+	}
 	return c.ec, buffered, true, nil
 }
 
@@ -54,7 +59,7 @@ func (c *conn) serveHandover() {
 	// Between its events the connection is idle to Shutdown (which asks
 	// it to close through a past read deadline) and to Stats.
 	c.setState(StateIdle)
-	if !p.ServeConn(c.ec) {
+	if !p.ServeConn(c.nc) {
 		c.setState(StateClosed)
 		c.untrack()
 		c.statClose()
@@ -65,8 +70,9 @@ func (c *conn) serveHandover() {
 // resumeHandover serves again a connection parked by the protocol that
 // took it over (c is the worker's conn, attached to it).
 func (c *conn) resumeHandover(p takeover.Proto) {
-	c.ec.Saved.Proto = nil
-	c.state.Store(c.ec.Status.Load())
+	ec := c.loopConn()
+	ec.Saved.Proto = nil
+	c.state.Store(ec.Status.Load())
 	c.handover = p
 	c.serveHandover()
 }

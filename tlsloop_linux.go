@@ -36,6 +36,7 @@ import (
 
 	"github.com/riptide-http/riptide/internal/evloop"
 	"github.com/riptide-http/riptide/internal/h2"
+	"github.com/riptide-http/riptide/internal/takeover"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,6 +52,9 @@ type tlsSock struct {
 	// det is the socket after Hijack (a *net.TCPConn off the loop), which
 	// then does all of the tls.Conn's I/O.
 	det net.Conn
+	// wire: taken over by another protocol (takeover_tls_linux.go), whose
+	// writes do not wait.
+	wire *tlsWire
 }
 
 // errWouldBlock is the tlsSock's answer to a non-blocking read of an
@@ -84,6 +88,9 @@ func (t *tlsSock) Read(p []byte) (int, error) {
 }
 
 func (t *tlsSock) Write(p []byte) (int, error) {
+	if t.wire != nil {
+		return t.wire.put(p)
+	}
 	if t.det != nil {
 		return t.det.Write(p)
 	}
@@ -186,6 +193,10 @@ func (h elTLSHandler) Serve(w *evloop.Worker, ec *evloop.Conn, fresh bool) {
 	c.tl = t
 	if hc, ok := ec.Saved.Proto.(*h2.Conn); ok {
 		c.resumeH2(hc) // HTTP/2 over TLS, parked (h2tlspark_linux.go)
+		return
+	}
+	if p, ok := ec.Saved.Proto.(takeover.Proto); ok {
+		c.resumeHandover(p) // a WebSocket over TLS, parked (takeover_tls_linux.go)
 		return
 	}
 	c.resume()

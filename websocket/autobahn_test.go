@@ -3,12 +3,14 @@ package websocket
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,8 +74,13 @@ func wholeEcho(c *Conn) {
 
 // Autobahn cases (subset) against the native door on the event-loop and
 // goroutine engines, the compat door, and the event-driven mode (Serve) on
-// both engines: every case OK, NON-STRICT or INFORMATIONAL, in behaviour
-// and in closing.
+// both engines and over TLS: every case OK, NON-STRICT or INFORMATIONAL,
+// in behaviour and in closing. With RIPTIDE_AUTOBAHN_FULL set to a
+// directory each door runs the whole suite and its report's index.json is
+// copied there as DOOR.json. kosoku 0.1.0 speaks no TLS ("invalid url
+// scheme wss"), so the TLS door is reached through tlsRelay, which hands
+// kosoku's bytes to the server over TLS unchanged and each side's close to
+// the other.
 func TestAutobahn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Autobahn run skipped in -short mode")
@@ -84,28 +91,50 @@ func TestAutobahn(t *testing.T) {
 			wholeEcho(c)
 		}
 	})
+	// On the event loop over TLS the Peer must be event-driven.
+	eventTLS := &Handler{OnMessage: func(p *Peer, mt MessageType, msg []byte) { p.WriteMessage(mt, msg) }}
+	eventTLSDoor := riptide.HandlerFunc(func(x *riptide.Ctx) {
+		if p, err := Serve(x, autobahnOpts, eventTLS); err == nil && p.EventDriven() != (runtime.GOOS == "linux") {
+			t.Errorf("EventDriven() = %v over TLS on %s", p.EventDriven(), runtime.GOOS)
+		}
+	})
 	for _, door := range []struct {
-		name string
-		e    riptide.Engine
-		h    riptide.Handler
+		name   string
+		e      riptide.Engine
+		h      riptide.Handler
+		secure bool
 	}{
-		{"native-eventloop", riptide.EngineAuto, native},
-		{"native-goroutine", riptide.EngineGoroutine, native},
-		{"compat", riptide.EngineAuto, riptide.FromHTTP(compatHandler(autobahnOpts, wholeEcho))},
+		{"native-eventloop", riptide.EngineAuto, native, false},
+		{"native-goroutine", riptide.EngineGoroutine, native, false},
+		{"compat", riptide.EngineAuto, riptide.FromHTTP(compatHandler(autobahnOpts, wholeEcho)), false},
 		// The event-driven mode (Serve): parked on the loop, and on a
 		// goroutine per connection on the goroutine engine.
-		{"event-eventloop", riptide.EngineAuto, eventEcho(autobahnOpts, nil, nil)},
-		{"event-goroutine", riptide.EngineGoroutine, eventEcho(autobahnOpts, nil, nil)},
+		{"event-eventloop", riptide.EngineAuto, eventEcho(autobahnOpts, nil, nil), false},
+		{"event-goroutine", riptide.EngineGoroutine, eventEcho(autobahnOpts, nil, nil), false},
+		// wss://, parked on the loop with its tls.Conn.
+		{"event-eventloop-tls", riptide.EngineAuto, eventTLSDoor, true},
 	} {
 		t.Run(door.name, func(t *testing.T) {
-			url := serve(t, door.e, door.h)
-			addr := strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/")
+			var addr string
+			if door.secure {
+				url, tc := serveWSS(t, &riptide.Server{Handler: door.h, Engine: door.e})
+				addr = tlsRelay(t, strings.TrimSuffix(strings.TrimPrefix(url, "wss://"), "/"), tc)
+			} else {
+				url := serve(t, door.e, door.h)
+				addr = strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/")
+			}
 			out := t.TempDir()
 			args := []string{"-m", "fuzzingclient", "-p", "2", "-o", out}
-			for _, c := range autobahnSubset {
-				args = append(args, "-i", c)
+			limit := 5 * time.Minute
+			full := os.Getenv("RIPTIDE_AUTOBAHN_FULL")
+			if full == "" {
+				for _, c := range autobahnSubset {
+					args = append(args, "-i", c)
+				}
+			} else {
+				limit = 30 * time.Minute
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), limit)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, bin, append(args, addr)...)
 			cmd.Dir = out
@@ -113,8 +142,53 @@ func TestAutobahn(t *testing.T) {
 				t.Logf("kosoku: %v\n%s", err, b)
 			}
 			checkAutobahnReport(t, filepath.Join(out, "index.json"), addr)
+			if full != "" {
+				copyReport(t, out, filepath.Join(full, door.name+".json"))
+			}
 		})
 	}
+}
+
+// tlsRelay listens on loopback for kosoku's cleartext connections and
+// relays each to the server at addr over TLS (trusting tc): the bytes
+// either way unchanged, and when one side ends (the server's close after
+// the closing handshake, or kosoku's) the other is closed. It returns the
+// relay's address; it stops with the test.
+func tlsRelay(t *testing.T, addr string, tc *tls.Config) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	cfg := tc.Clone()
+	cfg.NextProtos = []string{"http/1.1"}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				s, err := tls.Dial("tcp", addr, cfg)
+				if err != nil {
+					c.Close()
+					return
+				}
+				done := make(chan struct{}, 2)
+				pipe := func(dst, src net.Conn) {
+					io.Copy(dst, src)
+					dst.Close()
+					src.Close()
+					done <- struct{}{}
+				}
+				go pipe(c, s)
+				go pipe(s, c)
+				<-done
+				<-done
+			}()
+		}
+	}()
+	return ln.Addr().String()
 }
 
 // checkAutobahnReport fails the test for each case in the report whose
@@ -224,12 +298,18 @@ func TestAutobahnClient(t *testing.T) {
 	}
 	checkAutobahnReport(t, filepath.Join(out, "index.json"), "riptide")
 	if full != "" {
-		b, err := os.ReadFile(filepath.Join(out, "index.json"))
-		if err == nil {
-			err = os.WriteFile(filepath.Join(full, "client.json"), b, 0o644)
-		}
-		if err != nil {
-			t.Error(err)
-		}
+		copyReport(t, out, filepath.Join(full, "client.json"))
+	}
+}
+
+// copyReport copies kosoku's index.json from its output directory to
+// path (RIPTIDE_AUTOBAHN_FULL).
+func copyReport(t *testing.T, out, path string) {
+	b, err := os.ReadFile(filepath.Join(out, "index.json"))
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		t.Error(err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riptide-http/riptide/internal/takeover"
 	"github.com/riptide-http/riptide/ws"
 )
 
@@ -70,6 +71,7 @@ const retainMax = 64 << 10
 // application must keep reading for them to be seen.
 type Conn struct {
 	nc           net.Conn
+	cnt          *takeover.Counters // the server's Stats.BytesIn and BytesOut (takeover.Bytes), nil for none
 	client       bool
 	subprotocol  string
 	compress     bool // permessage-deflate negotiated
@@ -221,6 +223,7 @@ func (c *Conn) fill(n int) error {
 	}
 	for c.w < n {
 		m, err := c.nc.Read(c.rbuf[c.w:])
+		countIn(c.cnt, m)
 		c.w += m
 		if err != nil {
 			if c.w >= n {
@@ -365,6 +368,7 @@ func (c *Conn) readPayload(p []byte) (int, error) {
 		c.r += n
 	} else if len(p) >= len(c.rbuf) {
 		m, err := c.nc.Read(p)
+		countIn(c.cnt, m)
 		if m == 0 && err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
@@ -561,10 +565,10 @@ func (c *Conn) writeFrame(fin bool, op ws.Opcode, rsv uint8, p []byte) error {
 	b := ws.AppendHeader((*wb)[:0], h)
 	if !c.client && len(p) > cap(b)-len(b) {
 		// Large server payload: no copy, two writes.
-		if _, err := c.nc.Write(b); err != nil {
+		if err := c.write(b); err != nil {
 			return c.writeFailed(err)
 		}
-		if _, err := c.nc.Write(p); err != nil {
+		if err := c.write(p); err != nil {
 			return c.writeFailed(err)
 		}
 		return nil
@@ -578,7 +582,7 @@ func (c *Conn) writeFrame(fin bool, op ws.Opcode, rsv uint8, p []byte) error {
 			pos = ws.Mask(h.Key, pos, b[start:])
 		}
 		p = p[k:]
-		if _, err := c.nc.Write(b); err != nil {
+		if err := c.write(b); err != nil {
 			return c.writeFailed(err)
 		}
 		if len(p) == 0 {
@@ -823,4 +827,26 @@ func (c *Conn) closeConn() error {
 		c.closeErr = c.nc.Close()
 	})
 	return c.closeErr
+}
+
+// write writes b to the connection, counted in the server's BytesOut.
+func (c *Conn) write(b []byte) error {
+	n, err := c.nc.Write(b)
+	countOut(c.cnt, n)
+	return err
+}
+
+// countIn adds n to c's bytes in (the server's Stats.BytesIn;
+// takeover.Bytes); c may be nil (no statistics).
+func countIn(c *takeover.Counters, n int) {
+	if c != nil && n > 0 {
+		c.In.Add(uint64(n))
+	}
+}
+
+// countOut adds n to c's bytes out; c may be nil (no statistics).
+func countOut(c *takeover.Counters, n int) {
+	if c != nil && n > 0 {
+		c.Out.Add(uint64(n))
+	}
 }

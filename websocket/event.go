@@ -44,14 +44,15 @@ var ErrWriteQueueFull = errors.New("websocket: write queue full: the peer is not
 // On riptide's event-loop engine (Linux; EngineEventLoop, EngineOnLoop)
 // an idle Peer is parked on its loop like an idle HTTP/1.1 connection: no
 // goroutine, no read buffer, no write buffer; it costs the Peer and the
-// engine's connection, well under 1 KiB (docs/websocket.md). Elsewhere
-// (the goroutine engine, TLS, non-Linux systems) the same API runs a
+// engine's connection, well under 1 KiB (docs/websocket.md), and over TLS
+// (Server.TLSEngine's event loop, the default there) the tls.Conn besides,
+// about 7 KB. Elsewhere (the goroutine engine, TLS on the goroutine
+// engine, HTTP/2 and HTTP/3, non-Linux systems) the same API runs a
 // blocking Conn on a goroutine of its own.
 type Peer struct {
-	h           *Handler
-	subprotocol string
-	bc          *Conn   // goroutine mode: the blocking connection
-	ev          evState // event mode (event_linux.go)
+	h  *Handler
+	bc *Conn   // goroutine mode: the blocking connection
+	ev evState // event mode (event_linux.go)
 }
 
 // Serve answers a native request that asks for a WebSocket and serves the
@@ -74,7 +75,7 @@ func Serve(x *riptide.Ctx, o *Options, h *Handler) (*Peer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Peer{h: h, subprotocol: c.subprotocol, bc: c}
+	p := &Peer{h: h, bc: c}
 	if h.OnOpen != nil {
 		h.OnOpen(p)
 	}
@@ -168,7 +169,12 @@ func (p *Peer) CloseWith(code int, reason string) error {
 }
 
 // Subprotocol is the negotiated subprotocol, "" if none.
-func (p *Peer) Subprotocol() string { return p.subprotocol }
+func (p *Peer) Subprotocol() string {
+	if p.bc != nil {
+		return p.bc.subprotocol
+	}
+	return p.evSubprotocol()
+}
 
 // RemoteAddr is the client's address.
 func (p *Peer) RemoteAddr() net.Addr {

@@ -92,10 +92,15 @@ func TestEventPreparedBroadcast(t *testing.T) {
 // that reads) stays connected while idle well past ReadTimeout, pinged
 // all along; a peer that does not answer is closed at ReadTimeout.
 func TestEventKeepAlive(t *testing.T) {
-	url, closed := serveEvents(t, &Options{PingInterval: 100 * time.Millisecond, ReadTimeout: time.Second}, Handler{
+	eachNet(t, testEventKeepAlive)
+}
+
+// testEventKeepAlive is TestEventKeepAlive over en.
+func testEventKeepAlive(t *testing.T, en *evNet) {
+	url, closed := en.serveEvents(t, &Options{PingInterval: 100 * time.Millisecond, ReadTimeout: time.Second}, Handler{
 		OnMessage: func(p *Peer, mt MessageType, msg []byte) { p.WriteMessage(mt, msg) },
 	})
-	c := dial(t, url, nil)
+	c := en.dial(t, url, nil)
 	pings := make(chan struct{}, 1000)
 	c.SetPingHandler(func(data []byte) error {
 		pings <- struct{}{}
@@ -125,7 +130,7 @@ func TestEventKeepAlive(t *testing.T) {
 	default:
 	}
 	// A raw connection answers no ping.
-	nc := idleConns(t, url, 1)[0]
+	nc := en.conns(t, url, 1)[0]
 	defer nc.Close()
 	if err := waitClosed(t, closed); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Errorf("silent peer: OnClose %v, want %v", err, os.ErrDeadlineExceeded)
@@ -137,11 +142,16 @@ func TestEventKeepAlive(t *testing.T) {
 // echoed); one that never answers is closed at CloseTimeout (OnClose:
 // os.ErrDeadlineExceeded) and its socket too.
 func TestEventCloseHandshake(t *testing.T) {
+	eachNet(t, testEventCloseHandshake)
+}
+
+// testEventCloseHandshake is TestEventCloseHandshake over en.
+func testEventCloseHandshake(t *testing.T, en *evNet) {
 	peers := make(chan *Peer, 2)
-	url, closed := serveEvents(t, &Options{CloseTimeout: 300 * time.Millisecond}, Handler{
+	url, closed := en.serveEvents(t, &Options{CloseTimeout: 300 * time.Millisecond}, Handler{
 		OnOpen: func(p *Peer) { peers <- p },
 	})
-	c := dial(t, url, nil)
+	c := en.dial(t, url, nil)
 	p := <-peers
 	if err := p.CloseWith(4001, "bye"); err != nil {
 		t.Fatal(err)
@@ -159,7 +169,7 @@ func TestEventCloseHandshake(t *testing.T) {
 		t.Errorf("OnClose: %v, want the echoed 4001", err)
 	}
 
-	nc := idleConns(t, url, 1)[0] // never answers
+	nc := en.conns(t, url, 1)[0] // never answers
 	defer nc.Close()
 	p = <-peers
 	if err := p.Close(); err != nil {
@@ -206,14 +216,19 @@ func TestEventServerClose(t *testing.T) {
 // client gets a close frame with 1001 (going away), and once it answers
 // the connection ends (OnClose: the echoed 1001) and Shutdown returns.
 func TestEventShutdown(t *testing.T) {
+	eachNet(t, testEventShutdown)
+}
+
+// testEventShutdown is TestEventShutdown over en.
+func testEventShutdown(t *testing.T, en *evNet) {
 	closed := make(chan error, 8)
 	h := &Handler{OnClose: func(_ *Peer, err error) { closed <- err }}
 	srv := &riptide.Server{Handler: riptide.HandlerFunc(func(x *riptide.Ctx) { Serve(x, nil, h) })}
-	url := serveServer(t, srv)
+	url := en.serve(t, srv)
 	const n = 3
 	got := make(chan error, n)
 	for range n {
-		c := dial(t, url, nil)
+		c := en.dial(t, url, nil)
 		go func() {
 			_, _, err := c.ReadMessage() // answers the close frame
 			got <- err
@@ -225,8 +240,13 @@ func TestEventShutdown(t *testing.T) {
 		t.Fatalf("Shutdown: %v", err)
 	}
 	for range n {
-		if err := <-got; CloseStatus(err) != ws.CloseGoingAway {
-			t.Errorf("client read: %v, want close 1001", err)
+		select {
+		case err := <-got:
+			if CloseStatus(err) != ws.CloseGoingAway {
+				t.Errorf("client read: %v, want close 1001", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no close frame 10 s after Shutdown returned")
 		}
 		if err := waitClosed(t, closed); CloseStatus(err) != ws.CloseGoingAway {
 			t.Errorf("OnClose: %v, want the echoed 1001", err)
@@ -240,14 +260,19 @@ func TestEventShutdown(t *testing.T) {
 // a 16 MiB text message; refused with ErrWriteQueueFull when the bound
 // counted the message itself).
 func TestEventLargeEcho(t *testing.T) {
-	url, _ := serveEvents(t, &Options{ReadLimit: 32 << 20}, Handler{
+	eachNet(t, testEventLargeEcho)
+}
+
+// testEventLargeEcho is TestEventLargeEcho over en.
+func testEventLargeEcho(t *testing.T, en *evNet) {
+	url, _ := en.serveEvents(t, &Options{ReadLimit: 32 << 20}, Handler{
 		OnMessage: func(p *Peer, mt MessageType, msg []byte) {
 			if err := p.WriteMessage(mt, msg); err != nil {
 				t.Errorf("echo of %d bytes: %v", len(msg), err)
 			}
 		},
 	})
-	c := dial(t, url, &Options{ReadLimit: 32 << 20})
+	c := en.dial(t, url, &Options{ReadLimit: 32 << 20})
 	msg := bytes.Repeat([]byte("sixteen mebibytes "), 16<<20/18)
 	if err := c.WriteMessage(TextMessage, msg); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package websocket
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -21,7 +22,8 @@ import (
 )
 
 // idleClientEnv tells the test binary, run as a child process, to be the
-// client of an idle-memory measurement: "ADDR N" (TestIdleClientProcess).
+// client of an idle-memory measurement: "ADDR N", or "ADDR N tls" over
+// TLS (TestIdleClientProcess).
 const idleClientEnv = "RIPTIDE_WS_IDLE_CLIENT"
 
 // upgradeRequest is a raw WebSocket upgrade for addr.
@@ -40,12 +42,21 @@ func TestIdleClientProcess(t *testing.T) {
 		t.Skip("the client half of TestEventIdleMemory, run in a child process")
 	}
 	addr, ns, _ := strings.Cut(spec, " ")
+	ns, secure := strings.CutSuffix(ns, " tls")
 	n, _ := strconv.Atoi(ns)
 	req := upgradeRequest(addr)
 	conns := make([]net.Conn, 0, n)
 	buf := make([]byte, 1024)
+	// The server's certificate is the parent's, made at its start.
+	cfg := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}
 	for range n {
-		nc, err := net.Dial("tcp", addr)
+		var nc net.Conn
+		var err error
+		if secure {
+			nc, err = tls.Dial("tcp", addr, cfg)
+		} else {
+			nc, err = net.Dial("tcp", addr)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,10 +83,15 @@ func TestIdleClientProcess(t *testing.T) {
 }
 
 // idleInChild starts the client process holding n idle connections to
-// addr and returns once they are open; stop closes them.
-func idleInChild(t *testing.T, addr string, n int) (stop func()) {
+// addr (over TLS if secure) and returns once they are open; stop closes
+// them.
+func idleInChild(t *testing.T, addr string, n int, secure bool) (stop func()) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestIdleClientProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), idleClientEnv+"="+addr+" "+strconv.Itoa(n))
+	spec := addr + " " + strconv.Itoa(n)
+	if secure {
+		spec += " tls"
+	}
+	cmd.Env = append(os.Environ(), idleClientEnv+"="+spec)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -104,8 +120,9 @@ func idleInChild(t *testing.T, addr string, n int) (stop func()) {
 	return nil
 }
 
-// idleCost is what one idle connection keeps in the server's process.
-type idleCost struct{ bytes, goroutines float64 }
+// idleCost is what one idle connection keeps in the server's process
+// (and of it, what idleCostOf's part counts).
+type idleCost struct{ bytes, goroutines, part float64 }
 
 // serverIdleCost measures what n idle connections, held by a client in a
 // child process, keep in this process: live heap plus goroutine stacks
@@ -113,11 +130,22 @@ type idleCost struct{ bytes, goroutines float64 }
 // the upgrades are trimmed (each connection may keep perConn goroutines
 // of its own). open reports the server's connections that are open now.
 func serverIdleCost(t *testing.T, h riptide.Handler, n, perConn int, open func() int64) idleCost {
+	return idleCostOf(t, &riptide.Server{Handler: h}, false, n, perConn, open, nil)
+}
+
+// idleCostOf is serverIdleCost for srv, served over TLS if secure; part,
+// if not nil, is measured with the memory (idleCost.part).
+func idleCostOf(t *testing.T, srv *riptide.Server, secure bool, n, perConn int, open, part func() int64) idleCost {
 	if lim, err := rlimit.RaiseNoFile(uint64(n + 200)); err != nil || lim < uint64(n+100) {
 		t.Skipf("RLIMIT_NOFILE %d is too low for %d connections", lim, n)
 	}
-	url := serve(t, riptide.EngineAuto, h)
-	addr := strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/")
+	var url string
+	if secure {
+		url, _ = serveWSS(t, srv)
+	} else {
+		url = serveServer(t, srv)
+	}
+	addr := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(url, "ws://"), "wss://"), "/")
 	waitOpen := func(want int64) {
 		for deadline := time.Now().Add(20 * time.Second); open() != want; {
 			if time.Now().After(deadline) {
@@ -127,23 +155,29 @@ func serverIdleCost(t *testing.T, h riptide.Handler, n, perConn int, open func()
 		}
 	}
 	// Warm up the pools and the engine's tables.
-	idleInChild(t, addr, 50)()
+	idleInChild(t, addr, 50, secure)()
 	waitOpen(0)
-	settle := func(g0 int) (uint64, int) {
+	var p0, p1 int64
+	settle := func(g0 int, p *int64) (uint64, int) {
 		for deadline := time.Now().Add(20 * time.Second); runtime.NumGoroutine()-g0 > n/100 && time.Now().Before(deadline); {
 			time.Sleep(50 * time.Millisecond)
 		}
-		return quietMem(), runtime.NumGoroutine()
+		m := quietMem()
+		if part != nil {
+			*p = part()
+		}
+		return m, runtime.NumGoroutine()
 	}
-	m0, g0 := settle(runtime.NumGoroutine())
-	stop := idleInChild(t, addr, n)
+	m0, g0 := settle(runtime.NumGoroutine(), &p0)
+	stop := idleInChild(t, addr, n, secure)
 	waitOpen(int64(n))
-	m1, g1 := settle(g0 + perConn*n)
+	m1, g1 := settle(g0+perConn*n, &p1)
 	stop()
 	waitOpen(0)
 	return idleCost{
 		bytes:      float64(int64(m1)-int64(m0)) / float64(n),
 		goroutines: float64(g1-g0) / float64(n),
+		part:       float64(p1-p0) / float64(n),
 	}
 }
 

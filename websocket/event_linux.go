@@ -9,6 +9,8 @@ package websocket
 // control frame waits in the engine's small pooled buffer
 // (evloop.Conn.ParkFor), an incomplete message in a pooled buffer taken
 // for it, and permessage-deflate's state only with context takeover.
+// Over TLS the connection's tls.Conn is read and written through
+// (event_tls_linux.go) and parks with the Peer.
 
 import (
 	"bytes"
@@ -32,6 +34,11 @@ import (
 type evState struct {
 	ec *evloop.Conn
 	o  *Options
+	// tw: over TLS (the root's TLS engine), the tls.Conn on ec, which
+	// the connection reads and writes through (event_tls_linux.go).
+	tw takeover.TLS
+	// cnt: the server's Stats.BytesIn and BytesOut (nil: none).
+	cnt *takeover.Counters
 
 	// Read side: the owner (the worker serving the connection) only.
 	rs     ws.Reader
@@ -58,6 +65,18 @@ type evState struct {
 	ended     bool
 	parked    bool // the loop holds the connection (owner's ParkFor)
 	woken     bool // a writer woke it since it parked
+
+	// sub is the negotiated subprotocol as 1 + its index in
+	// o.Subprotocols (0: none), where a string would take 16 bytes.
+	sub int32
+}
+
+// evSubprotocol is Subprotocol in event mode.
+func (p *Peer) evSubprotocol() string {
+	if i := p.ev.sub; i > 0 {
+		return p.ev.o.Subprotocols[i-1]
+	}
+	return ""
 }
 
 // evDeflate is permessage-deflate's state: without context takeover
@@ -97,8 +116,9 @@ func putMsgBuf(bp *[]byte) {
 	}
 }
 
-// evServe serves x's upgrade in event mode when its connection is a plain
-// HTTP/1.1 one on the event loop; ok false otherwise (nothing done).
+// evServe serves x's upgrade in event mode when its connection is an
+// HTTP/1.1 one on the event loop, cleartext or TLS; ok false otherwise
+// (nothing done).
 func evServe(x *riptide.Ctx, o *Options, h *Handler) (*Peer, bool, error) {
 	if takeover.Take == nil || x.IsHTTP2() || x.IsHTTP3() {
 		return nil, false, nil
@@ -112,19 +132,43 @@ func evServe(x *riptide.Ctx, o *Options, h *Handler) (*Peer, bool, error) {
 		x.Error(herr.Status, herr.Msg)
 		return nil, true, herr
 	}
-	p := &Peer{h: h, subprotocol: n.subprotocol}
+	p := &Peer{h: h}
+	cnt := statBytes(x)
 	nc, buffered, _, err := takeover.Take(x, (*evProto)(p))
 	if err != nil {
 		return nil, true, err
 	}
 	s := &p.ev
-	s.ec, s.o = nc.(*evloop.Conn), o
+	s.o, s.cnt = o, cnt
+	if n.subprotocol != "" {
+		// o.Subprotocols offered it (checkRequest): its index, kept
+		// small; Options are not changed while in use.
+		for i, sp := range o.Subprotocols {
+			if sp == n.subprotocol {
+				s.sub = int32(i + 1)
+				break
+			}
+		}
+	}
+	if tw, ok := nc.(takeover.TLS); ok {
+		s.tw, s.ec = tw, tw.Loop().(*evloop.Conn)
+	} else {
+		s.ec = nc.(*evloop.Conn)
+	}
 	var rb [responseLen]byte
-	if _, err := s.ec.Write(appendResponse(rb[:0], &n, o)); err != nil {
+	resp := appendResponse(rb[:0], &n, o)
+	if s.tw != nil {
+		// A copy: the stack buffer must not reach an interface's Write.
+		_, err = s.tw.Write(bytes.Clone(resp))
+	} else {
+		_, err = s.ec.Write(resp)
+	}
+	if err != nil {
 		s.ended = true
 		s.ec.Close()
 		return nil, true, err
 	}
+	countOut(cnt, len(resp))
 	if len(buffered) > 0 {
 		s.first = getMsgBuf()
 		*s.first = append(*s.first, buffered...)
@@ -220,8 +264,9 @@ func (e *evProto) ServeConn(net.Conn) bool {
 			}
 			return false
 		}
-		n, err := ec.RawRead(buf[w:])
+		n, err := s.read(buf[w:])
 		if n > 0 {
+			countIn(s.cnt, n)
 			w += n
 			used := p.consume(buf[:w], now)
 			w = copy(buf, buf[used:w])
@@ -240,7 +285,11 @@ func (e *evProto) ServeConn(net.Conn) bool {
 			continue
 		}
 		ec.SetWakeAt(s.alarm())
-		s.parked = ec.ParkFor(evloop.Saved{Proto: e}, buf[:w], len(s.q) > 0)
+		sv := evloop.Saved{Proto: e}
+		if s.tw != nil {
+			sv.Session = s.tw.Session()
+		}
+		s.parked = ec.ParkFor(sv, buf[:w], s.queued() > 0)
 		parked := s.parked
 		s.mu.Unlock()
 		if parked {
@@ -585,6 +634,9 @@ func (s *evState) send(a, b []byte, shared bool) error {
 	if s.werr != nil {
 		return s.werr
 	}
+	if s.tw != nil {
+		return s.sendTLS(a, b, shared)
+	}
 	if s.qlen == 0 {
 		iov := [2][]byte{a, b}
 		n, err := s.ec.WriteNow(iov[:])
@@ -592,6 +644,7 @@ func (s *evState) send(a, b []byte, shared bool) error {
 			s.broken(err)
 			return err
 		}
+		countOut(s.cnt, n)
 		if n >= len(a) {
 			b, a = b[n-len(a):], nil
 		} else {
@@ -601,14 +654,20 @@ func (s *evState) send(a, b []byte, shared bool) error {
 			return nil
 		}
 	}
-	if s.qlen >= s.o.writeQueueLimit() {
+	return s.enqueue(a, b, shared, s.qlen)
+}
+
+// enqueue queues a and b (mu held), failing the connection with
+// ErrWriteQueueFull when queued bytes are waiting already.
+func (s *evState) enqueue(a, b []byte, shared bool, queued int) error {
+	if queued >= s.o.writeQueueLimit() {
 		// The peer left the limit unread: it is not reading. (A message
 		// is queued whole however long: its size is the application's
 		// choice, not the peer's.)
 		s.broken(ErrWriteQueueFull)
 		return ErrWriteQueueFull
 	}
-	wasEmpty := s.qlen == 0
+	wasEmpty := queued == 0
 	if len(a) > 0 {
 		s.q = append(s.q, bytes.Clone(a))
 	}
@@ -619,23 +678,35 @@ func (s *evState) send(a, b []byte, shared bool) error {
 		s.q = append(s.q, b)
 	}
 	s.qlen += len(a) + len(b)
-	if wasEmpty && s.parked && !s.woken {
-		// Parked without interest in writability: its owner must run
-		// to park again waiting for it.
-		s.woken = true
-		s.ec.Wake()
+	if wasEmpty {
+		s.wakeForOutput()
 	}
 	return nil
 }
 
+// wakeForOutput wakes the connection's owner, if parked without interest
+// in writability, to park again waiting for it (mu held; output was
+// queued).
+func (s *evState) wakeForOutput() {
+	if s.parked && !s.woken {
+		s.woken = true
+		s.ec.Wake()
+	}
+}
+
 // flush writes what is queued as far as the socket takes it (mu held).
 func (s *evState) flush() {
+	if s.tw != nil {
+		s.flushTLS()
+		return
+	}
 	for s.qlen > 0 && s.werr == nil {
 		n, err := s.ec.WriteNow(s.q)
 		if err != nil {
 			s.broken(err)
 			return
 		}
+		countOut(s.cnt, n)
 		if n == 0 {
 			return
 		}

@@ -21,3 +21,4 @@ func (p *Peer) evWritePrepared(*PreparedMessage) error   { return ErrClosed }
 func (p *Peer) evControl(ws.Opcode, []byte) error        { return ErrClosed }
 func (p *Peer) evClose([]byte) error                     { return ErrClosed }
 func (p *Peer) evRemoteAddr() net.Addr                   { return nil }
+func (p *Peer) evSubprotocol() string                    { return "" }

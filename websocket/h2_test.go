@@ -26,6 +26,14 @@ func serveH2(t *testing.T, srv *riptide.Server, secure bool) (string, *tls.Confi
 		srv.HTTP2.H2C = true
 		return serveServer(t, srv), &tls.Config{}
 	}
+	return serveWSS(t, srv)
+}
+
+// serveWSS starts srv over TLS on loopback (ServeTLS: on the event loop's
+// TLS engine unless srv says otherwise), closed when the test ends, and
+// returns its wss:// URL and the client's TLS configuration.
+func serveWSS(t testing.TB, srv *riptide.Server) (string, *tls.Config) {
+	t.Helper()
 	cert, err := testcert.Cert()
 	if err != nil {
 		t.Fatal(err)
@@ -59,8 +67,8 @@ func TestEchoHTTP2(t *testing.T) {
 					}
 					srv := &riptide.Server{Handler: h, Engine: e}
 					url, tc := serveH2(t, srv, secure)
-					exerciseDial(t, url, true, tc)
-					exerciseDial(t, url, false, tc)
+					exerciseDial(t, url, true, tc, true)
+					exerciseDial(t, url, false, tc, true)
 					var st riptide.Stats
 					srv.Stats(&st)
 					if st.H2ExtendedConnects != 2 || st.H2Streams != 2 {

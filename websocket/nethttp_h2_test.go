@@ -58,6 +58,6 @@ func TestAcceptNetHTTP2(t *testing.T) {
 	}
 	url := "wss" + strings.TrimPrefix(strings.TrimSpace(line), "https") + "/"
 	tc := &tls.Config{InsecureSkipVerify: true} // httptest's certificate, for this loopback test
-	exerciseDial(t, url, true, tc)
-	exerciseDial(t, url, false, tc)
+	exerciseDial(t, url, true, tc, true)
+	exerciseDial(t, url, false, tc, true)
 }

@@ -65,7 +65,7 @@ func (c *Conn) WritePreparedMessage(pm *PreparedMessage) error {
 	if c.wcompress && !c.compressor.Takeover && !c.compressor.HuffmanOnly && pm.compressed != nil {
 		b = pm.compressed
 	}
-	if _, err := c.nc.Write(b); err != nil {
+	if err := c.write(b); err != nil {
 		return c.writeFailed(err)
 	}
 	return nil

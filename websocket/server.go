@@ -3,9 +3,11 @@ package websocket
 import (
 	"bytes"
 	"errors"
+	"net"
 	"net/http"
 
 	"github.com/riptide-http/riptide"
+	"github.com/riptide-http/riptide/internal/takeover"
 )
 
 // Upgrade answers a native riptide request that asks for a WebSocket
@@ -29,15 +31,12 @@ func Upgrade(x *riptide.Ctx, o *Options) (*Conn, error) {
 		x.Error(herr.Status, herr.Msg)
 		return nil, herr
 	}
+	cnt := statBytes(x)
 	nc, buffered, err := x.Hijack()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := nc.Write(appendResponse(nil, &n, o)); err != nil {
-		nc.Close()
-		return nil, err
-	}
-	return newConn(nc, false, buffered, o, n.subprotocol, n.deflate), nil
+	return serverConn(nc, buffered, o, &n, cnt)
 }
 
 // refuse sets the headers of a refusal: the version this server speaks.
@@ -72,6 +71,7 @@ func Accept(w http.ResponseWriter, r *http.Request, o *Options) (*Conn, error) {
 		http.Error(w, herr.Msg, herr.Status)
 		return nil, herr
 	}
+	cnt := statBytes(w)
 	nc, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		if errors.Is(err, http.ErrNotSupported) {
@@ -85,9 +85,29 @@ func Accept(w http.ResponseWriter, r *http.Request, o *Options) (*Conn, error) {
 			buffered, _ = brw.Reader.Peek(k)
 		}
 	}
-	if _, err := nc.Write(appendResponse(nil, &n, o)); err != nil {
+	return serverConn(nc, buffered, o, &n, cnt)
+}
+
+// serverConn answers the upgrade on nc and returns the server's Conn,
+// counting its bytes in the server's in and out (nil: not counted).
+func serverConn(nc net.Conn, buffered []byte, o *Options, n *negotiated, cnt *takeover.Counters) (*Conn, error) {
+	resp := appendResponse(nil, n, o)
+	if _, err := nc.Write(resp); err != nil {
 		nc.Close()
 		return nil, err
 	}
-	return newConn(nc, false, buffered, o, n.subprotocol, n.deflate), nil
+	c := newConn(nc, false, buffered, o, n.subprotocol, n.deflate)
+	c.cnt = cnt
+	countOut(cnt, len(resp))
+	return c, nil
+}
+
+// statBytes returns the server's byte counters for the connection of x, a
+// *riptide.Ctx or an http.ResponseWriter (takeover.Bytes): nil, nil on any
+// other server.
+func statBytes(x any) *takeover.Counters {
+	if takeover.Bytes == nil {
+		return nil
+	}
+	return takeover.Bytes(x)
 }

@@ -80,18 +80,18 @@ func compatEcho(o *Options) http.Handler { return compatHandler(o, echoLoop) }
 
 // exercise runs messages of every kind through an echo server at url and
 // checks each comes back as sent, then closes with a handshake.
-func exercise(t *testing.T, url string, compress bool) { exerciseDial(t, url, compress, nil) }
+func exercise(t *testing.T, url string, compress bool) { exerciseDial(t, url, compress, nil, false) }
 
-// exerciseDial is exercise with the client's TLS configuration and, when
-// tc is not nil, over HTTP/2 (h2_test.go), where the handshake is answered
+// exerciseDial is exercise with the client's TLS configuration (wss://)
+// and, with h2, over HTTP/2 (h2_test.go), where the handshake is answered
 // 200.
-func exerciseDial(t *testing.T, url string, compress bool, tc *tls.Config) {
+func exerciseDial(t *testing.T, url string, compress bool, tc *tls.Config, h2 bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	o := &Options{Compression: compress, Subprotocols: []string{"echo"}, ReadLimit: 8 << 20,
 		Deflate: ws.DeflateConfig{ServerContextTakeover: true, ClientContextTakeover: true},
-		HTTP2:   tc != nil, TLSClientConfig: tc}
+		HTTP2:   h2, TLSClientConfig: tc}
 	c, resp, err := Dial(ctx, url, o)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
