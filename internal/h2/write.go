@@ -185,8 +185,9 @@ func (hc *Conn) writeLoop() {
 			if hc.parking {
 				return
 			}
+			ready := hc.writeReady // lent until the writer ends
 			hc.mu.Unlock()
-			<-hc.writeReady
+			<-ready
 			hc.mu.Lock()
 		}
 		if len(hc.out) == 0 || hc.werr != nil {
