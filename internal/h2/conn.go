@@ -137,7 +137,7 @@ type Conn struct {
 
 	out  []byte
 	hbuf h2ByteWriter
-	enc  *hpack.Encoder
+	enc  *hpackEncoder
 	// encUpdate: the encoder may owe a dynamic table size update, which
 	// must begin the next header block, so that block's first field goes
 	// through it (hc.writeField), not encodeHead's shortcuts.
@@ -259,7 +259,7 @@ func NewConn(cfg *Config, nc net.Conn, rest []byte, bytesIn, bytesOut *atomic.Ui
 	}
 	hc.cond.L = &hc.mu
 	hc.inline = cfg.InlineHandlers
-	hc.enc = hpack.NewEncoder(&hc.hbuf)
+	hc.enc = newHpackEncoder()
 	hc.maxFrame = h2DefaultMaxFrame
 	if cfg.MaxReadFrameSize >= h2DefaultMaxFrame && cfg.MaxReadFrameSize <= 1<<24-1 {
 		hc.maxFrame = cfg.MaxReadFrameSize
@@ -603,7 +603,7 @@ func (hc *Conn) onSettings(f *frame) error {
 func (hc *Conn) applySetting(s setting) error {
 	switch s.id {
 	case SettingHeaderTableSize:
-		hc.enc.SetMaxDynamicTableSizeLimit(min(s.val, h2HeaderTableSize))
+		hc.enc.setMaxSizeLimit(min(s.val, h2HeaderTableSize))
 		hc.encUpdate = true
 	case SettingInitialWindowSize:
 		return hc.setPeerInitialWindow(int32(s.val))

@@ -1,0 +1,81 @@
+package h2
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/http2/hpack"
+)
+
+// TestHpackEncoderAsXNet encodes random sequences of header blocks with
+// the connection's encoder and with golang.org/x/net/http2/hpack's, side
+// by side (names and values of the static table and others, sensitive
+// fields, fields too large to index, the peer's table size limit changing
+// between blocks), and wants the same bytes for every block, and x/net's
+// decoder, fed every block in turn, to give back the fields.
+func TestHpackEncoderAsXNet(t *testing.T) {
+	names := []string{":status", ":method", ":path", ":scheme", ":authority", "content-type",
+		"date", "accept-encoding", "x-custom", "set-cookie", "server", "content-length", "vary", "x-other"}
+	values := []string{"", "200", "201", "404", "GET", "PUT", "/", "/index.html", "/a", "http", "https",
+		"text/plain", "gzip, deflate", "Mon, 07 Dec 2026 19:21:52 GMT", strings.Repeat("v", 100),
+		strings.Repeat("w", 4070), strings.Repeat("x", 5000)}
+	rng := rand.New(rand.NewPCG(36, 16))
+	for seq := range 400 {
+		var xbuf bytes.Buffer
+		xe := hpack.NewEncoder(&xbuf)
+		ours := newHpackEncoder()
+		var got []hpack.HeaderField
+		dec := hpack.NewDecoder(h2HeaderTableSize, func(f hpack.HeaderField) { got = append(got, f) })
+		for block := range 30 {
+			if rng.IntN(8) == 0 {
+				v := min(uint32(rng.IntN(6000)), h2HeaderTableSize)
+				xe.SetMaxDynamicTableSizeLimit(v)
+				ours.setMaxSizeLimit(v)
+			}
+			xbuf.Reset()
+			var b []byte
+			var want []hpack.HeaderField
+			for range 1 + rng.IntN(8) {
+				f := hpack.HeaderField{Name: names[rng.IntN(len(names))], Value: values[rng.IntN(len(values))], Sensitive: rng.IntN(6) == 0}
+				if err := xe.WriteField(f); err != nil {
+					t.Fatal(err)
+				}
+				b = ours.appendField(b, f)
+				want = append(want, f)
+			}
+			if !bytes.Equal(b, xbuf.Bytes()) {
+				t.Fatalf("sequence %d, block %d (%s): encoded\n%.80x\nx/net's encoder:\n%.80x", seq, block, fieldsString(want), b, xbuf.Bytes())
+			}
+			got = got[:0]
+			if _, err := dec.Write(b); err != nil {
+				t.Fatalf("sequence %d, block %d: x/net's decoder: %v", seq, block, err)
+			}
+			if err := dec.Close(); err != nil {
+				t.Fatalf("sequence %d, block %d: x/net's decoder: %v", seq, block, err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("sequence %d, block %d: decoded %s, want %s", seq, block, fieldsString(got), fieldsString(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("sequence %d, block %d, field %d: decoded %s, want %s", seq, block, i, fieldsString(got[i:i+1]), fieldsString(want[i:i+1]))
+				}
+			}
+			if ours.size > ours.maxSize || ours.maxSize > ours.limit {
+				t.Fatalf("sequence %d, block %d: table of %d bytes, size %d, limit %d", seq, block, ours.size, ours.maxSize, ours.limit)
+			}
+		}
+	}
+}
+
+// fieldsString shows fields with their values cut short.
+func fieldsString(fs []hpack.HeaderField) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "[%s: %.20q (%d B) sensitive %v]", f.Name, f.Value, len(f.Value), f.Sensitive)
+	}
+	return b.String()
+}
