@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,6 +79,78 @@ func fieldsString(fs []hpack.HeaderField) string {
 		fmt.Fprintf(&b, "[%s: %.20q (%d B) sensitive %v]", f.Name, f.Value, len(f.Value), f.Sensitive)
 	}
 	return b.String()
+}
+
+// FuzzHpackEncoder reads fields from the input (per field: a flags byte,
+// whose low bits pick a name of a small set or a literal one and whether
+// it is sensitive, a value length byte and the value; a flags byte of
+// 0xff sets the peer's table size limit from the next two bytes), encodes
+// them as blocks of four with the connection's encoder and x/net's, and
+// wants the same bytes and x/net's decoder to give the fields back.
+// Seeds: testdata/fuzz/FuzzHpackEncoder.
+func FuzzHpackEncoder(f *testing.F) {
+	names := []string{":status", ":method", ":path", ":authority", "content-type", "date", "accept-encoding", "x-a"}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var xbuf bytes.Buffer
+		xe := hpack.NewEncoder(&xbuf)
+		ours := newHpackEncoder()
+		var got []hpack.HeaderField
+		dec := hpack.NewDecoder(h2HeaderTableSize, func(f hpack.HeaderField) { got = append(got, f) })
+		var b []byte
+		var want []hpack.HeaderField
+		flush := func() {
+			if !bytes.Equal(b, xbuf.Bytes()) {
+				t.Fatalf("%s: encoded %x, x/net's encoder %x", fieldsString(want), b, xbuf.Bytes())
+			}
+			got = got[:0]
+			if _, err := dec.Write(b); err != nil {
+				t.Fatal(err)
+			}
+			if err := dec.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if fieldsString(got) != fieldsString(want) {
+				t.Fatalf("decoded %s, want %s", fieldsString(got), fieldsString(want))
+			}
+			b, want = b[:0], want[:0]
+			xbuf.Reset()
+		}
+		for len(in) >= 2 {
+			flags, n := in[0], int(in[1])
+			in = in[2:]
+			if flags == 0xff {
+				if len(in) < 1 {
+					break
+				}
+				v := min(uint32(n)<<8|uint32(in[0]), h2HeaderTableSize)
+				in = in[1:]
+				if len(b) > 0 {
+					flush()
+				}
+				xe.SetMaxDynamicTableSizeLimit(v)
+				ours.setMaxSizeLimit(v)
+				continue
+			}
+			n = min(n, len(in))
+			fld := hpack.HeaderField{Value: string(in[:n]), Sensitive: flags&0x10 != 0}
+			in = in[n:]
+			if i := int(flags & 0x0f); i < len(names) {
+				fld.Name = names[i]
+			} else {
+				fld.Name = "x-" + strconv.Itoa(i)
+			}
+			if err := xe.WriteField(fld); err != nil {
+				t.Fatal(err)
+			}
+			b = ours.appendField(b, fld)
+			if want = append(want, fld); len(want) == 4 {
+				flush()
+			}
+		}
+		if len(want) > 0 {
+			flush()
+		}
+	})
 }
 
 // hpackBenchBlock is a typical response head after :status: fields the
