@@ -179,7 +179,7 @@ func (e *h2Exchange) tlsState() *tls.ConnectionState { return e.st().TLS() }
 func (e *h2Exchange) transport() net.Conn            { return e.st().NetConn() }
 func (e *h2Exchange) protoMajor() int                { return 2 }
 func (e *h2Exchange) abilities() ability {
-	if e.st().TLS() != nil {
+	if e.st().OverTLS() {
 		return canFullDuplex | multiplexed | overTLS
 	}
 	return canFullDuplex | multiplexed

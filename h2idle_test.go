@@ -47,7 +47,7 @@ func TestH2ParkedIdleCost(t *testing.T) {
 	}
 	h2IdleRounds(t, 1000, func(t *testing.T, door string, cost h2IdleCost) {
 		if sum := cost.heap + cost.stack; sum > h2ParkedIdleLimit {
-			t.Errorf("%.2f KiB (heap %.2f, stacks %.2f) per idle HTTP/2 connection, want at most %d", sum, cost.heap, cost.stack, h2ParkedIdleLimit)
+			t.Errorf("%.2f KiB (heap %.2f, stacks %.2f) per idle HTTP/2 connection, want at most %.1f", sum, cost.heap, cost.stack, h2ParkedIdleLimit)
 		}
 		if cost.goroutines > 0.01 {
 			t.Errorf("%.2f goroutines per idle HTTP/2 connection, want none", cost.goroutines)
@@ -57,7 +57,10 @@ func TestH2ParkedIdleCost(t *testing.T) {
 
 // h2ParkedIdleLimit is the most KiB of live heap and stacks an idle,
 // parked h2c connection may keep (issue 36: h2o keeps 2.2 KiB of RSS).
-const h2ParkedIdleLimit = 4
+// Measured 1.5 to 1.9 KiB (2.97 before the stream table and the writer's
+// channel went back with the buffers and the HPACK encoder's table lost
+// x/net's two maps; 4 was the bound then).
+const h2ParkedIdleLimit = 2.5
 
 // h2IdleCost is what one idle connection keeps: KiB of live heap and of
 // goroutine stacks, and goroutines.

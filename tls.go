@@ -87,8 +87,12 @@ func (c *conn) answerPlainHTTP() {
 	if !ok {
 		return
 	}
+	err := tc.Handshake()
+	if err == nil {
+		return // no RecordHeaderError made for errors.As: no garbage per handshake
+	}
 	var re tls.RecordHeaderError
-	if !errors.As(tc.Handshake(), &re) || re.Conn == nil || !looksLikeHTTP(re.RecordHeader) {
+	if !errors.As(err, &re) || re.Conn == nil || !looksLikeHTTP(re.RecordHeader) {
 		return
 	}
 	_ = re.Conn.SetWriteDeadline(time.Now().Add(time.Second))

@@ -2,6 +2,7 @@ package riptide_test
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -29,6 +30,11 @@ import (
 type tlsIdleCost struct {
 	heap, tlsHeap, stack, goroutines float64
 	sites                            []string
+	// alloc and tlsAlloc: bytes allocated on the server's side (live and
+	// garbage) per connection while the connections opened, and the part
+	// inside crypto/tls; allocSites: riptide's own sites of them.
+	alloc, tlsAlloc float64
+	allocSites      []string
 }
 
 // measureTLSIdle opens n TLS connections to srv with ALPN proto
@@ -56,7 +62,7 @@ func measureTLSIdle(t *testing.T, srv *riptide.Server, n int, proto string) tlsI
 		}
 	}
 	settle()
-	before, beforeTLS, _ := serverHeap()
+	before := serverHeap()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	g0 := runtime.NumGoroutine()
@@ -90,7 +96,7 @@ func measureTLSIdle(t *testing.T, srv *riptide.Server, n int, proto string) tlsI
 		}
 		settle()
 	}
-	after, afterTLS, sites := serverHeap()
+	after := serverHeap()
 	runtime.ReadMemStats(&ms1)
 	g1 := runtime.NumGoroutine()
 	for _, c := range conns {
@@ -100,14 +106,22 @@ func measureTLSIdle(t *testing.T, srv *riptide.Server, n int, proto string) tlsI
 	}
 	k := float64(n)
 	cost := tlsIdleCost{
-		heap:       float64(after-before) / k,
-		tlsHeap:    float64(afterTLS-beforeTLS) / k,
+		heap:       float64(after.live-before.live) / k,
+		tlsHeap:    float64(after.liveTLS-before.liveTLS) / k,
+		alloc:      float64(after.alloc-before.alloc) / k,
+		tlsAlloc:   float64(after.allocTLS-before.allocTLS) / k,
 		stack:      float64(int64(ms1.StackInuse)-int64(ms0.StackInuse)) / k,
 		goroutines: float64(g1-g0) / k,
+		// The sites' growth: what the idle connections added at each, not
+		// what the pools and workers held before them.
+		sites: grownSites(before.liveSites, after.liveSites, k),
 	}
-	for _, s := range sites {
-		cost.sites = append(cost.sites, fmt.Sprintf("%7.0f B  %s", float64(s.bytes)/k, s.name))
+	for name := range after.allocSites {
+		if strings.HasPrefix(name, "crypto/tls.") {
+			delete(after.allocSites, name)
+		}
 	}
+	cost.allocSites = grownSites(before.allocSites, after.allocSites, k)
 	return cost
 }
 
@@ -154,10 +168,18 @@ type heapSite struct {
 	bytes int64
 }
 
-// serverHeap sums the live heap of the server's side from the heap
-// profile: total, the part allocated inside crypto/tls, and the sites by
-// their innermost crypto/tls or riptide frame, largest first.
-func serverHeap() (total, inTLS int64, sites []heapSite) {
+// heapSnap is the server's side of the heap profile: live bytes and bytes
+// allocated since the start (the garbage included), each in total and
+// inside crypto/tls, and per site (the innermost crypto/tls frame, else
+// the innermost riptide one).
+type heapSnap struct {
+	live, liveTLS, alloc, allocTLS int64
+	liveSites, allocSites          map[string]int64
+}
+
+// serverHeap reads the server's side of the heap profile: every record
+// whose stack has a frame of the riptide package or its internal packages.
+func serverHeap() heapSnap {
 	var recs []runtime.MemProfileRecord
 	for {
 		n, ok := runtime.MemProfile(recs, true)
@@ -167,13 +189,9 @@ func serverHeap() (total, inTLS int64, sites []heapSite) {
 		}
 		recs = make([]runtime.MemProfileRecord, n+100)
 	}
-	bySite := map[string]int64{}
+	h := heapSnap{liveSites: map[string]int64{}, allocSites: map[string]int64{}}
 	for i := range recs {
 		r := &recs[i]
-		live := r.AllocBytes - r.FreeBytes
-		if live == 0 {
-			continue
-		}
 		frames := runtime.CallersFrames(r.Stack())
 		server, tlsFrame, site := false, "", ""
 		for {
@@ -198,18 +216,35 @@ func serverHeap() (total, inTLS int64, sites []heapSite) {
 		if !server {
 			continue
 		}
-		total += live
+		live := r.AllocBytes - r.FreeBytes
+		h.live += live
+		h.alloc += r.AllocBytes
 		if tlsFrame != "" {
-			inTLS += live
+			h.liveTLS += live
+			h.allocTLS += r.AllocBytes
 			site = tlsFrame
 		}
-		bySite[site] += live
+		h.liveSites[site] += live
+		h.allocSites[site] += r.AllocBytes
 	}
-	for k, v := range bySite {
-		sites = append(sites, heapSite{k, v})
+	return h
+}
+
+// grownSites lists the sites whose bytes grew from before to after, per
+// connection (k of them), largest first.
+func grownSites(before, after map[string]int64, k float64) []string {
+	var sites []heapSite
+	for name, b := range after {
+		if g := b - before[name]; g > 0 {
+			sites = append(sites, heapSite{name, g})
+		}
 	}
-	slices.SortFunc(sites, func(a, b heapSite) int { return int(b.bytes - a.bytes) })
-	return total, inTLS, sites
+	slices.SortFunc(sites, func(a, b heapSite) int { return cmp.Compare(b.bytes, a.bytes) })
+	var out []string
+	for _, s := range sites {
+		out = append(out, fmt.Sprintf("%7.0f B  %s", float64(s.bytes)/k, s.name))
+	}
+	return out
 }
 
 // TestTLSIdleCost measures what an idle HTTP/1.1-over-TLS keep-alive
@@ -252,9 +287,13 @@ func TestH2TLSIdleCost(t *testing.T) {
 		}
 		// Issue 36 asks at most 16 KiB of RSS per idle HTTP/2 connection
 		// over TLS; heap and stacks must leave room for the collector's
-		// headroom: at most 12 KB, no goroutine.
-		if sum := c.heap + c.stack; sum > 12_000 || c.goroutines > 0.02 {
-			t.Errorf("%.0f B of server heap and stacks and %.2f goroutines per idle HTTP/2-over-TLS connection, want at most 12000 B and 0.02", sum, c.goroutines)
+		// headroom (RSS is some 1.8 to 2 times the live heap after 10,000
+		// handshakes, bench/cmd/tlsfloor): at most 10.5 KB, no
+		// goroutine. Measured 8.3 to 8.9 KB (9.9 KB before the stream
+		// table, the writer's channel and the TLS state left the parked
+		// connection and the HPACK encoder's table lost x/net's maps).
+		if sum := c.heap + c.stack; sum > 9_500 || c.goroutines > 0.02 {
+			t.Errorf("%.0f B of server heap and stacks and %.2f goroutines per idle HTTP/2-over-TLS connection, want at most 9500 B and 0.02", sum, c.goroutines)
 		}
 	})
 }
@@ -282,6 +321,10 @@ func tlsIdleEngines(t *testing.T, proto string, engines []riptide.Engine, check 
 			t.Logf("%d idle %s connections, per connection: server heap %.0f B (crypto/tls %.0f B, rest %.0f B), goroutine stacks %.0f B, %.2f goroutines",
 				n, what, c.heap, c.tlsHeap, c.heap-c.tlsHeap, c.stack, c.goroutines)
 			for _, s := range c.sites[:min(len(c.sites), 15)] {
+				t.Log(s)
+			}
+			t.Logf("allocated while they opened, per connection: %.0f B (crypto/tls %.0f B, rest %.0f B); riptide's own sites:", c.alloc, c.tlsAlloc, c.alloc-c.tlsAlloc)
+			for _, s := range c.allocSites[:min(len(c.allocSites), 10)] {
 				t.Log(s)
 			}
 			check(t, e, c)

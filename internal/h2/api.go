@@ -179,8 +179,15 @@ func (st *Stream) HeadTooLarge() bool { return st.tooLarge }
 // RemoteAddrString returns the client's address as a string.
 func (st *Stream) RemoteAddrString() string { return st.hc.remoteAddr }
 
-// TLS returns the connection's TLS state, nil for h2c.
-func (st *Stream) TLS() *tls.ConnectionState { return st.hc.tls }
+// TLS returns the connection's TLS state, nil for h2c. The first call on
+// a connection makes it (OverTLS asks without making it).
+func (st *Stream) TLS() *tls.ConnectionState { return st.hc.tlsState() }
+
+// OverTLS reports whether the connection runs over TLS.
+func (st *Stream) OverTLS() bool {
+	_, ok := st.hc.nc.(*tls.Conn)
+	return ok
+}
 
 // Trailers returns the request's trailers, complete once ReadBody has
 // returned io.EOF.

@@ -89,7 +89,9 @@ type Conn struct {
 	nc  net.Conn
 	br  h2ReadBuf // the socket's reads (read.go)
 	fr  frameReader
-	tls *tls.ConnectionState
+	// tls is the TLS state, made on the first Stream.TLS (tlsState):
+	// an idle connection whose handlers never asked keeps none.
+	tls atomic.Pointer[tls.ConnectionState]
 
 	remoteAddr string
 	localAddr  net.Addr
@@ -100,8 +102,10 @@ type Conn struct {
 	streamWindow int32  // SETTINGS_INITIAL_WINDOW_SIZE
 	connWindow   int32  // connection receive window kept granted
 
-	mu      sync.Mutex
-	cond    sync.Cond // broadcast on any change a waiter may need (windows, data, output drained, resets, death)
+	mu   sync.Mutex
+	cond sync.Cond // broadcast on any change a waiter may need (windows, data, output drained, resets, death)
+	// streams is the stream table, lent with the buffers (hc.bufs): nil
+	// while parked (none is open then) and once over.
 	streams map[uint32]*Stream
 	maxID   uint32 // highest client stream ID opened
 	running int    // streams whose handler runs
@@ -133,7 +137,7 @@ type Conn struct {
 
 	out  []byte
 	hbuf h2ByteWriter
-	enc  *hpack.Encoder
+	enc  *hpackEncoder
 	// encUpdate: the encoder may owe a dynamic table size update, which
 	// must begin the next header block, so that block's first field goes
 	// through it (hc.writeField), not encodeHead's shortcuts.
@@ -149,6 +153,7 @@ type Conn struct {
 	idle             *time.Timer
 	ping             *h2Ping // keepalive (ping.go); nil when off
 
+	// writeReady wakes the writer; lent with the buffers (hc.bufs).
 	writeReady chan struct{}
 	// writerOn: the writer goroutine runs (it clears it, and broadcasts,
 	// when it ends); writing: it is writing a batch, hc.mu released.
@@ -235,12 +240,10 @@ func NewConn(cfg *Config, nc net.Conn, rest []byte, bytesIn, bytesOut *atomic.Ui
 		maxStreams:     cfg.MaxConcurrentStreams,
 		streamWindow:   cfg.MaxReceiveBufferPerStream,
 		connWindow:     cfg.MaxReceiveBufferPerConnection,
-		streams:        make(map[uint32]*Stream),
 		peerInitWindow: h2InitialWindow,
 		peerMaxFrame:   h2DefaultMaxFrame,
 		sendWindow:     h2InitialWindow,
 		recvWindow:     h2InitialWindow,
-		writeReady:     make(chan struct{}, 1),
 		remoteAddr:     nc.RemoteAddr().String(),
 		localAddr:      nc.LocalAddr(),
 		bytesOut:       bytesOut,
@@ -256,11 +259,7 @@ func NewConn(cfg *Config, nc net.Conn, rest []byte, bytesIn, bytesOut *atomic.Ui
 	}
 	hc.cond.L = &hc.mu
 	hc.inline = cfg.InlineHandlers
-	hc.enc = hpack.NewEncoder(&hc.hbuf)
-	if tc, ok := nc.(*tls.Conn); ok {
-		cs := tc.ConnectionState()
-		hc.tls = &cs
-	}
+	hc.enc = newHpackEncoder()
 	hc.maxFrame = h2DefaultMaxFrame
 	if cfg.MaxReadFrameSize >= h2DefaultMaxFrame && cfg.MaxReadFrameSize <= 1<<24-1 {
 		hc.maxFrame = cfg.MaxReadFrameSize
@@ -277,6 +276,21 @@ func NewConn(cfg *Config, nc net.Conn, rest []byte, bytesIn, bytesOut *atomic.Ui
 // HPACK's per-field overhead for a typical request.
 func (hc *Conn) headerListSize() uint32 {
 	return uint32(hc.cfg.MaxHeaderBytes + h2HeaderListOverhead)
+}
+
+// tlsState is the connection's TLS state (nil without TLS), made once:
+// the handshake is over, it does not change.
+func (hc *Conn) tlsState() *tls.ConnectionState {
+	if cs := hc.tls.Load(); cs != nil {
+		return cs
+	}
+	tc, ok := hc.nc.(*tls.Conn)
+	if !ok {
+		return nil
+	}
+	cs := tc.ConnectionState()
+	hc.tls.CompareAndSwap(nil, &cs)
+	return hc.tls.Load()
 }
 
 // queuePreface queues the server's connection preface: its SETTINGS, and
@@ -589,7 +603,7 @@ func (hc *Conn) onSettings(f *frame) error {
 func (hc *Conn) applySetting(s setting) error {
 	switch s.id {
 	case SettingHeaderTableSize:
-		hc.enc.SetMaxDynamicTableSizeLimit(min(s.val, h2HeaderTableSize))
+		hc.enc.setMaxSizeLimit(min(s.val, h2HeaderTableSize))
 		hc.encUpdate = true
 	case SettingInitialWindowSize:
 		return hc.setPeerInitialWindow(int32(s.val))

@@ -71,13 +71,20 @@ type h2ConnBufs struct {
 	wbuf  []byte                // the writer's batch (Conn.wbuf)
 	hb    []byte                // the header block being encoded (Conn.hbuf)
 	block h2Block               // the header block being decoded (Conn.block)
+	// ready and streams are Conn.writeReady and Conn.streams: a parked
+	// connection has no writer and no stream (ready holds no token,
+	// streams no entry when they come back).
+	ready   chan struct{}
+	streams map[uint32]*Stream
 	// lastValues holds, per h1.Known field, the last response value sent,
 	// as a string the HPACK encoder may index (knownValue). It is a cache
 	// of strings, right for any connection: it goes with the buffers.
 	lastValues [40]string
 }
 
-var h2ConnBufsPool = sync.Pool{New: func() any { return new(h2ConnBufs) }}
+var h2ConnBufsPool = sync.Pool{New: func() any {
+	return &h2ConnBufs{ready: make(chan struct{}, 1), streams: make(map[uint32]*Stream)}
+}}
 
 // h2KeepBuf is the largest output buffer kept for the next connection to
 // take from the pool; a burst's larger one is left to the collector.
@@ -97,6 +104,12 @@ func (hc *Conn) lendBufs() {
 	hc.bufs = b
 	hc.br.lend(b.small[:])
 	hc.wbuf, hc.hbuf.b, hc.block = b.wbuf[:0], b.hb[:0], &b.block
+	if ownWriters {
+		// A synctest bubble may not use a channel made outside it, nor
+		// leave one of its own to the pool.
+		b.ready = make(chan struct{}, 1)
+	}
+	hc.writeReady, hc.streams = b.ready, b.streams
 	if len(hc.out) == 0 {
 		// Frames queued while parked (a GOAWAY, a PING) stay.
 		hc.out = b.out[:0]
@@ -121,6 +134,19 @@ func (hc *Conn) returnBufs() {
 	b.block.fields = b.block.fields[:0]
 	clear(b.block.checked[:])
 	hc.out, hc.wbuf, hc.hbuf.b, hc.block = nil, nil, nil, nil
+	select {
+	case <-b.ready: // a park's or a late wake's token, the writer gone
+	default:
+	}
+	if len(hc.streams) != 0 {
+		// Closed streams of a connection that ended: the table goes with
+		// them, the next connection gets a fresh one.
+		b.streams = make(map[uint32]*Stream)
+	}
+	if ownWriters {
+		b.ready = nil
+	}
+	hc.writeReady, hc.streams = nil, nil
 	h2ConnBufsPool.Put(b)
 }
 
@@ -246,7 +272,8 @@ func (hc *Conn) startWriter() {
 // bubble (timers_test.go), starts each writer, and each worker that runs
 // handlers (h2Dispatch), on a goroutine of its own that ends with it: a
 // pooled one made outside the bubble may not use the bubble's pipes, and
-// one made inside may not outlive the bubble.
+// one made inside may not outlive the bubble. The writer's channel is then
+// made for each lend of the buffers (lendBufs), not pooled.
 var ownWriters bool
 
 // Resume serves a parked connection again, on the engine's goroutine that

@@ -38,13 +38,9 @@ const h2MaxOutput = 256 << 10
 // control frames. Past it the connection gets GOAWAY(ENHANCE_YOUR_CALM).
 const h2MaxControlBytes = 128 << 10
 
-// h2ByteWriter is the io.Writer the HPACK encoder writes a header block to.
+// h2ByteWriter holds the header block being encoded (hpackEncoder and
+// encodeHead append to b).
 type h2ByteWriter struct{ b []byte }
-
-func (w *h2ByteWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
 
 // The frame appenders below run with hc.mu held.
 
@@ -125,7 +121,7 @@ func (hc *Conn) encodeField(name, value string) {
 // writeField has the encoder add f to the header block (with a table
 // size update it owes before it, if any).
 func (hc *Conn) writeField(f hpack.HeaderField) {
-	_ = hc.enc.WriteField(f)
+	hc.hbuf.b = hc.enc.appendField(hc.hbuf.b, f)
 	hc.encUpdate = false
 }
 
@@ -185,8 +181,9 @@ func (hc *Conn) writeLoop() {
 			if hc.parking {
 				return
 			}
+			ready := hc.writeReady // lent until the writer ends
 			hc.mu.Unlock()
-			<-hc.writeReady
+			<-ready
 			hc.mu.Lock()
 		}
 		if len(hc.out) == 0 || hc.werr != nil {

@@ -398,3 +398,17 @@ func (c *h3Conn) idleGet(ctx context.Context, w Workload) error {
 	}
 	return err
 }
+
+// OpenIdle opens n connections of the TCP idle workload w (idle, idletls,
+// h2idle or h2idletls) to addr as the workload does (the same clients, 64
+// dials at a time, one checked request on each) and returns those that
+// answered, left open, with the count that failed and the first error. It
+// raises this process's RLIMIT_NOFILE to fit them. For programs that
+// measure an idle server themselves (cmd/tlsfloor).
+func OpenIdle(ctx context.Context, addr string, w Workload, n int) (conns []io.Closer, errs int, firstErr error) {
+	if w.HTTP3 || w.Idle == 0 {
+		return nil, 0, fmt.Errorf("%s is not a TCP idle workload", w.Name)
+	}
+	n = min(n, raiseNoFile(uint64(n+500))-500)
+	return openIdle(ctx, addr, w, n, nil)
+}
