@@ -72,7 +72,7 @@ func TestParkedKeepsNoTable(t *testing.T) {
 		if err != nil {
 			return
 		}
-		tc := tls.Server(c, &tls.Config{Certificates: []tls.Certificate{testCert(t)}, NextProtos: []string{"h2"}})
+		tc := tls.Server(c, &tls.Config{Certificates: []tls.Certificate{h2test.Cert(t)}, NextProtos: []string{"h2"}})
 		if tc.Handshake() != nil {
 			c.Close()
 			return
@@ -83,7 +83,7 @@ func TestParkedKeepsNoTable(t *testing.T) {
 		served <- hc.Serve(false, nil)
 	}()
 
-	cli, err := tls.Dial("tcp", ln.Addr().String(), clientTLS(t, "h2"))
+	cli, err := tls.Dial("tcp", ln.Addr().String(), h2test.ClientTLS(t, "h2"))
 	if err != nil {
 		t.Fatal(err)
 	}
