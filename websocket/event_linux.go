@@ -270,9 +270,13 @@ func (e *evProto) ServeConn(net.Conn) bool {
 			w += n
 			used := p.consume(buf[:w], now)
 			w = copy(buf, buf[used:w])
-			continue
-		}
-		if err != syscall.EAGAIN {
+			if s.endErr != nil || !ec.Empty() {
+				continue
+			}
+			// A short read emptied the socket (edge-triggered): park
+			// without the read that would say EAGAIN; ParkFor fails if
+			// more came since.
+		} else if err != syscall.EAGAIN {
 			if !ec.Shut() { // closed by this side: the next turn says why
 				s.endErr = &CloseError{Code: ws.CloseAbnormal, Text: "connection lost without a close frame"}
 			}

@@ -49,6 +49,8 @@ func run() int {
 		quick       = flag.Bool("quick", false, "smoke run: 2 rounds × 2 s, no warm-up (explicit -rounds/-duration/-warmup win)")
 		out         = flag.String("out", "", "results directory (default: bench/results/<date>[-quick])")
 		wsConns     = flag.Int("ws-conns", 0, "connections of the WebSocket workloads (wsidle 10000, wsecho 100, wsechoc1000 1000, wsbroadcast 1000 subscribers); 0: each workload's own")
+		wsGoroutine = flag.Bool("ws-goroutines", false, "WebSocket workloads: a goroutine per connection (the portable client) instead of the epoll client (Linux)")
+		wsSpin      = flag.Duration("ws-spin", harness.WSClientSpin, "WebSocket workloads: how long the epoll client polls before it sleeps (0: never spins; a sleeping client is woken by each answer, at the server's cost)")
 		list        = flag.Bool("list", false, "list servers and workloads, then exit")
 	)
 	flag.Parse()
@@ -127,9 +129,10 @@ func run() int {
 		defer f.Close()
 		logw = io.MultiWriter(os.Stderr, f)
 	}
+	harness.WSClientSpin = *wsSpin
 	cfg := harness.Config{
 		Root: root, Servers: ss, Workloads: ws,
-		Rounds: *rounds, Duration: *duration, Warmup: *warmup, Connections: *connections, WSConns: *wsConns,
+		Rounds: *rounds, Duration: *duration, Warmup: *warmup, Connections: *connections, WSConns: *wsConns, WSGoroutines: *wsGoroutine, WSSpin: *wsSpin,
 		ConnsPerThread: *perThread, ServerCPUs: *serverCPUs, WrkCPUs: *wrkCPUs, OutDir: dir,
 		Command:  "go -C bench run ./cmd/riptide-bench " + strings.Join(os.Args[1:], " "),
 		Progress: logw, ProgressTTY: tty, Log: logw,

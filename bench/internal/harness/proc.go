@@ -296,9 +296,13 @@ const ClockTicks = 100
 
 // CPUSeconds returns the user+system CPU time consumed so far by the server
 // and every process descended from it (nginx workers).
-func (p *Proc) CPUSeconds() (float64, error) {
+func (p *Proc) CPUSeconds() (float64, error) { return treeCPUSeconds(p.PID()) }
+
+// treeCPUSeconds returns the user+system CPU time consumed so far by the
+// process pid and every process descended from it.
+func treeCPUSeconds(root int) (float64, error) {
 	var total float64
-	for _, pid := range tree(p.PID()) {
+	for _, pid := range tree(root) {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
 			continue // exited meanwhile

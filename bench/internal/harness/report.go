@@ -45,8 +45,12 @@ type ServerSummary struct {
 	CPUPerMBUS    float64 `json:"cpu_us_per_mb_median,omitempty"`
 	ServerBusyPct float64 `json:"server_busy_pct_median,omitempty"`
 	LoadBusyPct   float64 `json:"load_busy_pct_median,omitempty"`
+	// LoadCPUPerReqUS is the median of the runs' client CPU per message
+	// (WebSocket workloads).
+	LoadCPUPerReqUS float64 `json:"load_cpu_us_per_request_median,omitempty"`
 	// ServerSetBusyPct and ServerSetIRQPct are the medians of the runs'
-	// figures of those names (HTTP/3 workloads with pinned servers).
+	// figures of those names (HTTP/3 and WebSocket workloads with pinned
+	// servers).
 	ServerSetBusyPct float64 `json:"server_set_busy_pct_median,omitempty"`
 	ServerSetIRQPct  float64 `json:"server_set_irq_pct_median,omitempty"`
 	// VsBaseline and VsReference are the per-round RPS ratios against
@@ -116,7 +120,7 @@ func Summarize(res *Results) []WorkloadSummary {
 		ws.Tool, ws.Load = w.Tool(), w.LoadCommand(ws.Conns, res.Config.Scale.LoadThreads)
 		for _, sn := range res.Servers {
 			ss := ServerSummary{Server: sn, PeakRSS: res.PeakRSS[wn+"/"+sn]}
-			var rps, p50, p99, mean, sd, cpu, idle, heap, gor, allocs, mbps, cpuMB, srvBusy, loadBusy, setBusy, setIRQ []float64
+			var rps, p50, p99, mean, sd, cpu, idle, heap, gor, allocs, mbps, cpuMB, srvBusy, loadBusy, setBusy, setIRQ, loadCPU []float64
 			for _, r := range res.Runs {
 				if r.Workload != wn || r.Server != sn {
 					continue
@@ -144,6 +148,7 @@ func Summarize(res *Results) []WorkloadSummary {
 				loadBusy = append(loadBusy, r.LoadBusyPct)
 				setBusy = append(setBusy, r.ServerSetBusyPct)
 				setIRQ = append(setIRQ, r.ServerSetIRQPct)
+				loadCPU = append(loadCPU, r.LoadCPUPerReqUS)
 			}
 			if ss.Runs == 0 {
 				continue
@@ -161,6 +166,9 @@ func Summarize(res *Results) []WorkloadSummary {
 			if w.WS != WSNone {
 				ss.ServerBusyPct = SpreadOf(srvBusy).Median
 				ss.LoadBusyPct = SpreadOf(loadBusy).Median
+				ss.LoadCPUPerReqUS = SpreadOf(loadCPU).Median
+				ss.ServerSetBusyPct = SpreadOf(setBusy).Median
+				ss.ServerSetIRQPct = SpreadOf(setIRQ).Median
 			}
 			if w.HTTP3 {
 				ss.MBps = SpreadOf(mbps)
@@ -273,7 +281,7 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 		case w.HTTP3:
 			g = "the harness's quic-go client for HTTP/3 (h3load.go)"
 		case w.WS != WSNone:
-			g = "the harness's WebSocket client (ws.go), in the harness process"
+			g = "the harness's WebSocket client (ws.go), in the harness process: " + wsRun{goroutines: c.WSGoroutines}.clientNameSpin(c.WSSpin)
 		}
 		if g != "" && !slices.Contains(gens, g) {
 			gens = append(gens, g)
@@ -462,12 +470,17 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
 			fmt.Fprint(w, `- WebSocket workloads (wsidle, wsecho*, wsbroadcast) are driven by the
   harness's own client (internal/harness/ws.go) in the harness process:
   frames built once with riptide's ws codec, answers compared byte for
-  byte, one write and one read per message. "×best peer" is, per round,
+  byte, one write and one read per message; on Linux the connections are
+  driven from epoll by one goroutine per CPU of the harness
+  (ws_linux.go), elsewhere by a goroutine each. "×best peer" is, per round,
   the server's rate over the highest rate of a non-riptide server in that
   round. CPU µs/msg (µs/delivery) is the server's user+system time over
-  the measured loop alone, handshakes excluded; "client busy" is the
-  harness process's CPU over the same loop in % of one CPU: a side near
-  100% × its CPUs bounded the run. wsidle reads the server's RSS, then its
+  the measured loop alone, handshakes excluded, and client CPU µs/msg the
+  harness process's over the same loop; "server busy" and "client busy"
+  are the same times in % of one CPU: a side near 100% × its CPUs bounded
+  the run. With pinned servers "server CPUs busy (irq)" is the servers'
+  CPU set's use over the run, every process and interrupt counted (other
+  processes on a shared machine included), and its interrupt part. wsidle reads the server's RSS, then its
   live heap plus goroutine stacks after a forced GC (GET /debug/heap,
   wsserver.Heap, the same code in every server), before the connections
   and 3 s after they all went idle; a fresh server process per round.
@@ -749,18 +762,25 @@ func writeWSTable(w io.Writer, ws WorkloadSummary) {
 	if wl.WS == WSBroadcast {
 		unit, per = "deliveries/s", "delivery"
 	}
-	fmt.Fprintf(w, "| server | %s median | min | max | spread | ×best peer | p50 | p99 | CPU µs/%s | server busy | client busy | peak RSS | flagged runs |\n", unit, per)
-	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(w, "| server | %s median | min | max | spread | ×best peer | p50 | p99 | CPU µs/%s | client CPU µs/%s | server busy | client busy | server CPUs busy (irq) | peak RSS | flagged runs |\n", unit, per, per)
+	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, ss := range ws.Servers {
 		n := ss.RPS.N
 		p50, p99 := FormatMicros(ss.P50US, n), FormatMicros(ss.P99US, n)
 		if wl.WS == WSBroadcast {
 			p50, p99 = "–", "–" // not measured
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		load, set := "–", "–"
+		if n > 0 && ss.LoadCPUPerReqUS > 0 {
+			load = fmt.Sprintf("%.2f", ss.LoadCPUPerReqUS)
+		}
+		if ss.ServerSetBusyPct > 0 {
+			set = fmt.Sprintf("%.0f%% (%.0f%%)", ss.ServerSetBusyPct, ss.ServerSetIRQPct)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			ss.Server, FormatCount(ss.RPS.Median, n), FormatCount(ss.RPS.Min, n), FormatCount(ss.RPS.Max, n), pct(ss.RPS.SpreadPct()),
-			ratioCell(&ss, true), p50, p99, cpuCell(ss),
-			busyCell(ss.ServerBusyPct, n), busyCell(ss.LoadBusyPct, n), FormatMiB(ss.PeakRSS), flaggedCell(ss))
+			ratioCell(&ss, true), p50, p99, cpuCell(ss), load,
+			busyCell(ss.ServerBusyPct, n), busyCell(ss.LoadBusyPct, n), set, FormatMiB(ss.PeakRSS), flaggedCell(ss))
 	}
 	fmt.Fprintln(w)
 }

@@ -53,6 +53,11 @@ type Config struct {
 	// WebSocket workload (wsidle's idle connections, wsecho's
 	// connections, wsbroadcast's subscribers).
 	WSConns int `json:"ws_conns,omitempty"`
+	// WSGoroutines drives the WebSocket workloads' connections with a
+	// goroutine each (the portable client) instead of the epoll client;
+	// WSSpin is the epoll client's WSClientSpin, recorded.
+	WSGoroutines bool          `json:"ws_goroutines,omitempty"`
+	WSSpin       time.Duration `json:"ws_spin_ns,omitempty"`
 	// Prebuilt, when set, is a directory holding every server binary
 	// already built (a packed multi-core kit): Run builds nothing and
 	// needs neither go nor cc.
@@ -86,6 +91,10 @@ type RunRecord struct {
 	// CPUPerMBUS is CPUSeconds per megabyte (10^6) of response bodies, in
 	// microseconds (HTTP/3 workloads, which count body bytes).
 	CPUPerMBUS float64 `json:"cpu_us_per_mb,omitempty"`
+	// LoadCPUPerReqUS is the load generator's CPU time (LoadCPUSeconds)
+	// per completed request, in microseconds (WebSocket workloads, whose
+	// client runs in the harness).
+	LoadCPUPerReqUS float64 `json:"load_cpu_us_per_request,omitempty"`
 	// ServerBusyPct and LoadBusyPct are CPUSeconds and the load
 	// generator's LoadCPUSeconds as a percentage of one CPU over the run
 	// (HTTP/3 workloads): near 100 × the CPUs of its set, that side
@@ -399,7 +408,7 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 	}
 	newRun := func(s Server, d time.Duration) loadRun {
 		if w.WS != WSNone {
-			return wsRun{proc: procs[s.Name], addr: procs[s.Name].Addr, w: w, duration: d}
+			return wsRun{proc: procs[s.Name], addr: procs[s.Name].Addr, w: w, duration: d, goroutines: cfg.WSGoroutines}
 		}
 		if w.Tool() == "idle" {
 			return idleRun{proc: procs[s.Name], w: w}
@@ -461,6 +470,7 @@ func runWorkload(ctx context.Context, cfg Config, res *Results, w Workload, all 
 		}
 		if st.Requests > 0 {
 			rec.CPUPerReqUS = rec.CPUSeconds / float64(st.Requests) * 1e6
+			rec.setLoadCPU(w, st)
 		}
 		if w.HTTP3 || (w.WS != WSNone && w.WS != WSIdle) {
 			rec.setBusy(st, time.Since(t))
@@ -495,6 +505,14 @@ func (rec *RunRecord) setBusy(st WrkStats, wall time.Duration) {
 	if secs > 0 {
 		rec.ServerBusyPct = 100 * rec.CPUSeconds / secs
 		rec.LoadBusyPct = 100 * st.LoadCPUSeconds / secs
+	}
+}
+
+// setLoadCPU sets the client's CPU per message of a WebSocket run (the
+// client is the harness).
+func (rec *RunRecord) setLoadCPU(w Workload, st WrkStats) {
+	if w.WS != WSNone && st.Requests > 0 {
+		rec.LoadCPUPerReqUS = st.LoadCPUSeconds / float64(st.Requests) * 1e6
 	}
 }
 

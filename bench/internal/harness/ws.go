@@ -62,13 +62,26 @@ const (
 	WSBroadcastWindow = 8
 )
 
+// WSClientSpin is how long the epoll client's pollers (Linux) poll
+// without sleeping (epoll_wait with a zero timeout) before they wait in
+// the kernel. A client that sleeps between answers must be woken by each
+// one, and the server's write pays for that wakeup: spinning keeps the
+// client's cost out of the server's figures, at the price of a load CPU
+// that always looks busy. 0 (the default) never spins.
+var WSClientSpin time.Duration
+
 // wsRun is one run of a WebSocket workload against addr, served by proc
 // (nil for a server in this process: no CPU figures then, and no wsidle).
 type wsRun struct {
-	proc     *Proc
-	addr     string
-	w        Workload
-	duration time.Duration
+	proc *Proc
+	pid  int // the server's process when proc is nil (0: none)
+	// goroutines drives the connections with a goroutine each through
+	// the net package (the portable client) even where the epoll client
+	// (ws_linux.go) is available.
+	goroutines bool
+	addr       string
+	w          Workload
+	duration   time.Duration
 }
 
 // RunWS runs the WebSocket workload w (its Conns connections) for d
@@ -78,18 +91,28 @@ func RunWS(ctx context.Context, proc *Proc, addr string, w Workload, d time.Dura
 	return wsRun{proc: proc, addr: addr, w: w, duration: d}.run(ctx)
 }
 
+// RunWSPID is RunWS against a server this process did not start: pid is
+// its process (0: unknown, no server CPU figures); goroutines drives the
+// connections with a goroutine each even where the epoll client runs.
+func RunWSPID(ctx context.Context, pid int, addr string, w Workload, d time.Duration, goroutines bool) ([]byte, WrkStats, error) {
+	return wsRun{pid: pid, addr: addr, w: w, duration: d, goroutines: goroutines}.run(ctx)
+}
+
 // cpuSpan reads the server's and this process's CPU time at the start of
 // a measured loop.
 type cpuSpan struct {
-	proc            *Proc
+	pid             int
 	srv0, self0     float64
 	srvErr, selfErr error
 }
 
 func (r wsRun) startCPU() cpuSpan {
-	s := cpuSpan{proc: r.proc, srvErr: errors.New("server in this process")}
+	s := cpuSpan{pid: r.pid, srvErr: errors.New("server in this process")}
 	if r.proc != nil {
-		s.srv0, s.srvErr = r.proc.CPUSeconds()
+		s.pid = r.proc.PID()
+	}
+	if s.pid > 0 {
+		s.srv0, s.srvErr = treeCPUSeconds(s.pid)
 	}
 	s.self0, s.selfErr = selfCPUSeconds()
 	return s
@@ -99,7 +122,7 @@ func (r wsRun) startCPU() cpuSpan {
 // spent since startCPU, where both readings succeeded.
 func (s cpuSpan) stop(st *WrkStats) {
 	if s.srvErr == nil {
-		if srv1, err := s.proc.CPUSeconds(); err == nil {
+		if srv1, err := treeCPUSeconds(s.pid); err == nil {
 			st.ServerCPUSeconds = srv1 - s.srv0
 		}
 	}
@@ -382,60 +405,24 @@ func (r wsRun) echo(ctx context.Context) ([]byte, WrkStats, error) {
 		return nil, st, fmt.Errorf("no WebSocket connection: %v", firstErr)
 	}
 	req, want := wsFrame(payload, true), wsFrame(payload, false)
-	var (
-		msgs, bad, fails atomic.Int64
-		mu               sync.Mutex
-		lat              []float64
-		wg               sync.WaitGroup
-	)
 	cpu := r.startCPU()
 	start := time.Now()
-	deadline := start.Add(r.duration)
-	for _, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.SetDeadline(deadline.Add(10 * time.Second))
-			buf := make([]byte, len(want))
-			var local []float64
-			var count int64
-			for {
-				t := time.Now()
-				if !t.Before(deadline) {
-					break
-				}
-				if err := wsEchoOnce(c, req, want, buf); err != nil {
-					if err == errWSAnswer {
-						bad.Add(1)
-					} else {
-						fails.Add(1)
-					}
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					break
-				}
-				count++
-				// One latency sample in 8 keeps the slice small.
-				if count&7 == 0 {
-					local = append(local, float64(time.Since(t).Microseconds()))
-				}
-			}
-			msgs.Add(count)
-			mu.Lock()
-			lat = append(lat, local...)
-			mu.Unlock()
-		}()
+	var e wsEchoResult
+	if wsEpollClient && !r.goroutines {
+		e = wsEchoEpoll(conns, req, want, start.Add(r.duration))
+	} else {
+		e = wsEchoGoroutines(conns, req, want, start.Add(r.duration))
 	}
-	wg.Wait()
+	if firstErr == nil {
+		firstErr = e.firstErr
+	}
+	lat := e.lat
 	elapsed := time.Since(start)
 	cpu.stop(&st)
 	st.Protocol = "ws"
-	st.Requests = msgs.Load()
-	st.Read = int64(errs) + fails.Load()
-	st.Status = bad.Load()
+	st.Requests = e.msgs
+	st.Read = int64(errs) + e.fails
+	st.Status = e.bad
 	st.DurationUS = elapsed.Microseconds()
 	st.RPS = float64(st.Requests) / elapsed.Seconds()
 	slices.Sort(lat)
@@ -443,7 +430,7 @@ func (r wsRun) echo(ctx context.Context) ([]byte, WrkStats, error) {
 		st.P50US, st.P90US, st.P99US, st.MaxUS = lat[k*50/100], lat[k*90/100], lat[k*99/100], lat[k-1]
 	}
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "wsecho: %d connections (%d failed to open) × 1 message in flight, %d-byte text messages, for %s\n", len(conns), errs, r.w.WSMsg, r.duration)
+	fmt.Fprintf(&out, "wsecho: %d connections (%d failed to open) × 1 message in flight, %d-byte text messages, for %s, %s\n", len(conns), errs, r.w.WSMsg, r.duration, r.clientName())
 	fmt.Fprintf(&out, "messages echoed %d in %s: %.0f msg/s\n", st.Requests, elapsed.Round(time.Millisecond), st.RPS)
 	fmt.Fprintf(&out, "latency (1 in 8 sampled) p50 %.0f µs, p90 %.0f µs, p99 %.0f µs, max %.0f µs\n", st.P50US, st.P90US, st.P99US, st.MaxUS)
 	fmt.Fprintf(&out, "server CPU %.3f s, client CPU %.3f s (this process)\n", st.ServerCPUSeconds, st.LoadCPUSeconds)
@@ -477,73 +464,31 @@ func (r wsRun) broadcast(ctx context.Context) ([]byte, WrkStats, error) {
 	syncReq, dataReq := wsFrame(syncMsg, true), wsFrame(data, true)
 	syncWant, dataWant := wsFrame(syncMsg, false), wsFrame(data, false)
 
-	var (
-		ready     sync.WaitGroup
-		done      sync.WaitGroup
-		slots     [WSBroadcastWindow]atomic.Int64
-		tokens    = make(chan struct{}, WSBroadcastWindow)
-		delivered atomic.Int64
-		bad       atomic.Int64
-		mu        sync.Mutex
-		subErr    error
-		nsubs     = int64(len(subs))
-	)
+	b := &wsSubs{syncWant: syncWant, dataWant: dataWant, n: int64(len(subs)), tokens: make(chan struct{}, WSBroadcastWindow)}
 	for range WSBroadcastWindow {
-		tokens <- struct{}{}
+		b.tokens <- struct{}{}
 	}
-	ready.Add(len(subs))
-	for _, c := range subs {
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			buf := make([]byte, len(dataWant))
-			synced := false
-			var k int64
-			defer func() {
-				if !synced {
-					ready.Done()
-				}
-			}()
-			fail := func(err error) {
-				mu.Lock()
-				if subErr == nil {
-					subErr = err
-				}
-				mu.Unlock()
-			}
-			for {
-				if _, err := io.ReadFull(c, buf); err != nil {
-					if !errors.Is(err, net.ErrClosed) {
-						fail(err)
-					}
-					return
-				}
-				switch {
-				case bytes.Equal(buf, syncWant):
-					if !synced && k == 0 {
-						synced = true
-						ready.Done()
-					}
-				case bytes.Equal(buf, dataWant):
-					delivered.Add(1)
-					s := &slots[k%WSBroadcastWindow]
-					k++
-					if s.Add(1) == nsubs {
-						s.Store(0)
-						tokens <- struct{}{}
-					}
-				default:
-					bad.Add(1)
-					fail(errWSAnswer)
-					return
-				}
-			}
-		}()
+	b.ready.Add(len(subs))
+	var stopSubs func()
+	if wsEpollClient && !r.goroutines {
+		stopSubs, err = b.readEpoll(subs)
+		if err != nil {
+			return nil, st, err
+		}
+	} else {
+		stopSubs = b.readGoroutines(subs)
 	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			stopSubs()
+		}
+	}()
+	nsubs, tokens := b.n, b.tokens
 	// Synchronise: every subscriber is in the server's group once it has
 	// received a sync message.
 	allReady := make(chan struct{})
-	go func() { ready.Wait(); close(allReady) }()
+	go func() { b.ready.Wait(); close(allReady) }()
 	syncDeadline := time.Now().Add(30 * time.Second)
 	pub.SetWriteDeadline(syncDeadline.Add(r.duration + 30*time.Second))
 wait:
@@ -590,23 +535,24 @@ wait:
 	}
 	elapsed := time.Since(start)
 	cpu.stop(&st)
-	closeAll(subs)
-	done.Wait()
+	stopSubs()
+	stopped = true
 	st.Protocol = "ws"
-	st.Requests = delivered.Load()
-	st.Status = bad.Load()
+	st.Requests = b.delivered.Load()
+	st.Status = b.bad.Load()
 	st.DurationUS = elapsed.Microseconds()
 	st.RPS = float64(st.Requests) / elapsed.Seconds()
 	if stalled {
 		st.Timeout = 1
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	b.mu.Lock()
+	subErr := b.err
+	b.mu.Unlock()
 	if subErr != nil {
 		st.Read++
 	}
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "wsbroadcast: %d subscribers, 1 publisher, %d-byte text messages, at most %d in flight, for %s\n", len(subs), r.w.WSMsg, WSBroadcastWindow, r.duration)
+	fmt.Fprintf(&out, "wsbroadcast: %d subscribers, 1 publisher, %d-byte text messages, at most %d in flight, for %s, subscribers read by %s\n", len(subs), r.w.WSMsg, WSBroadcastWindow, r.duration, r.clientName())
 	fmt.Fprintf(&out, "messages published %d, deliveries %d of %d in %s: %.0f deliveries/s, %.0f messages/s\n",
 		sent, st.Requests, sent*nsubs, elapsed.Round(time.Millisecond), st.RPS, float64(sent)/elapsed.Seconds())
 	fmt.Fprintf(&out, "server CPU %.3f s, client CPU %.3f s (this process)\n", st.ServerCPUSeconds, st.LoadCPUSeconds)
@@ -615,4 +561,180 @@ wait:
 		return out.Bytes(), st, fmt.Errorf("wsbroadcast: %d deliveries, want %d", st.Requests, sent*nsubs)
 	}
 	return out.Bytes(), st, nil
+}
+
+// clientName says which client drives the connections.
+func (r wsRun) clientName() string { return r.clientNameSpin(WSClientSpin) }
+
+// clientNameSpin is clientName with the epoll client spinning for spin.
+func (r wsRun) clientNameSpin(spin time.Duration) string {
+	if wsEpollClient && !r.goroutines {
+		if spin > 0 {
+			return wsEpollClientName + ", polling " + spin.String() + " before it sleeps"
+		}
+		return wsEpollClientName
+	}
+	return "a goroutine per connection (net package)"
+}
+
+// wsEchoResult is what the echo loop counted.
+type wsEchoResult struct {
+	msgs, bad, fails int64
+	lat              []float64 // µs, one message in 8
+	firstErr         error
+}
+
+// failed counts err, a connection's end, into e.
+func (e *wsEchoResult) failed(err error) {
+	if err == errWSAnswer {
+		e.bad++
+	} else {
+		e.fails++
+	}
+	if e.firstErr == nil {
+		e.firstErr = err
+	}
+}
+
+// add merges o into e.
+func (e *wsEchoResult) add(o *wsEchoResult) {
+	e.msgs += o.msgs
+	e.bad += o.bad
+	e.fails += o.fails
+	e.lat = append(e.lat, o.lat...)
+	if e.firstErr == nil {
+		e.firstErr = o.firstErr
+	}
+}
+
+// wsEchoGoroutines is the echo loop with a goroutine per connection:
+// write the request, read the answer and compare it, until deadline.
+func wsEchoGoroutines(conns []net.Conn, req, want []byte, deadline time.Time) wsEchoResult {
+	var (
+		mu    sync.Mutex
+		total wsEchoResult
+		wg    sync.WaitGroup
+	)
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.SetDeadline(deadline.Add(10 * time.Second))
+			buf := make([]byte, len(want))
+			var e wsEchoResult
+			for {
+				t := time.Now()
+				if !t.Before(deadline) {
+					break
+				}
+				if err := wsEchoOnce(c, req, want, buf); err != nil {
+					e.failed(err)
+					break
+				}
+				e.msgs++
+				// One latency sample in 8 keeps the slice small.
+				if e.msgs&7 == 0 {
+					e.lat = append(e.lat, float64(time.Since(t).Microseconds()))
+				}
+			}
+			mu.Lock()
+			total.add(&e)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return total
+}
+
+// wsSubs is the subscribers' side of wsbroadcast: every frame a
+// subscriber receives is checked and counted, and the last subscriber to
+// receive a published message returns its token to the publisher.
+type wsSubs struct {
+	syncWant, dataWant []byte // the same length
+	n                  int64  // subscribers
+	ready              sync.WaitGroup
+	slots              [WSBroadcastWindow]atomic.Int64
+	tokens             chan struct{}
+	delivered, bad     atomic.Int64
+	mu                 sync.Mutex
+	err                error // the first subscriber's error
+}
+
+// wsSub is one subscriber's state.
+type wsSub struct {
+	synced bool
+	k      int64 // data messages received
+}
+
+// frame handles f, one whole frame that sub received; an error (a wrong
+// frame) ends the subscriber.
+func (b *wsSubs) frame(sub *wsSub, f []byte) error {
+	switch {
+	case bytes.Equal(f, b.syncWant):
+		// Sync messages published before every subscriber had one
+		// may still arrive: only the first counts.
+		if !sub.synced && sub.k == 0 {
+			sub.synced = true
+			b.ready.Done()
+		}
+	case bytes.Equal(f, b.dataWant):
+		b.delivered.Add(1)
+		s := &b.slots[sub.k%WSBroadcastWindow]
+		sub.k++
+		if s.Add(1) == b.n {
+			s.Store(0)
+			b.tokens <- struct{}{}
+		}
+	default:
+		b.bad.Add(1)
+		return errWSAnswer
+	}
+	return nil
+}
+
+// end ends sub, with err unless nil (the run's end): a subscriber that
+// never synced no longer holds the synchronisation up.
+func (b *wsSubs) end(sub *wsSub, err error) {
+	if !sub.synced {
+		sub.synced = true
+		b.ready.Done()
+	}
+	if err != nil {
+		b.mu.Lock()
+		if b.err == nil {
+			b.err = err
+		}
+		b.mu.Unlock()
+	}
+}
+
+// readGoroutines reads the subscribers with a goroutine each; stop
+// closes them and waits for the goroutines.
+func (b *wsSubs) readGoroutines(subs []net.Conn) (stop func()) {
+	var done sync.WaitGroup
+	for _, c := range subs {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			buf := make([]byte, len(b.dataWant))
+			var sub wsSub
+			for {
+				if _, err := io.ReadFull(c, buf); err != nil {
+					if errors.Is(err, net.ErrClosed) {
+						err = nil
+					}
+					b.end(&sub, err)
+					return
+				}
+				if err := b.frame(&sub, buf); err != nil {
+					b.end(&sub, err)
+					return
+				}
+			}
+		}()
+	}
+	return func() {
+		closeAll(subs)
+		done.Wait()
+	}
 }

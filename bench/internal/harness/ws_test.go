@@ -85,41 +85,126 @@ func wsTestServer(t *testing.T, change func([]byte)) string {
 	return ln.Addr().String()
 }
 
+// wsClients are the clients a WebSocket workload can run on this
+// system: the epoll client where there is one, and the goroutine client.
+func wsClients() []bool {
+	if wsEpollClient {
+		return []bool{false, true}
+	}
+	return []bool{true}
+}
+
+// oneConnServer listens on a loopback port, serves the first connection
+// it accepts with serve (then closes it) and returns the address; the
+// listener is closed once that connection is accepted.
+func oneConnServer(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		ln.Close()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		serve(c)
+	}()
+	return ln.Addr().String()
+}
+
 // TestWSEchoAndBroadcast runs wsecho and wsbroadcast briefly against a
-// correct server: messages counted, nothing flagged, every published
-// message delivered to every subscriber.
+// correct server, with each client: messages counted, nothing flagged,
+// every published message delivered to every subscriber.
 func TestWSEchoAndBroadcast(t *testing.T) {
 	addr := wsTestServer(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for _, name := range []string{"wsecho", "wsecho1k", "wsbroadcast"} {
-		w := mustWorkload(name)
-		w.Conns = 5
-		out, st, err := RunWS(ctx, nil, addr, w, 300*time.Millisecond)
-		if flag := flagOf(st, err, nil); flag != "" || st.Requests == 0 {
-			t.Fatalf("%s: %d messages, flag %q\n%s", name, st.Requests, flag, out)
-		}
-		if w.WS == WSBroadcast && (st.Requests%5 != 0 || !bytes.Contains(out, []byte("stalled false"))) {
-			t.Errorf("%s: %d deliveries to 5 subscribers\n%s", name, st.Requests, out)
-		}
-		if st.LoadCPUSeconds <= 0 {
-			t.Errorf("%s: client CPU %v", name, st.LoadCPUSeconds)
+	for _, goroutines := range wsClients() {
+		for _, name := range []string{"wsecho", "wsecho1k", "wsbroadcast"} {
+			w := mustWorkload(name)
+			w.Conns = 5
+			r := wsRun{addr: addr, w: w, duration: 300 * time.Millisecond, goroutines: goroutines}
+			out, st, err := r.run(ctx)
+			if flag := flagOf(st, err, nil); flag != "" || st.Requests == 0 {
+				t.Fatalf("%s (%s): %d messages, flag %q\n%s", name, r.clientName(), st.Requests, flag, out)
+			}
+			if w.WS == WSBroadcast && (st.Requests%5 != 0 || !bytes.Contains(out, []byte("stalled false"))) {
+				t.Errorf("%s (%s): %d deliveries to 5 subscribers\n%s", name, r.clientName(), st.Requests, out)
+			}
+			if st.LoadCPUSeconds <= 0 {
+				t.Errorf("%s (%s): client CPU %v", name, r.clientName(), st.LoadCPUSeconds)
+			}
 		}
 	}
 }
 
 // TestWSEchoFlagsWrongServer: a server whose echo differs by one byte is
-// flagged, not counted.
+// flagged, not counted, by each client.
 func TestWSEchoFlagsWrongServer(t *testing.T) {
 	addr := wsTestServer(t, func(p []byte) { p[len(p)-1] ^= 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	w := mustWorkload("wsecho")
-	w.Conns = 3
-	out, st, err := RunWS(ctx, nil, addr, w, 200*time.Millisecond)
-	flag := flagOf(st, err, nil)
-	if st.Requests != 0 || st.Status != 3 || !strings.Contains(flag, "wrong WebSocket answers") {
-		t.Fatalf("messages %d, wrong %d, flag %q\n%s", st.Requests, st.Status, flag, out)
+	for _, goroutines := range wsClients() {
+		w := mustWorkload("wsecho")
+		w.Conns = 3
+		r := wsRun{addr: addr, w: w, duration: 200 * time.Millisecond, goroutines: goroutines}
+		out, st, err := r.run(ctx)
+		flag := flagOf(st, err, nil)
+		if st.Requests != 0 || st.Status != 3 || !strings.Contains(flag, "wrong WebSocket answers") {
+			t.Fatalf("%s: messages %d, wrong %d, flag %q\n%s", r.clientName(), st.Requests, st.Status, flag, out)
+		}
+	}
+}
+
+// TestWSBroadcastFlagsWrongFrame: a subscriber that receives a frame that
+// is neither the sync nor the data message counts it wrong and ends, with
+// each client; frames split across reads are reassembled (the epoll
+// client's readShare) before they are compared.
+func TestWSBroadcastFlagsWrongFrame(t *testing.T) {
+	syncWant, dataWant := wsFrame(wsPayload(64, "s"), false), wsFrame(wsPayload(64, "0123456789abcdef"), false)
+	wrong := bytes.Clone(dataWant)
+	wrong[len(wrong)-1] ^= 1
+	for _, goroutines := range wsClients() {
+		// The server side writes sync, data in two pieces, then the
+		// wrong frame.
+		addr := oneConnServer(t, func(c net.Conn) {
+			c.Write(syncWant)
+			c.Write(dataWant[:5])
+			time.Sleep(20 * time.Millisecond)
+			c.Write(dataWant[5:])
+			c.Write(wrong)
+			var b [1]byte
+			c.Read(b[:]) // until the client closes
+		})
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &wsSubs{syncWant: syncWant, dataWant: dataWant, n: 1, tokens: make(chan struct{}, WSBroadcastWindow)}
+		b.ready.Add(1)
+		var stop func()
+		if goroutines {
+			stop = b.readGoroutines([]net.Conn{c})
+		} else if stop, err = b.readEpoll([]net.Conn{c}); err != nil {
+			t.Fatal(err)
+		}
+		b.ready.Wait()
+		deadline := time.Now().Add(10 * time.Second)
+		for b.bad.Load() == 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		stop()
+		b.mu.Lock()
+		gotErr := b.err
+		b.mu.Unlock()
+		if b.delivered.Load() != 1 || b.bad.Load() != 1 || gotErr != errWSAnswer || len(b.tokens) != 1 {
+			t.Errorf("goroutines %v: delivered %d, wrong %d, error %v, tokens %d; want 1, 1, %v, 1",
+				goroutines, b.delivered.Load(), b.bad.Load(), gotErr, len(b.tokens), errWSAnswer)
+		}
 	}
 }
 
@@ -130,23 +215,13 @@ func TestWSHandshakeChecked(t *testing.T) {
 		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n",
 		"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
 	} {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
+		addr := oneConnServer(t, func(c net.Conn) {
 			buf := make([]byte, 4096)
 			c.Read(buf)
 			c.Write([]byte(resp))
 			c.Read(buf) // until the client closes
-		}()
-		c, err := wsDial(context.Background(), ln.Addr().String(), "/")
-		ln.Close()
+		})
+		c, err := wsDial(context.Background(), addr, "/")
 		if err == nil {
 			c.Close()
 			t.Fatalf("handshake accepted: %q", resp)
@@ -214,5 +289,44 @@ func TestBestPeerRatios(t *testing.T) {
 		if ss.Server == "riptide-ws" && ss.VsBaseline.Median != 1.75 {
 			t.Errorf("riptide-ws ×best peer median %v, want 1.75", ss.VsBaseline.Median)
 		}
+	}
+}
+
+// TestWSClientCPUColumns: a WebSocket run's client CPU per message and
+// its pinned server set's use are summarised (medians) and shown in the
+// table beside the server's CPU per message.
+func TestWSClientCPUColumns(t *testing.T) {
+	run := func(round int, load float64) RunRecord {
+		return RunRecord{Workload: "wsecho", Server: "riptide-ws-event", Round: round, WrkStats: WrkStats{RPS: 1000},
+			CPUPerReqUS: 7.5, LoadCPUPerReqUS: load, ServerBusyPct: 99, LoadBusyPct: 60, ServerSetBusyPct: 100, ServerSetIRQPct: 20}
+	}
+	res := &Results{
+		Servers:   []string{"riptide-ws-event"},
+		Workloads: []string{"wsecho"},
+		Runs:      []RunRecord{run(1, 5), run(2, 4.25), run(3, 6)},
+	}
+	res.Summary = Summarize(res)
+	if ss := res.Summary[0].Servers[0]; ss.LoadCPUPerReqUS != 5 || ss.ServerSetBusyPct != 100 {
+		t.Errorf("client CPU per message %v, server set busy %v; want the medians 5, 100", ss.LoadCPUPerReqUS, ss.ServerSetBusyPct)
+	}
+	var md bytes.Buffer
+	writeMarkdown(&md, res, nil)
+	if row := "| 7.50 | 5.00 | 99% | 60% | 100% (20%) |"; !strings.Contains(md.String(), "CPU µs/msg | client CPU µs/msg | server busy | client busy | server CPUs busy (irq)") || !strings.Contains(md.String(), row) {
+		t.Errorf("results.md has no client CPU column (%q):\n%s", row, md.String())
+	}
+}
+
+// TestRecordClientCPU: a WebSocket run records the client's CPU per
+// message from the load's CPU time.
+func TestRecordClientCPU(t *testing.T) {
+	rec := RunRecord{CPUSeconds: 1}
+	rec.setLoadCPU(mustWorkload("wsecho"), WrkStats{Requests: 200_000, LoadCPUSeconds: 1.5})
+	if rec.LoadCPUPerReqUS != 7.5 {
+		t.Errorf("client CPU per message %v µs, want 7.5", rec.LoadCPUPerReqUS)
+	}
+	rec = RunRecord{}
+	rec.setLoadCPU(mustWorkload("plaintext"), WrkStats{Requests: 200_000, LoadCPUSeconds: 1.5})
+	if rec.LoadCPUPerReqUS != 0 {
+		t.Errorf("plaintext (wrk, another process): client CPU per request %v, want none", rec.LoadCPUPerReqUS)
 	}
 }
