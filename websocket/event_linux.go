@@ -270,12 +270,14 @@ func (e *evProto) ServeConn(net.Conn) bool {
 			w += n
 			used := p.consume(buf[:w], now)
 			w = copy(buf, buf[used:w])
-			if s.endErr != nil || !ec.Empty() {
+			if s.endErr != nil || s.tw != nil || !ec.Empty() {
 				continue
 			}
 			// A short read emptied the socket (edge-triggered): park
 			// without the read that would say EAGAIN; ParkFor fails if
-			// more came since.
+			// more came since. Not over TLS: crypto/tls may hold whole
+			// records it read with this one (its next Read returns them
+			// without a system call, or says EAGAIN itself).
 		} else if err != syscall.EAGAIN {
 			if !ec.Shut() { // closed by this side: the next turn says why
 				s.endErr = &CloseError{Code: ws.CloseAbnormal, Text: "connection lost without a close frame"}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/tls"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/internal/israce"
+	"github.com/riptide-http/riptide/ws"
 )
 
 // The event mode over TLS (wss://) on the event loop's TLS engine. The
@@ -300,4 +303,82 @@ func cryptoTLSHeap() int64 {
 		}
 	}
 	return total
+}
+
+// heldWrites is a net.Conn whose writes wait while hold is set, until
+// flush sends them in one write: TLS records written one by one leave in
+// one TCP segment.
+type heldWrites struct {
+	net.Conn
+	hold bool
+	buf  []byte
+}
+
+func (h *heldWrites) Write(p []byte) (int, error) {
+	if h.hold {
+		h.buf = append(h.buf, p...)
+		return len(p), nil
+	}
+	return h.Conn.Write(p)
+}
+
+func (h *heldWrites) flush() error {
+	_, err := h.Conn.Write(h.buf)
+	h.buf, h.hold = nil, false
+	return err
+}
+
+// Messages in TLS records that arrive together, in one segment, are all
+// served: a short read of the socket does not mean that crypto/tls holds
+// no record, so a wss Peer must not park on it (an earlier version parked
+// after a short read, and the second message waited for more bytes).
+func TestEventTLSRecordsInOneSegment(t *testing.T) {
+	srv := &riptide.Server{Handler: eventEcho(nil, nil, nil)}
+	url, tc := serveWSS(t, srv)
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "wss://"), "/")
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	raw.SetDeadline(time.Now().Add(10 * time.Second))
+	hw := &heldWrites{Conn: raw}
+	cfg := tc.Clone()
+	cfg.NextProtos = []string{"http/1.1"}
+	nc := tls.Client(hw, cfg)
+	if _, err := nc.Write(upgradeRequest(addr)); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(nc)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v, %v", resp, err)
+	}
+	const n = 4
+	hw.hold = true
+	for i := range n {
+		payload := fmt.Sprintf("message %d of a segment", i)
+		h := ws.Header{Fin: true, Op: ws.OpText, Masked: true, Key: [4]byte{7, 1, 9, 3}, Length: int64(len(payload))}
+		b := make([]byte, h.Len()+len(payload))
+		k := ws.PutHeader(b, &h)
+		copy(b[k:], payload)
+		ws.Mask(h.Key, 0, b[k:])
+		if _, err := nc.Write(b); err != nil { // a record each
+			t.Fatal(err)
+		}
+	}
+	if err := hw.flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		want := fmt.Sprintf("message %d of a segment", i)
+		var hb [2]byte
+		if _, err := io.ReadFull(br, hb[:]); err != nil {
+			t.Fatalf("echo %d of %d: %v", i+1, n, err)
+		}
+		got := make([]byte, hb[1]&0x7f)
+		if _, err := io.ReadFull(br, got); err != nil || string(got) != want {
+			t.Fatalf("echo %d: %q, %v; want %q", i+1, got, err, want)
+		}
+	}
 }
