@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -123,10 +122,6 @@ func (r idleRun) run(ctx context.Context) ([]byte, WrkStats, error) {
 // got a correct response, the number that failed and the first error.
 // HTTP/3 connections go through h3tr.
 func openIdle(ctx context.Context, addr string, w Workload, n int, h3tr *quic.Transport) (conns []io.Closer, errs int, firstErr error) {
-	var (
-		mu sync.Mutex
-		wg sync.WaitGroup
-	)
 	req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", w.Path, addr)
 	one := func(addr, req string, w Workload) (io.Closer, error) { return idleOne(addr, req, w) }
 	switch {
@@ -137,30 +132,7 @@ func openIdle(ctx context.Context, addr string, w Workload, n int, h3tr *quic.Tr
 	case w.TLS:
 		one = func(addr, req string, w Workload) (io.Closer, error) { return tlsIdleOne(addr, req, w) }
 	}
-	sem := make(chan struct{}, idleDials(w))
-	for range n {
-		if ctx.Err() != nil {
-			break
-		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			c, err := one(addr, req, w)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if errs++; firstErr == nil {
-					firstErr = err
-				}
-				return
-			}
-			conns = append(conns, c)
-		}()
-	}
-	wg.Wait()
-	return conns, errs, firstErr
+	return openMany(ctx, n, idleDials(w), func() (io.Closer, error) { return one(addr, req, w) })
 }
 
 // idleOne dials addr, sends req and checks the response; the connection

@@ -232,7 +232,7 @@ func wsDialAll(ctx context.Context, addr, path string, n int, echo []byte) ([]ne
 	if echo != nil {
 		req, want = wsFrame(echo, true), wsFrame(echo, false)
 	}
-	return openMany(ctx, n, func() (net.Conn, error) {
+	return openMany(ctx, n, 64, func() (net.Conn, error) {
 		c, err := wsDial(ctx, addr, path)
 		if err != nil || req == nil {
 			return c, err
@@ -247,18 +247,18 @@ func wsDialAll(ctx context.Context, addr, path string, n int, echo []byte) ([]ne
 	})
 }
 
-// openMany calls open n times, 64 at a time (the accept backlog is
-// finite), and returns the connections it opened, the number of failures
-// and the first error.
-func openMany(ctx context.Context, n int, open func() (net.Conn, error)) ([]net.Conn, int, error) {
+// openMany calls open n times, par at a time (the accept backlog is
+// finite), and returns what it opened, the number of failures and the
+// first error. openIdle and the WebSocket workloads' dials share it.
+func openMany[C any](ctx context.Context, n, par int, open func() (C, error)) ([]C, int, error) {
 	var (
 		mu       sync.Mutex
-		conns    []net.Conn
+		conns    []C
 		errs     int
 		firstErr error
 		wg       sync.WaitGroup
 	)
-	sem := make(chan struct{}, 64)
+	sem := make(chan struct{}, par)
 	for range n {
 		if ctx.Err() != nil {
 			break
