@@ -17,6 +17,7 @@ package wsserver
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"runtime"
 	"strconv"
@@ -68,6 +69,17 @@ func Heap() []byte {
 	b = append(b, `,"goroutines":`...)
 	b = strconv.AppendInt(b, int64(runtime.NumGoroutine()), 10)
 	return append(b, "}\n"...)
+}
+
+// ServeHeap answers a net/http request for HeapPath with Heap and
+// reports whether it did (any other path is left to the caller).
+func ServeHeap(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.Path != HeapPath {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(Heap())
+	return true
 }
 
 // Hub is the broadcast group: the connections of SubscribePath. Members

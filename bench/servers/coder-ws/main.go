@@ -28,9 +28,7 @@ const readLimit = 1 << 20
 func main() {
 	o := wsserver.ParseFlags("coder-ws")
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == wsserver.HeapPath {
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(wsserver.Heap())
+		if wsserver.ServeHeap(w, r) {
 			return
 		}
 		c, err := websocket.Accept(w, r, opts)

@@ -41,9 +41,7 @@ var hub wsserver.Hub[*conn]
 func main() {
 	o := wsserver.ParseFlags("gobwas-ws")
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == wsserver.HeapPath {
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(wsserver.Heap())
+		if wsserver.ServeHeap(w, r) {
 			return
 		}
 		nc, rw, _, err := ws.UpgradeHTTP(r, w)

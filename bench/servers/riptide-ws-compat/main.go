@@ -20,9 +20,7 @@ import (
 func main() {
 	o := wsserver.ParseFlags("riptide-ws-compat")
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == wsserver.HeapPath {
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(wsserver.Heap())
+		if wsserver.ServeHeap(w, r) {
 			return
 		}
 		c, err := websocket.Accept(w, r, riptidews.Options)
