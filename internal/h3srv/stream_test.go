@@ -168,20 +168,7 @@ func TestPooledStreamKeepsNoFields(t *testing.T) {
 		{"bad trailers", append(append(reqHead("POST", "/"), data([]byte("body"))...), bad("x-t", "1", "x-u", "2")...)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv, cli := quicxtest.Pair(quicxtest.Options{})
-			defer cli.CloseWithError(0, "")
-			engine := NewConn(srv, nil, echo)
-			s, err := cli.OpenStream()
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.Write(c.req)
-			s.Close()
-			qs, err := srv.AcceptStream(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := getStream(engine, qs)
+			st := sentStream(t, c.req)
 			if st.readHead() {
 				io.Copy(io.Discard, st)
 			}
@@ -430,20 +417,7 @@ func TestStreamLendsBuffers(t *testing.T) {
 		{"POST trailers", append(append(reqHead("POST", "/"), data([]byte("body"))...), headers("x-t", "1")...), "body", nil, "x-t: 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv, cli := quicxtest.Pair(quicxtest.Options{})
-			defer cli.CloseWithError(0, "")
-			engine := NewConn(srv, nil, echo)
-			s, err := cli.OpenStream()
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.Write(c.req)
-			s.Close()
-			qs, err := srv.AcceptStream(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := getStream(engine, qs)
+			st := sentStream(t, c.req)
 			defer putStream(st)
 			if !st.readHead() {
 				t.Fatal("head refused")
@@ -486,4 +460,25 @@ func TestStreamLendsBuffers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sentStream sends req on a new request stream of a fresh in-memory
+// connection pair, closes the stream's sending side and returns the
+// server's Stream for it (echo is the connection's handler).
+func sentStream(t *testing.T, req []byte) *Stream {
+	t.Helper()
+	srv, cli := quicxtest.Pair(quicxtest.Options{})
+	t.Cleanup(func() { cli.CloseWithError(0, "") })
+	engine := NewConn(srv, nil, echo)
+	s, err := cli.OpenStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Write(req)
+	s.Close()
+	qs, err := srv.AcceptStream(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return getStream(engine, qs)
 }
