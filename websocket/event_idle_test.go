@@ -91,23 +91,7 @@ func idleInChild(t *testing.T, addr string, n int, secure bool) (stop func()) {
 	if secure {
 		spec += " tls"
 	}
-	cmd.Env = append(os.Environ(), idleClientEnv+"="+spec)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stop = func() {
-		stdin.Close()
-		cmd.Wait()
-	}
+	stdout, stop := startChild(t, cmd, idleClientEnv+"="+spec)
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		if sc.Text() == "ready" {
@@ -118,6 +102,30 @@ func idleInChild(t *testing.T, addr string, n int, secure bool) (stop func()) {
 	stop()
 	t.Fatal("the client process ended before its connections were open")
 	return nil
+}
+
+// startChild starts cmd, this test binary as a child process, with env
+// added to its environment and its stderr on ours; stop closes its stdin
+// (the child's signal to end) and waits for it.
+func startChild(t *testing.T, cmd *exec.Cmd, env ...string) (stdout io.Reader, stop func()) {
+	t.Helper()
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return out, func() {
+		stdin.Close()
+		cmd.Wait()
+	}
 }
 
 // idleCost is what one idle connection keeps in the server's process

@@ -35,23 +35,8 @@ func TestNetHTTPH2Server(t *testing.T) {
 // while the handler runs: the whole exercise passes over it.
 func TestAcceptNetHTTP2(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestNetHTTPH2Server$")
-	cmd.Env = append(os.Environ(), "RIPTIDE_WS_NETHTTP_CHILD=1", "GODEBUG=http2xconnect=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		cmd.Wait()
-	}()
+	stdout, stop := startChild(t, cmd, "RIPTIDE_WS_NETHTTP_CHILD=1", "GODEBUG=http2xconnect=1")
+	defer stop()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "https://") {
 		t.Fatalf("child printed %q, %v", line, err)
