@@ -128,7 +128,10 @@ func (p *Peer) WriteMessage(mt MessageType, data []byte) error {
 
 // WritePreparedMessage sends pm: its bytes are shared by every Peer it is
 // written to, never copied for one (unless the peer's socket is full, and
-// then not copied either: the queue refers to them).
+// then not copied either: the queue refers to them). In event mode a frame
+// of at most 1 KiB written to a parked peer is copied into its cork
+// buffer, with the others written to it before its next turn, which
+// writes them together (docs/websocket.md, "The write queue").
 func (p *Peer) WritePreparedMessage(pm *PreparedMessage) error {
 	if p.bc != nil {
 		return p.bounded(func() error { return p.bc.WritePreparedMessage(pm) })

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -13,6 +17,7 @@ import (
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/internal/israce"
 	"github.com/riptide-http/riptide/ws"
+	"golang.org/x/sys/unix"
 )
 
 // A prepared message broadcast to parked event-driven peers from another
@@ -279,5 +284,107 @@ func testEventLargeEcho(t *testing.T, en *evNet) {
 	}
 	if _, got, err := c.ReadMessage(); err != nil || !bytes.Equal(got, msg) {
 		t.Fatalf("echo: %d bytes of %d, %v", len(got), len(msg), err)
+	}
+}
+
+// dataSegsIn is the number of data segments c's socket has received.
+func dataSegsIn(t *testing.T, c *Conn) uint32 {
+	t.Helper()
+	rc, err := c.NetConn().(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info *unix.TCPInfo
+	if err := rc.Control(func(fd uintptr) {
+		info, err = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Data_segs_in
+}
+
+// Messages written to parked peers while one turn delivers a burst (a
+// publisher's messages read at once, broadcast from OnMessage) are
+// gathered and reach each receiver in one write: one data segment for
+// the burst, not one per message; they arrive whole and in order,
+// whether prepared or not. Before: 8 segments for 8 messages.
+func TestEventBroadcastCoalesced(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // no worker flushes a receiver mid-burst
+	var subs []*Peer
+	var pub atomic.Pointer[Peer] // stored once subs is complete
+	opened := make(chan *Peer, 8)
+	url, _ := serveEvents(t, nil, Handler{
+		OnOpen: func(p *Peer) { opened <- p },
+		OnMessage: func(p *Peer, mt MessageType, msg []byte) {
+			if p != pub.Load() {
+				return
+			}
+			pm, err := NewPreparedMessage(mt, msg, false)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for i, s := range subs {
+				if i%2 == 0 {
+					err = s.WriteMessage(mt, msg)
+				} else {
+					err = s.WritePreparedMessage(pm)
+				}
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		},
+	})
+	const nsubs, burst = 4, 8
+	var clients []*Conn
+	for range nsubs {
+		clients = append(clients, dial(t, url, nil))
+		subs = append(subs, <-opened)
+	}
+	pc := dial(t, url, nil)
+	pub.Store(<-opened)
+	// The receivers park once their first turn finds nothing to read.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		parked := 0
+		for _, p := range subs {
+			p.ev.mu.Lock()
+			if p.ev.parked {
+				parked++
+			}
+			p.ev.mu.Unlock()
+		}
+		if parked == nsubs {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d receivers parked", parked, nsubs)
+		}
+	}
+	before := make([]uint32, nsubs)
+	for i, c := range clients {
+		before[i] = dataSegsIn(t, c)
+	}
+	var b []byte
+	for i := range burst {
+		b = append(b, maskedText(fmt.Sprintf("message %d of the burst", i))...)
+	}
+	if _, err := pc.NetConn().Write(b); err != nil { // one segment, one read
+		t.Fatal(err)
+	}
+	for i, c := range clients {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		for j := range burst {
+			want := fmt.Sprintf("message %d of the burst", j)
+			if mt, got, err := c.ReadMessage(); err != nil || mt != TextMessage || string(got) != want {
+				t.Fatalf("receiver %d, message %d: %v %q, %v; want %q", i, j, mt, got, err, want)
+			}
+		}
+		if segs := dataSegsIn(t, c) - before[i]; segs != 1 {
+			t.Errorf("receiver %d: %d messages in %d data segments, want 1", i, burst, segs)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -44,10 +45,15 @@ type evState struct {
 	rs     ws.Reader
 	remain int64 // payload bytes left in the current data frame
 	msg    *[]byte
-	first  *[]byte // bytes that came with the upgrade request (a pooled buffer)
-	endErr error   // the connection is over: why (OnClose)
-	readBy int64   // ReadTimeout's deadline, Unix nanoseconds (0: none)
-	pingAt int64   // PingInterval's next ping
+	// pend: before the first turn (begun false), the bytes that came with
+	// the upgrade request (a pooled message buffer); later, while the
+	// peer is parked, the frames written to it meanwhile (its cork, a
+	// corkPool buffer; see corkSize). One field for both keeps a Peer in
+	// its size class: the first turn takes the former before any park.
+	pend   *[]byte
+	endErr error // the connection is over: why (OnClose)
+	readBy int64 // ReadTimeout's deadline, Unix nanoseconds (0: none)
+	pingAt int64 // PingInterval's next ping
 	dfl    *evDeflate
 
 	// Under mu: the write side and what writers and the owner share.
@@ -65,6 +71,7 @@ type evState struct {
 	ended     bool
 	parked    bool // the loop holds the connection (owner's ParkFor)
 	woken     bool // a writer woke it since it parked
+	begun     bool // its first turn started (pend is the cork since)
 
 	// sub is the negotiated subprotocol as 1 + its index in
 	// o.Subprotocols (0: none), where a string would take 16 bytes.
@@ -97,6 +104,26 @@ type evProto Peer
 const evReadSize = 16 << 10
 
 var evReadPool = sync.Pool{New: func() any { b := make([]byte, evReadSize); return &b }}
+
+// corkSize is the size of a parked peer's cork buffer: the frames
+// written to a parked peer are gathered there, up to corkSize bytes, and
+// its next turn, which the first of them asks for (WakeToWrite), writes
+// them with one system call. A broadcast of k messages made while its
+// receivers are parked (a publisher's k messages read at once) costs each
+// receiver one write, not k. A frame that does not fit is written at
+// once, after what was gathered.
+const corkSize = 1 << 10
+
+// corkedMax bounds the cork buffers held at once in the process (16 MiB):
+// past it, writes to parked peers go out at once, as if corking were off,
+// so that a broadcast to a million parked peers cannot hold a buffer for
+// each.
+const corkedMax = 16 << 10
+
+var (
+	corkPool = sync.Pool{New: func() any { b := make([]byte, 0, corkSize); return &b }}
+	corked   atomic.Int64
+)
 
 // evMsgPool holds the buffers of messages in assembly and of decompressed
 // and compressed messages.
@@ -170,8 +197,8 @@ func evServe(x *riptide.Ctx, o *Options, h *Handler) (*Peer, bool, error) {
 	}
 	countOut(cnt, len(resp))
 	if len(buffered) > 0 {
-		s.first = getMsgBuf()
-		*s.first = append(*s.first, buffered...)
+		s.pend = getMsgBuf()
+		*s.pend = append(*s.pend, buffered...)
 	}
 	limit := o.readLimit()
 	s.rs = ws.Reader{MaxFrame: limit, MaxMessage: limit}
@@ -220,7 +247,18 @@ func (e *evProto) ServeConn(net.Conn) bool {
 	}
 	s.mu.Lock()
 	s.parked, s.woken = false, false
+	var first *[]byte
+	if !s.begun {
+		s.begun = true
+		first, s.pend = s.pend, nil
+	} else if s.pend != nil {
+		s.flushCork() // first: it was written before anything this turn writes
+	}
 	s.mu.Unlock()
+	// Handed over for gathered output with nothing new to read (the last
+	// read emptied the socket, no edge since): no read this turn unless
+	// parking fails.
+	skipRead := s.tw == nil && ec.Empty()
 	if d := ec.ReadDeadline(); d != 0 {
 		s.mu.Lock()
 		a := s.alarm()
@@ -232,8 +270,7 @@ func (e *evProto) ServeConn(net.Conn) bool {
 			p.evClose(ws.AppendClose(b[:0], ws.CloseGoingAway, ""))
 		}
 	}
-	if bp := s.first; bp != nil {
-		s.first = nil
+	if bp := first; bp != nil {
 		first := *bp
 		used := p.consume(first, time.Now().UnixNano())
 		w = copy(buf, first[used:])
@@ -264,7 +301,13 @@ func (e *evProto) ServeConn(net.Conn) bool {
 			}
 			return false
 		}
-		n, err := s.read(buf[w:])
+		var n int
+		var err error
+		if skipRead {
+			skipRead, err = false, syscall.EAGAIN
+		} else {
+			n, err = s.read(buf[w:])
+		}
 		if n > 0 {
 			countIn(s.cnt, n)
 			w += n
@@ -343,6 +386,14 @@ func (p *Peer) finish() {
 	s := &p.ev
 	s.mu.Lock()
 	opened := !s.ended // ended already: the 101 could not be written
+	if s.pend != nil {
+		if s.begun {
+			s.flushCork()
+		} else {
+			putMsgBuf(s.pend)
+			s.pend = nil
+		}
+	}
 	if opened {
 		s.flush()
 	}
@@ -643,6 +694,15 @@ func (s *evState) send(a, b []byte, shared bool) error {
 	if s.tw != nil {
 		return s.sendTLS(a, b, shared)
 	}
+	if s.qlen == 0 && s.parked && s.gather(a, b) {
+		return nil
+	}
+	if s.pend != nil && s.begun {
+		s.flushCork() // what was gathered goes first
+		if s.werr != nil {
+			return s.werr
+		}
+	}
 	if s.qlen == 0 {
 		iov := [2][]byte{a, b}
 		n, err := s.ec.WriteNow(iov[:])
@@ -661,6 +721,53 @@ func (s *evState) send(a, b []byte, shared bool) error {
 		}
 	}
 	return s.enqueue(a, b, shared, s.qlen)
+}
+
+// gather appends a and b to the parked peer's cork buffer (mu held; no
+// bytes queued) and asks for its turn if it is the first frame gathered;
+// false when they do not fit, or the process holds corkedMax buffers.
+func (s *evState) gather(a, b []byte) bool {
+	n := len(a) + len(b)
+	if s.pend == nil {
+		if n > corkSize || corked.Load() >= corkedMax {
+			return false
+		}
+		s.pend = corkPool.Get().(*[]byte)
+		corked.Add(1)
+	} else if len(*s.pend)+n > cap(*s.pend) {
+		return false
+	}
+	*s.pend = append(append(*s.pend, a...), b...)
+	if !s.woken {
+		s.woken = true
+		s.ec.WakeToWrite()
+	}
+	return true
+}
+
+// flushCork writes what the cork buffer gathered (mu held), queueing a
+// copy of what the socket does not take, and gives the buffer back.
+func (s *evState) flushCork() {
+	bp := s.pend
+	s.pend = nil
+	if b := *bp; s.werr == nil && len(b) > 0 {
+		if s.qlen == 0 {
+			iov := [1][]byte{b}
+			n, err := s.ec.WriteNow(iov[:])
+			if err != nil {
+				s.broken(err)
+			} else {
+				countOut(s.cnt, n)
+				b = b[n:]
+			}
+		}
+		if len(b) > 0 && s.werr == nil {
+			s.enqueue(b, nil, false, s.qlen)
+		}
+	}
+	*bp = (*bp)[:0]
+	corkPool.Put(bp)
+	corked.Add(-1)
 }
 
 // enqueue queues a and b (mu held), failing the connection with

@@ -135,21 +135,13 @@ func TestEventMessageAllocs(t *testing.T) {
 // served: a whole message, then one whose header is cut short, completed
 // by a later write; every engine, event-driven or not.
 func TestEventFramesWithUpgrade(t *testing.T) {
-	frame := func(payload string) []byte {
-		h := ws.Header{Fin: true, Op: ws.OpText, Masked: true, Key: [4]byte{7, 1, 9, 3}, Length: int64(len(payload))}
-		b := make([]byte, h.Len()+len(payload))
-		n := ws.PutHeader(b, &h)
-		copy(b[n:], payload)
-		ws.Mask(h.Key, 0, b[n:])
-		return b
-	}
 	want := func(payload string) []byte {
 		h := ws.Header{Fin: true, Op: ws.OpText, Length: int64(len(payload))}
 		b := make([]byte, h.Len()+len(payload))
 		copy(b[ws.PutHeader(b, &h):], payload)
 		return b
 	}
-	first, second := frame("sent with the upgrade"), frame("half of it with the upgrade")
+	first, second := maskedText("sent with the upgrade"), maskedText("half of it with the upgrade")
 	for _, en := range eventEngines() {
 		t.Run(en.e.String(), func(t *testing.T) {
 			url := serve(t, en.e, eventEcho(nil, nil, nil))
@@ -183,4 +175,14 @@ func TestEventFramesWithUpgrade(t *testing.T) {
 			}
 		})
 	}
+}
+
+// maskedText is a client's text frame (masked) carrying payload.
+func maskedText(payload string) []byte {
+	h := ws.Header{Fin: true, Op: ws.OpText, Masked: true, Key: [4]byte{7, 1, 9, 3}, Length: int64(len(payload))}
+	b := make([]byte, h.Len()+len(payload))
+	n := ws.PutHeader(b, &h)
+	copy(b[n:], payload)
+	ws.Mask(h.Key, 0, b[n:])
+	return b
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/internal/israce"
-	"github.com/riptide-http/riptide/ws"
 )
 
 // The event mode over TLS (wss://) on the event loop's TLS engine. The
@@ -357,13 +356,7 @@ func TestEventTLSRecordsInOneSegment(t *testing.T) {
 	const n = 4
 	hw.hold = true
 	for i := range n {
-		payload := fmt.Sprintf("message %d of a segment", i)
-		h := ws.Header{Fin: true, Op: ws.OpText, Masked: true, Key: [4]byte{7, 1, 9, 3}, Length: int64(len(payload))}
-		b := make([]byte, h.Len()+len(payload))
-		k := ws.PutHeader(b, &h)
-		copy(b[k:], payload)
-		ws.Mask(h.Key, 0, b[k:])
-		if _, err := nc.Write(b); err != nil { // a record each
+		if _, err := nc.Write(maskedText(fmt.Sprintf("message %d of a segment", i))); err != nil { // a record each
 			t.Fatal(err)
 		}
 	}

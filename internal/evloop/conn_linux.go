@@ -34,17 +34,20 @@ type Conn struct {
 	// Status is the server's state of the connection (riptide's
 	// ConnState), mirrored here so that it can be read while parked; the
 	// engine never reads it.
-	Status   atomic.Int32
-	w        atomic.Pointer[Worker] // the owner's wake channels while busy
-	refs     atomic.Int32           // syscalls in flight on fd
-	dying    atomic.Bool            // destroy started: no more syscalls on fd
-	shut     atomic.Bool            // Close called: I/O fails with net.ErrClosed
-	fresh    bool                   // not served yet: Serve is told so
-	drained  bool                   // the last read came back short: the socket is empty
-	detached bool                   // hijacked: the fd left the engine
-	rdl      atomic.Int64           // read deadline, unix nanoseconds, 0 none
-	wdl      atomic.Int64           // write deadline
-	raddr    netip.AddrPort
+	Status  atomic.Int32
+	w       atomic.Pointer[Worker] // the owner's wake channels while busy
+	refs    atomic.Int32           // syscalls in flight on fd
+	dying   atomic.Bool            // destroy started: no more syscalls on fd
+	shut    atomic.Bool            // Close called: I/O fails with net.ErrClosed
+	fresh   bool                   // not served yet: Serve is told so
+	drained bool                   // the last read came back short: the socket is empty
+	// keepDrained: handed to a worker by WakeToWrite, with no readable
+	// edge: drained stays as the last read left it.
+	keepDrained bool
+	detached    bool         // hijacked: the fd left the engine
+	rdl         atomic.Int64 // read deadline, unix nanoseconds, 0 none
+	wdl         atomic.Int64 // write deadline
+	raddr       netip.AddrPort
 	// raddrTCP is raddr as RemoteAddr returns it, made by its first call.
 	raddrTCP atomic.Pointer[net.TCPAddr]
 	// Born is the server clock's second when the socket was accepted.
@@ -215,6 +218,31 @@ func (c *Conn) Wake() {
 	if c.claim(unix.EPOLLIN) {
 		c.lp.g.dispatch(c)
 	}
+}
+
+// WakeToWrite hands a parked connection to a worker through its loop's
+// queue, as a readable edge would, for output its protocol gathered while
+// it was parked (an event-driven WebSocket's coalesced writes): the
+// connection's own turn writes it, behind the other connections the loop
+// has queued, so that writes made for it meanwhile go out together. The
+// socket's drained state is kept: a turn that finds the connection Empty
+// may park again without a read. It reports false, doing nothing, when
+// the connection is busy: its owner serves it anyway.
+func (c *Conn) WakeToWrite() bool {
+	if !c.claimIdle() {
+		return false
+	}
+	c.keepDrained = true
+	c.w.Store(nil)
+	lp := c.lp
+	lp.mu.Lock()
+	lp.rq.Push(c)
+	send := lp.rq.Dispatch()
+	lp.mu.Unlock()
+	if send {
+		lp.g.get(lp.id).ch <- &lp.pullMsg
+	}
+	return true
 }
 
 // RawRead is one non-blocking read(2); it records whether the socket is

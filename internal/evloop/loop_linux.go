@@ -150,7 +150,11 @@ func (w *Worker) pull(lp *loop) {
 		if send {
 			lp.g.get(lp.id).ch <- &lp.pullMsg
 		}
-		c.drained = false
+		if c.keepDrained {
+			c.keepDrained = false // queued by WakeToWrite
+		} else {
+			c.drained = false
+		}
 		c.w.Store(w)
 		w.serve(c)
 		lp.mu.Lock()
