@@ -66,13 +66,22 @@ type ServerSummary struct {
 
 // CeilingOf is the server a workload's ×ceiling ratios are computed
 // against: the C ceiling for HTTP/1.1, h2o (the C HTTP/2 reference) for
-// the HTTP/2 workloads.
+// the HTTP/2 workloads, ws-floor (WSFloor) for the WebSocket ones.
 func CeilingOf(w Workload) string {
+	if w.WS != WSNone {
+		return WSFloor
+	}
 	if w.HTTP2 != H2None {
 		return "h2o"
 	}
 	return "ceiling"
 }
+
+// WSFloor is the WebSocket workloads' reference floor
+// (bench/servers/ws-floor): the least user-space work around the system
+// calls the workloads force. It is their ×ceiling and not a peer: the
+// best-peer ratios leave it out.
+const WSFloor = "ws-floor"
 
 // WorkloadSummary holds every server's summary for one workload.
 type WorkloadSummary struct {
@@ -198,14 +207,15 @@ func Summarize(res *Results) []WorkloadSummary {
 func IsRiptide(server string) bool { return strings.HasPrefix(server, "riptide") }
 
 // bestPeerRatios returns, for every round with a clean run of server and
-// of at least one peer (a server that is not riptide's), rps(server) /
+// of at least one peer (a server that is not riptide's, nor the floor
+// WSFloor), rps(server) /
 // the highest peer rps of that round: the WebSocket workloads' "×best
 // peer" (issue 35 asks riptide for 1.3× the best of nbio, gorilla, coder,
 // gobwas and fasthttp/websocket).
 func bestPeerRatios(runs []RunRecord, workload, server string) []float64 {
 	best := map[int]float64{}
 	for _, r := range runs {
-		if r.Workload == workload && !r.Flagged && !IsRiptide(r.Server) && r.Server != server && r.RPS > best[r.Round] {
+		if r.Workload == workload && !r.Flagged && !IsRiptide(r.Server) && r.Server != WSFloor && r.Server != server && r.RPS > best[r.Round] {
 			best[r.Round] = r.RPS
 		}
 	}
@@ -474,7 +484,7 @@ func writeMarkdown(w io.Writer, res *Results, charts map[string]string) {
   driven from epoll by one goroutine per CPU of the harness
   (ws_linux.go), elsewhere by a goroutine each. "×best peer" is, per round,
   the server's rate over the highest rate of a non-riptide server in that
-  round. CPU µs/msg (µs/delivery) is the server's user+system time over
+  round (ws-floor, the floor, is no peer: it is these workloads' ceiling). CPU µs/msg (µs/delivery) is the server's user+system time over
   the measured loop alone, handshakes excluded, and client CPU µs/msg the
   harness process's over the same loop; "server busy" and "client busy"
   are the same times in % of one CPU: a side near 100% × its CPUs bounded
@@ -525,7 +535,7 @@ func writeCeilingRatios(w io.Writer, res *Results) {
 	}
 	fmt.Fprintf(w, "## Throughput relative to the ceiling\n\n")
 	fmt.Fprintf(w, "Median over rounds of rps(server) / rps(ceiling) in the same round, min–max in parentheses; "+
-		"the ceiling is the C ceiling for HTTP/1.1 workloads and h2o for HTTP/2 ones.\n\n| server |")
+		"the ceiling is the C ceiling for HTTP/1.1 workloads, h2o for HTTP/2 ones and ws-floor for WebSocket ones.\n\n| server |")
 	for _, ws := range res.Summary {
 		fmt.Fprintf(w, " %s (×%s) |", ws.Workload, CeilingOf(mustWorkload(ws.Workload)))
 	}

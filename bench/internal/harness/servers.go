@@ -107,6 +107,7 @@ func Registry() []Server {
 		{Name: "coder-ws", Desc: "coder/websocket v1.8.15 on net/http, compression off, each Conn on its own goroutine; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/coder-ws", Default: true, WS: true},
 		{Name: "gobwas-ws", Desc: "gobwas/ws v1.5.0 low-level API (ws.UpgradeHTTP, ReadHeader, Cipher, WriteHeader) on net/http, net/http's hijacked 4 KiB buffers, a goroutine per connection; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/gobwas-ws", Default: true, WS: true},
 		{Name: "fasthttp-ws", Desc: "fasthttp/websocket v1.5.12 on valyala/fasthttp v1.74.0, the Conn served in fasthttp's hijack goroutine; WebSocket workloads only", Kind: KindGo, Pkg: "./servers/fasthttp-ws", Default: true, WS: true},
+		{Name: WSFloor, Desc: "a reference floor, not a library: minimal user space, the syscalls the workload forces (one goroutine, one edge-triggered epoll, one read per readable edge, one write per frame and receiver, frames echoed in place); the WebSocket workloads' ×ceiling, never a peer in ×best peer; WebSocket workloads only (Linux)", Kind: KindGo, Pkg: "./servers/ws-floor", Default: true, WS: true},
 		{Name: "nghttpd", Desc: "nghttpd (C, nghttp2), GET / as a 13-byte static file, -n = the servers' CPUs (HTTP/2 reference, when installed)", Kind: KindNghttpd, Optional: true, Default: true, HTTP2: true, H2Only: true},
 	}
 }

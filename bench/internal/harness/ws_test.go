@@ -260,9 +260,11 @@ func TestWSServerSupport(t *testing.T) {
 
 // TestBestPeerRatios: a WebSocket workload's ratio is against the best
 // clean non-riptide run of the same round; a peer is compared with the
-// best other peer, and a flagged run counts for nothing.
+// best other peer, and a flagged run counts for nothing. The floor
+// (ws-floor) is no peer: it is the WebSocket workloads' ×ceiling.
 func TestBestPeerRatios(t *testing.T) {
 	runs := []RunRecord{
+		{Workload: "wsecho", Server: WSFloor, Round: 1, WrkStats: WrkStats{RPS: 1200}},
 		{Workload: "wsecho", Server: "riptide-ws", Round: 1, WrkStats: WrkStats{RPS: 300}},
 		{Workload: "wsecho", Server: "nbio-ws", Round: 1, WrkStats: WrkStats{RPS: 200}},
 		{Workload: "wsecho", Server: "gorilla-ws", Round: 1, WrkStats: WrkStats{RPS: 100}},
@@ -279,15 +281,19 @@ func TestBestPeerRatios(t *testing.T) {
 		{"riptide-ws", []float64{1.5, 2}},
 		{"nbio-ws", []float64{2}}, // round 2 flagged
 		{"gorilla-ws", []float64{0.5}},
+		{WSFloor, []float64{6}},
 	} {
 		if got := bestPeerRatios(runs, "wsecho", c.server); !slices.Equal(got, c.want) {
 			t.Errorf("%s: ratios %v, want %v", c.server, got, c.want)
 		}
 	}
 	res := &Results{Workloads: []string{"wsecho"}, Servers: []string{"riptide-ws", "nbio-ws", "gorilla-ws"}, Runs: runs, PeakRSS: map[string]int64{}}
+	if c := CeilingOf(mustWorkload("wsecho")); c != WSFloor {
+		t.Errorf("wsecho's ceiling %q, want %q", c, WSFloor)
+	}
 	for _, ss := range Summarize(res)[0].Servers {
-		if ss.Server == "riptide-ws" && ss.VsBaseline.Median != 1.75 {
-			t.Errorf("riptide-ws ×best peer median %v, want 1.75", ss.VsBaseline.Median)
+		if ss.Server == "riptide-ws" && (ss.VsBaseline.Median != 1.75 || ss.VsCeiling.N != 1 || ss.VsCeiling.Median != 0.25) {
+			t.Errorf("riptide-ws ×best peer median %v, want 1.75; ×ws-floor %v over %d rounds, want 0.25 over 1", ss.VsBaseline.Median, ss.VsCeiling.Median, ss.VsCeiling.N)
 		}
 	}
 }
