@@ -348,21 +348,8 @@ func TestEventBroadcastCoalesced(t *testing.T) {
 	pc := dial(t, url, nil)
 	pub.Store(<-opened)
 	// The receivers park once their first turn finds nothing to read.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		parked := 0
-		for _, p := range subs {
-			p.ev.mu.Lock()
-			if p.ev.parked {
-				parked++
-			}
-			p.ev.mu.Unlock()
-		}
-		if parked == nsubs {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d receivers parked", parked, nsubs)
-		}
+	for _, p := range subs {
+		waitParked(t, p)
 	}
 	before := make([]uint32, nsubs)
 	for i, c := range clients {
@@ -387,4 +374,51 @@ func TestEventBroadcastCoalesced(t *testing.T) {
 			t.Errorf("receiver %d: %d messages in %d data segments, want 1", i, burst, segs)
 		}
 	}
+}
+
+// waitParked waits until p's connection is parked on its loop.
+func waitParked(t *testing.T, p *Peer) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		p.ev.mu.Lock()
+		parked := p.ev.parked
+		p.ev.mu.Unlock()
+		if parked {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the peer did not park")
+		}
+	}
+}
+
+// Frames gathered for a parked peer keep their order with the frames
+// that do not fit (written at once, after what was gathered), with a
+// close frame last: small, large, small, close arrive in that order.
+func TestEventGatheredOrder(t *testing.T) {
+	opened := make(chan *Peer, 1)
+	url, closed := serveEvents(t, nil, Handler{OnOpen: func(p *Peer) { opened <- p }})
+	c := dial(t, url, nil)
+	p := <-opened
+	waitParked(t, p)
+	msgs := [][]byte{[]byte("small before"), bytes.Repeat([]byte("large "), 400), []byte("small after")}
+	for _, m := range msgs {
+		if err := p.WriteMessage(BinaryMessage, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.CloseWith(ws.CloseGoingAway, "bye"); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for i, want := range msgs {
+		if _, got, err := c.ReadMessage(); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("message %d: %d bytes, %v; want %d bytes", i, len(got), err, len(want))
+		}
+	}
+	var ce *CloseError
+	if _, _, err := c.ReadMessage(); !errors.As(err, &ce) || ce.Code != ws.CloseGoingAway {
+		t.Fatalf("after the messages: %v, want the close frame (1001)", err)
+	}
+	waitClosed(t, closed)
 }
