@@ -3,6 +3,7 @@ package websocket
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -290,7 +291,11 @@ func testEventLargeEcho(t *testing.T, en *evNet) {
 // dataSegsIn is the number of data segments c's socket has received.
 func dataSegsIn(t *testing.T, c *Conn) uint32 {
 	t.Helper()
-	rc, err := c.NetConn().(*net.TCPConn).SyscallConn()
+	nc := c.NetConn()
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	rc, err := nc.(*net.TCPConn).SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,13 +315,18 @@ func dataSegsIn(t *testing.T, c *Conn) uint32 {
 // publisher's messages read at once, broadcast from OnMessage) are
 // gathered and reach each receiver in one write: one data segment for
 // the burst, not one per message; they arrive whole and in order,
-// whether prepared or not. Before: 8 segments for 8 messages.
+// whether prepared or not; over TLS in one record. Before: 8 segments
+// for 8 messages.
 func TestEventBroadcastCoalesced(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // no worker flushes a receiver mid-burst
+	eachNet(t, testEventBroadcastCoalesced)
+}
+
+func testEventBroadcastCoalesced(t *testing.T, en *evNet) {
 	var subs []*Peer
 	var pub atomic.Pointer[Peer] // stored once subs is complete
 	opened := make(chan *Peer, 8)
-	url, _ := serveEvents(t, nil, Handler{
+	url, _ := en.serveEvents(t, nil, Handler{
 		OnOpen: func(p *Peer) { opened <- p },
 		OnMessage: func(p *Peer, mt MessageType, msg []byte) {
 			if p != pub.Load() {
@@ -342,10 +352,10 @@ func TestEventBroadcastCoalesced(t *testing.T) {
 	const nsubs, burst = 4, 8
 	var clients []*Conn
 	for range nsubs {
-		clients = append(clients, dial(t, url, nil))
+		clients = append(clients, en.dial(t, url, nil))
 		subs = append(subs, <-opened)
 	}
-	pc := dial(t, url, nil)
+	pc := en.dial(t, url, nil)
 	pub.Store(<-opened)
 	// The receivers park once their first turn finds nothing to read.
 	for _, p := range subs {
@@ -359,7 +369,7 @@ func TestEventBroadcastCoalesced(t *testing.T) {
 	for i := range burst {
 		b = append(b, maskedText(fmt.Sprintf("message %d of the burst", i))...)
 	}
-	if _, err := pc.NetConn().Write(b); err != nil { // one segment, one read
+	if _, err := pc.NetConn().Write(b); err != nil { // one segment (one record), one read
 		t.Fatal(err)
 	}
 	for i, c := range clients {

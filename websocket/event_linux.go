@@ -257,8 +257,10 @@ func (e *evProto) ServeConn(net.Conn) bool {
 	s.mu.Unlock()
 	// Handed over for gathered output with nothing new to read (the last
 	// read emptied the socket, no edge since): no read this turn unless
-	// parking fails.
-	skipRead := s.tw == nil && ec.Empty()
+	// parking fails. Over TLS too: a TLS Peer parks only after a read that
+	// said EAGAIN, so crypto/tls held no whole record then, and without
+	// new bytes it has none now.
+	skipRead := ec.Empty()
 	if d := ec.ReadDeadline(); d != 0 {
 		s.mu.Lock()
 		a := s.alarm()
@@ -691,10 +693,7 @@ func (s *evState) send(a, b []byte, shared bool) error {
 	if s.werr != nil {
 		return s.werr
 	}
-	if s.tw != nil {
-		return s.sendTLS(a, b, shared)
-	}
-	if s.qlen == 0 && s.parked && s.gather(a, b) {
+	if s.parked && s.queued() == 0 && s.gather(a, b) {
 		return nil
 	}
 	if s.pend != nil && s.begun {
@@ -702,6 +701,9 @@ func (s *evState) send(a, b []byte, shared bool) error {
 		if s.werr != nil {
 			return s.werr
 		}
+	}
+	if s.tw != nil {
+		return s.sendTLS(a, b, shared)
 	}
 	if s.qlen == 0 {
 		iov := [2][]byte{a, b}
@@ -724,7 +726,7 @@ func (s *evState) send(a, b []byte, shared bool) error {
 }
 
 // gather appends a and b to the parked peer's cork buffer (mu held; no
-// bytes queued) and asks for its turn if it is the first frame gathered;
+// bytes waiting for the socket) and asks for its turn if it is the first frame gathered;
 // false when they do not fit, or the process holds corkedMax buffers.
 func (s *evState) gather(a, b []byte) bool {
 	n := len(a) + len(b)
@@ -746,23 +748,27 @@ func (s *evState) gather(a, b []byte) bool {
 }
 
 // flushCork writes what the cork buffer gathered (mu held), queueing a
-// copy of what the socket does not take, and gives the buffer back.
+// copy of what the socket does not take, and gives the buffer back. Over
+// TLS it is sealed in one record (sendTLS).
 func (s *evState) flushCork() {
 	bp := s.pend
 	s.pend = nil
-	if b := *bp; s.werr == nil && len(b) > 0 {
-		if s.qlen == 0 {
-			iov := [1][]byte{b}
-			n, err := s.ec.WriteNow(iov[:])
-			if err != nil {
-				s.broken(err)
-			} else {
-				countOut(s.cnt, n)
-				b = b[n:]
-			}
+	switch b := *bp; {
+	case s.werr != nil || len(b) == 0:
+	case s.tw != nil:
+		s.sendTLS(b, nil, false)
+	case s.qlen > 0:
+		s.enqueue(b, nil, false, s.qlen)
+	default:
+		iov := [1][]byte{b}
+		n, err := s.ec.WriteNow(iov[:])
+		if err != nil {
+			s.broken(err)
+			break
 		}
-		if len(b) > 0 && s.werr == nil {
-			s.enqueue(b, nil, false, s.qlen)
+		countOut(s.cnt, n)
+		if n < len(b) {
+			s.enqueue(b[n:], nil, false, 0)
 		}
 	}
 	*bp = (*bp)[:0]
