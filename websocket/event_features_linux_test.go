@@ -323,6 +323,20 @@ func TestEventBroadcastCoalesced(t *testing.T) {
 }
 
 func testEventBroadcastCoalesced(t *testing.T, en *evNet) {
+	const nsubs, burst = 4, 8
+	// The burst allocates nothing (its prepared messages are made
+	// before): no garbage collection starts during it, which could let a
+	// worker flush a receiver before the burst's end.
+	var payloads []string
+	prepared := map[string]*PreparedMessage{}
+	for i := range burst {
+		payloads = append(payloads, fmt.Sprintf("message %d of the burst", i))
+		pm, err := NewPreparedMessage(TextMessage, []byte(payloads[i]), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prepared[payloads[i]] = pm
+	}
 	var subs []*Peer
 	var pub atomic.Pointer[Peer] // stored once subs is complete
 	opened := make(chan *Peer, 8)
@@ -332,11 +346,12 @@ func testEventBroadcastCoalesced(t *testing.T, en *evNet) {
 			if p != pub.Load() {
 				return
 			}
-			pm, err := NewPreparedMessage(mt, msg, false)
-			if err != nil {
-				t.Error(err)
+			pm := prepared[string(msg)]
+			if pm == nil {
+				t.Errorf("publisher sent %q", msg)
 				return
 			}
+			var err error
 			for i, s := range subs {
 				if i%2 == 0 {
 					err = s.WriteMessage(mt, msg)
@@ -349,7 +364,6 @@ func testEventBroadcastCoalesced(t *testing.T, en *evNet) {
 			}
 		},
 	})
-	const nsubs, burst = 4, 8
 	var clients []*Conn
 	for range nsubs {
 		clients = append(clients, en.dial(t, url, nil))
@@ -366,16 +380,17 @@ func testEventBroadcastCoalesced(t *testing.T, en *evNet) {
 		before[i] = dataSegsIn(t, c)
 	}
 	var b []byte
-	for i := range burst {
-		b = append(b, maskedText(fmt.Sprintf("message %d of the burst", i))...)
+	for _, p := range payloads {
+		b = append(b, maskedText(p)...)
 	}
-	if _, err := pc.NetConn().Write(b); err != nil { // one segment (one record), one read
+	runtime.GC() // none runs during the burst
+	// One write: one segment (one record), one read by the server.
+	if _, err := pc.NetConn().Write(b); err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range clients {
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
-		for j := range burst {
-			want := fmt.Sprintf("message %d of the burst", j)
+		for j, want := range payloads {
 			if mt, got, err := c.ReadMessage(); err != nil || mt != TextMessage || string(got) != want {
 				t.Fatalf("receiver %d, message %d: %v %q, %v; want %q", i, j, mt, got, err, want)
 			}
