@@ -19,6 +19,7 @@ import (
 
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/internal/israce"
+	"github.com/riptide-http/riptide/internal/memprof"
 )
 
 // tlsIdleCost is what the server holds for its idle HTTP/1.1-over-TLS
@@ -180,15 +181,7 @@ type heapSnap struct {
 // serverHeap reads the server's side of the heap profile: every record
 // whose stack has a frame of the riptide package or its internal packages.
 func serverHeap() heapSnap {
-	var recs []runtime.MemProfileRecord
-	for {
-		n, ok := runtime.MemProfile(recs, true)
-		if ok {
-			recs = recs[:n]
-			break
-		}
-		recs = make([]runtime.MemProfileRecord, n+100)
-	}
+	recs := memprof.Records()
 	h := heapSnap{liveSites: map[string]int64{}, allocSites: map[string]int64{}}
 	for i := range recs {
 		r := &recs[i]

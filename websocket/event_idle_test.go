@@ -208,17 +208,7 @@ func TestEventIdleMemory(t *testing.T) {
 	const n = 2000
 	t.Run("event", func(t *testing.T) {
 		var live atomic.Int64
-		eh := &Handler{
-			OnOpen:    func(*Peer) { live.Add(1) },
-			OnMessage: func(p *Peer, mt MessageType, msg []byte) { p.WriteMessage(mt, msg) },
-			OnClose:   func(*Peer, error) { live.Add(-1) },
-		}
-		h := riptide.HandlerFunc(func(x *riptide.Ctx) {
-			if p, err := Serve(x, nil, eh); err == nil && !p.EventDriven() {
-				t.Error("not event-driven on the event loop")
-			}
-		})
-		cost := serverIdleCost(t, h, n, 0, live.Load)
+		cost := serverIdleCost(t, countedEcho(t, &live, true), n, 0, live.Load)
 		t.Logf("event-driven: %.0f bytes of heap and stacks, %.3f goroutines per idle connection (%d connections, client in a child process)", cost.bytes, cost.goroutines, n)
 		if cost.bytes > eventIdleLimit {
 			t.Errorf("%.0f bytes per idle event-driven connection, want at most %d", cost.bytes, eventIdleLimit)
@@ -240,5 +230,20 @@ func TestEventIdleMemory(t *testing.T) {
 		})
 		cost := serverIdleCost(t, h, n, 1, live.Load)
 		t.Logf("blocking Conn on its own goroutine: %.0f bytes of heap and stacks, %.3f goroutines per idle connection (%d connections, client in a child process)", cost.bytes, cost.goroutines, n)
+	})
+}
+
+// countedEcho serves an event-mode echo (Serve) that counts its open
+// connections in live, failing t for a Peer whose EventDriven is not event.
+func countedEcho(t *testing.T, live *atomic.Int64, event bool) riptide.Handler {
+	eh := &Handler{
+		OnOpen:    func(*Peer) { live.Add(1) },
+		OnMessage: func(p *Peer, mt MessageType, msg []byte) { p.WriteMessage(mt, msg) },
+		OnClose:   func(*Peer, error) { live.Add(-1) },
+	}
+	return riptide.HandlerFunc(func(x *riptide.Ctx) {
+		if p, err := Serve(x, nil, eh); err == nil && p.EventDriven() != event {
+			t.Errorf("EventDriven() = %v, want %v", p.EventDriven(), event)
+		}
 	})
 }

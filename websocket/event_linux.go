@@ -702,6 +702,13 @@ func (s *evState) send(a, b []byte, shared bool) error {
 			return s.werr
 		}
 	}
+	return s.put(a, b, shared)
+}
+
+// put writes a then b (mu held) as far as the socket takes them and
+// queues the rest, as send does once nothing is gathered: sealed at once
+// over TLS (sendTLS).
+func (s *evState) put(a, b []byte, shared bool) error {
 	if s.tw != nil {
 		return s.sendTLS(a, b, shared)
 	}
@@ -726,8 +733,9 @@ func (s *evState) send(a, b []byte, shared bool) error {
 }
 
 // gather appends a and b to the parked peer's cork buffer (mu held; no
-// bytes waiting for the socket) and asks for its turn if it is the first frame gathered;
-// false when they do not fit, or the process holds corkedMax buffers.
+// bytes waiting for the socket) and, for the first frame gathered, asks
+// for the peer's turn; false when they do not fit, or the process holds
+// corkedMax buffers.
 func (s *evState) gather(a, b []byte) bool {
 	n := len(a) + len(b)
 	if s.pend == nil {
@@ -747,29 +755,14 @@ func (s *evState) gather(a, b []byte) bool {
 	return true
 }
 
-// flushCork writes what the cork buffer gathered (mu held), queueing a
-// copy of what the socket does not take, and gives the buffer back. Over
-// TLS it is sealed in one record (sendTLS).
+// flushCork writes what the cork buffer gathered (mu held) through put,
+// which queues a copy of what the socket does not take, and gives the
+// buffer back.
 func (s *evState) flushCork() {
 	bp := s.pend
 	s.pend = nil
-	switch b := *bp; {
-	case s.werr != nil || len(b) == 0:
-	case s.tw != nil:
-		s.sendTLS(b, nil, false)
-	case s.qlen > 0:
-		s.enqueue(b, nil, false, s.qlen)
-	default:
-		iov := [1][]byte{b}
-		n, err := s.ec.WriteNow(iov[:])
-		if err != nil {
-			s.broken(err)
-			break
-		}
-		countOut(s.cnt, n)
-		if n < len(b) {
-			s.enqueue(b[n:], nil, false, 0)
-		}
+	if s.werr == nil && len(*bp) > 0 {
+		s.put(*bp, nil, false)
 	}
 	*bp = (*bp)[:0]
 	corkPool.Put(bp)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/riptide-http/riptide"
 	"github.com/riptide-http/riptide/internal/israce"
+	"github.com/riptide-http/riptide/internal/memprof"
 )
 
 // The event mode over TLS (wss://) on the event loop's TLS engine. The
@@ -261,16 +262,7 @@ func TestEventTLSIdleMemory(t *testing.T) {
 		event := tlsEng == riptide.EngineAuto
 		t.Run(map[bool]string{true: "event", false: "tls-goroutine"}[event], func(t *testing.T) {
 			var live atomic.Int64
-			eh := &Handler{
-				OnOpen:    func(*Peer) { live.Add(1) },
-				OnMessage: func(p *Peer, mt MessageType, msg []byte) { p.WriteMessage(mt, msg) },
-				OnClose:   func(*Peer, error) { live.Add(-1) },
-			}
-			h := riptide.HandlerFunc(func(x *riptide.Ctx) {
-				if p, err := Serve(x, nil, eh); err == nil && p.EventDriven() != event {
-					t.Errorf("EventDriven() = %v, want %v", p.EventDriven(), event)
-				}
-			})
+			h := countedEcho(t, &live, event)
 			perConn := map[bool]int{true: 0, false: 1}[event]
 			cost := idleCostOf(t, &riptide.Server{Handler: h, TLSEngine: tlsEng}, true, n, perConn, live.Load, cryptoTLSHeap)
 			t.Logf("TLSEngine %v: %.0f bytes of heap and stacks (crypto/tls's %.0f), %.3f goroutines per idle connection (%d connections, client in a child process)", tlsEng, cost.bytes, cost.part, cost.goroutines, n)
@@ -293,15 +285,7 @@ func TestEventTLSIdleMemory(t *testing.T) {
 // cryptoTLSHeap is the live heap allocated inside crypto/tls, from the
 // heap profile (exact at MemProfileRate 1 for what was allocated since).
 func cryptoTLSHeap() int64 {
-	var recs []runtime.MemProfileRecord
-	for {
-		n, ok := runtime.MemProfile(recs, true)
-		if ok {
-			recs = recs[:n]
-			break
-		}
-		recs = make([]runtime.MemProfileRecord, n+100)
-	}
+	recs := memprof.Records()
 	var total int64
 	for i := range recs {
 		r := &recs[i]

@@ -234,14 +234,7 @@ func (c *Conn) WakeToWrite() bool {
 	}
 	c.keepDrained = true
 	c.w.Store(nil)
-	lp := c.lp
-	lp.mu.Lock()
-	lp.rq.Push(c)
-	send := lp.rq.Dispatch()
-	lp.mu.Unlock()
-	if send {
-		lp.g.get(lp.id).ch <- &lp.pullMsg
-	}
+	c.lp.queue(c)
 	return true
 }
 

@@ -121,14 +121,19 @@ func (lp *loop) handle(events []unix.EpollEvent, batch []*Conn) {
 			}
 		}
 	}
-	if k == 0 {
-		return
+	if k > 0 {
+		lp.queue(batch[:k]...)
+		clear(batch[:k])
 	}
+}
+
+// queue puts cs, marked busy and without an owner, on the loop's queue
+// and sends a worker to pull from it unless one is on its way already.
+func (lp *loop) queue(cs ...*Conn) {
 	lp.mu.Lock()
-	lp.rq.Push(batch[:k]...)
+	lp.rq.Push(cs...)
 	send := lp.rq.Dispatch()
 	lp.mu.Unlock()
-	clear(batch[:k])
 	if send {
 		lp.g.get(lp.id).ch <- &lp.pullMsg
 	}
