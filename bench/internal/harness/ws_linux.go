@@ -237,14 +237,12 @@ func wsEchoEpoll(conns []net.Conn, req, want []byte, deadline time.Time) wsEchoR
 		wg sync.WaitGroup
 	)
 	for _, share := range shares {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			e := wsEchoShare(share, req, want, deadline)
 			mu.Lock()
 			total.add(&e)
 			mu.Unlock()
-		}()
+		})
 	}
 	wg.Wait()
 	return total
@@ -367,12 +365,10 @@ func (b *wsSubs) readEpoll(subs []net.Conn) (stop func(), err error) {
 		stopped atomic.Bool
 	)
 	for _, p := range ps {
-		done.Add(1)
-		go func() {
-			defer done.Done()
+		done.Go(func() {
 			defer p.close()
 			b.readShare(p, &stopped)
-		}()
+		})
 	}
 	return func() {
 		stopped.Store(true)
