@@ -143,6 +143,11 @@ func (ch compatHandler) ServeCtx(x *Ctx) {
 	} else {
 		ch.h.ServeHTTP(rw, &rq.req)
 	}
+	// As net/http, the Context is cancelled when ServeHTTP returns: before
+	// finish sends the response's end, so that a goroutine the handler
+	// left behind finds it cancelled once the client has the answer (and
+	// may ask again, on another stream).
+	w.cx.lazyCtx.cancel()
 	w.finish()
 	if st.reuse && israce.Enabled {
 		poisonRequest(rq)
